@@ -1,0 +1,116 @@
+"""The `xlebench` command: one Hydra entry point over conf/config.yaml.
+
+Everything Hydra users expect works: overrides (`library.n_videos=50`), group selection
+(`library=xlebench_release`), `--cfg job`, `--info defaults`, `-m` sweeps with any launcher.
+User errors print one clear line and exit with status 2; failed units exit with status 1.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig
+from rich.console import Console
+from rich.table import Table
+
+from xlebench.config.schema import register
+from xlebench.errors import UserError
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+log = logging.getLogger("xlebench")
+
+register()
+
+
+class RunFailed(RuntimeError):
+    """Raised in multirun jobs so the launcher reports the failed sweep point."""
+
+
+def _bench_subdir() -> str | None:
+    """Sweep jobs each get their own benchmark folder, named by their overrides."""
+    try:
+        hc = HydraConfig.get()
+    except ValueError:
+        return None
+    if hc.mode != RunMode.MULTIRUN:
+        return None
+    name = hc.job.override_dirname or str(hc.job.num)
+    return name.replace("/", "_")
+
+
+def _is_multirun() -> bool:
+    try:
+        return HydraConfig.get().mode == RunMode.MULTIRUN
+    except ValueError:
+        return False
+
+
+def _print_summary(result, console: Console) -> None:
+    table = Table(title="xlebench run", show_lines=False)
+    for col in ("stage", "fingerprint", "units", "done", "cached", "failed", "retried", "s"):
+        table.add_column(col, justify="right" if col not in ("stage", "fingerprint") else "left")
+    for c in result.summary.counters:
+        table.add_row(
+            c.stage, c.fingerprint, str(c.total), str(c.done), str(c.cached),
+            str(c.failed + c.not_run), str(c.retried), f"{c.seconds:.1f}",
+        )
+    console.print(table)
+    for c in result.summary.counters:
+        for unit, err in list(c.errors.items())[:10]:
+            console.print(f"[red]failed[/red] {c.stage}/{unit}: {err}")
+        if len(c.errors) > 10:
+            console.print(f"... and {len(c.errors) - 10} more failures in {c.stage}")
+
+
+def run(cfg: DictConfig) -> int:
+    """Run the pipeline for one composed config; returns the process exit status."""
+    from xlebench.pipeline import run_pipeline
+
+    console = Console(stderr=True)
+    try:
+        result = run_pipeline(cfg, _bench_subdir())
+    except UserError as exc:
+        console.print(f"[bold red]error:[/bold red] {exc}")
+        return 2
+    _print_summary(result, console)
+    if result.benchmark_dir is None:
+        console.print(
+            "[red]Some units failed; the benchmark folder was not updated. Completed units are "
+            "cached: fix the cause and rerun the same command to resume.[/red]"
+        )
+        return 1
+    console.print(f"benchmark: [bold]{result.benchmark_dir}[/bold]")
+    console.print(f"cache:     {cfg.paths.cache}")
+    try:
+        console.print(f"run log:   {HydraConfig.get().runtime.output_dir}")
+    except ValueError:
+        pass
+    return 0
+
+
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+def _hydra_main(cfg: DictConfig) -> None:
+    status = run(cfg)
+    if status == 0:
+        return
+    if _is_multirun():
+        raise RunFailed(f"xlebench job failed with status {status}")
+    sys.exit(status)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    _hydra_main()
+
+
+if __name__ == "__main__":
+    main()

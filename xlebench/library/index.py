@@ -1,0 +1,63 @@
+"""FAISS inner-product index over normalised summary embeddings, with filtered search.
+
+The matcher restricts the search to the candidates that pass the rule filter with FAISS's
+ID selectors, so ranking is exact cosine similarity over exactly the allowed videos.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from xlebench.errors import ConfigError
+
+
+def _faiss():
+    import faiss
+
+    return faiss
+
+
+def build_index(vectors: np.ndarray, kind: str = "flat_ip", hnsw_m: int = 32):
+    faiss = _faiss()
+    dim = vectors.shape[1]
+    if kind == "flat_ip":
+        index = faiss.IndexFlatIP(dim)
+    elif kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
+    else:
+        raise ConfigError(f"matcher.index.kind={kind}: expected flat_ip or hnsw")
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+def save_index(index, path: Path) -> None:
+    _faiss().write_index(index, str(path))
+
+
+def load_index(path: Path, threads: int = 1):
+    faiss = _faiss()
+    faiss.omp_set_num_threads(max(1, threads))
+    return faiss.read_index(str(path))
+
+
+def search(index, query: np.ndarray, k: int, allowed: Sequence[int] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k (scores, ids) for one query vector, optionally among `allowed` ids only."""
+    faiss = _faiss()
+    q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+    params = None
+    if allowed is not None:
+        ids = np.asarray(sorted(allowed), dtype=np.int64)
+        if len(ids) == 0:
+            return np.zeros(0, np.float32), np.zeros(0, np.int64)
+        k = min(k, len(ids))
+        sel = faiss.IDSelectorBatch(ids)
+        params = (faiss.SearchParametersHNSW(sel=sel) if isinstance(index, faiss.IndexHNSW)
+                  else faiss.SearchParameters(sel=sel))
+    scores, found = index.search(q, k, params=params) if params else index.search(q, k)
+    keep = found[0] >= 0
+    return scores[0][keep], found[0][keep]

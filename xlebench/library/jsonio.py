@@ -1,0 +1,53 @@
+"""Reading outside JSON with errors that name the file, the JSON path and the expectation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from xlebench.errors import DataError
+
+
+def load_json(path: Path) -> Any:
+    """Parse a JSON file; a truncated or invalid file is a `DataError` with line and column."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise DataError(str(path), "$", "file not found") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            str(path), "$",
+            f"expected valid JSON; parsing stopped at line {exc.lineno} column {exc.colno}: "
+            f"{exc.msg}", hint="the file may be truncated: download it again",
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(str(path), "$", f"expected UTF-8 text ({exc.reason})") from None
+
+
+def json_path(prefix: str, loc: tuple) -> str:
+    out = prefix
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def validate(adapter: TypeAdapter, value: Any, file: Path, where: str) -> Any:
+    """Validate one value with pydantic; the first error becomes a `DataError`."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        got = err.get("input")
+        shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+        raise DataError(str(file), json_path(where, tuple(err["loc"])),
+                        f"{err['msg']} (got {shown[:80]})") from None
+
+
+def expect(cond: bool, file: Path, where: str, expected: str) -> None:
+    if not cond:
+        raise DataError(str(file), where, expected)

@@ -1,0 +1,92 @@
+"""Per-video labels the matcher needs: time of day, main scene, one-sentence summary.
+
+The paper labels time and scene with Gemini looking at the video. Offline, the `heuristic`
+labeller combines what the scenarios make likely (the taxonomy's priors) with explicit cues
+in the narrations ("switches on the light", "looks at the sky"); when neither says much, the
+time is ``uncertain``, as the authors' ``not know``. The `extractive` consolidator picks the
+most representative clip summary and trims it to one "C ..." sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from xlebench.library.records import ClipSummary
+from xlebench.library.taxonomy import load_taxonomy
+
+TIME_WORDS = {
+    "nighttime": ("switches on the light", "turns on the lamp", "closes the curtains", "dark",
+                  "night", "torch", "flashlight", "moon"),
+    "twilight": ("sunset", "sunrise", "dusk", "dawn", "porch light"),
+    "daytime": ("sunglasses", "window blinds", "sunlight", "sunny", "daylight"),
+}
+SCENE_WORDS = {
+    "outdoor": ("outside", "sky", "street", "road", "garden", "yard", "park", "trail", "field",
+                "car", "path", "bike", "lawn"),
+    "indoor": ("room", "kitchen", "table", "sofa", "desk", "sink", "door", "shelf", "counter"),
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z]+")
+
+
+def _priors(scenarios: Sequence[str], attr: str) -> Counter:
+    total: Counter = Counter()
+    tax = load_taxonomy()
+    for name in scenarios:
+        s = tax.get(name)
+        if s is not None:
+            total.update(getattr(s, attr))
+    return total
+
+
+def _cues(texts: Sequence[str], words: dict[str, tuple[str, ...]]) -> Counter:
+    joined = "\n".join(texts).lower()
+    return Counter({label: sum(joined.count(w) for w in ws) for label, ws in words.items()})
+
+
+def label_time(scenarios: Sequence[str], narrations: Sequence[str]) -> str:
+    """daytime / nighttime / twilight, or uncertain when neither priors nor cues decide."""
+    score = _priors(scenarios, "time")
+    cues = _cues(narrations, TIME_WORDS)
+    for label, n in cues.items():
+        score[label] += 1.5 * n
+    if not score:
+        return "uncertain"
+    ranked = score.most_common(2)
+    best, top = ranked[0]
+    second = ranked[1][1] if len(ranked) > 1 else 0.0
+    return best if top - second >= 0.15 * max(top, 1e-9) or cues[best] else "uncertain"
+
+
+def label_scene(scenarios: Sequence[str], narrations: Sequence[str]) -> str:
+    score = _priors(scenarios, "scene")
+    cues = _cues(narrations, SCENE_WORDS)
+    total_cues = sum(cues.values()) or 1
+    for label, n in cues.items():
+        score[label] += 0.5 * n / total_cues
+    if not score:
+        return "mixed"
+    if cues["outdoor"] and cues["indoor"] and min(cues.values()) / total_cues > 0.35:
+        return "mixed"
+    return score.most_common(1)[0][0]
+
+
+def consolidate_extractive(summaries: Sequence[ClipSummary]) -> str:
+    """The clip summary sharing most words with the others, cut to one "C ..." sentence."""
+    texts = [s.text for s in summaries if s.text.strip()]
+    if not texts:
+        return ""
+    bags = [Counter(_WORD.findall(t.lower())) for t in texts]
+    total = sum(bags, Counter())
+
+    def centrality(i: int) -> float:
+        bag = bags[i]
+        return sum(min(c, total[w] - c) for w, c in bag.items()) / (1 + sum(bag.values()))
+
+    best = texts[max(range(len(texts)), key=lambda i: (centrality(i), -i))]
+    sentence = _SENTENCE.split(best.strip())[0].strip()
+    if not sentence.startswith("C "):
+        sentence = "C " + sentence[0].lower() + sentence[1:] if sentence else "C is recording."
+    return sentence if sentence.endswith((".", "!", "?")) else sentence + "."

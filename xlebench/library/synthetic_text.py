@@ -1,0 +1,230 @@
+"""Narrations, clip summaries, NLQ queries and moments for one synthetic video.
+
+Everything is grounded in one list of events (time, actor, verb, object, place) drawn from
+the video's scenarios, so that summaries describe what the narrations say and every NLQ
+window and moment interval points at narrated activity, as in real Ego4D.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from xlebench.library.ego4d_facts import NLQ_TEMPLATES
+from xlebench.library.language import base_form, gerund, join_and, past, plural
+from xlebench.library.taxonomy import Scenario
+
+#: Cues a heuristic labeller can pick up (and real narrations sometimes contain).
+TIME_CUES = {
+    "nighttime": ("switches on the light", "closes the curtains", "turns on the lamp"),
+    "twilight": ("looks at the sunset", "switches on the porch light"),
+    "daytime": ("opens the window blinds", "puts on sunglasses"),
+}
+SCENE_CUES = {
+    "outdoor": ("walks along the path outside", "looks at the sky"),
+    "mixed": ("opens the front door and steps outside", "walks back into the building"),
+    "indoor": ("closes the room door", "walks across the room"),
+}
+
+
+@dataclass(frozen=True)
+class Event:
+    t: float
+    actor: str  # "C" or a role such as "man X" / "woman Y"
+    verb: str  # third person, e.g. "picks"
+    obj: str
+    place: str
+    scenario: str
+
+    def text(self) -> str:
+        if self.actor == "C":
+            return f"#C C {self.verb} the {self.obj}"
+        return f"#O {self.actor} {self.verb} the {self.obj}"
+
+
+def make_events(
+    rng: random.Random,
+    scenarios: list[Scenario],
+    duration: float,
+    rate_per_min: float,
+    time_period: str,
+    scene: str,
+) -> list[Event]:
+    """Point events at Ego4D density; the first scenario dominates, the others come in runs."""
+    mean_gap = 60.0 / rate_per_min
+    t, events = rng.uniform(0.2, mean_gap), []
+    current = scenarios[0]
+    while t < duration - 0.5:
+        if len(scenarios) > 1 and rng.random() < 0.02:
+            current = rng.choice(scenarios)
+        roll = rng.random()
+        if roll < 0.012:
+            cue = rng.choice(TIME_CUES.get(time_period, TIME_CUES["daytime"]))
+            events.append(Event(round(t, 3), "C", cue.split()[0], " ".join(cue.split()[2:]),
+                                "room", current.name))
+        elif roll < 0.024:
+            cue = rng.choice(SCENE_CUES[scene])
+            events.append(Event(round(t, 3), "C", cue.split()[0], " ".join(cue.split()[2:]),
+                                "room", current.name))
+        else:
+            actor = "C"
+            if rng.random() < 0.1 and current.people:
+                actor = rng.choice(("man X", "woman X", "man Y", "woman Y"))
+            events.append(Event(round(t, 3), actor, rng.choice(current.verbs),
+                                rng.choice(current.objects), rng.choice(current.places),
+                                current.name))
+        t += rng.expovariate(1.0 / mean_gap)
+    return events
+
+
+def second_pass(rng: random.Random, events: list[Event]) -> list[Event]:
+    """An independent annotator: same activity, own timing, some events missed or merged."""
+    out = []
+    for ev in events:
+        if rng.random() < 0.15:
+            continue
+        out.append(Event(round(max(0.0, ev.t + rng.gauss(0, 0.8)), 3), ev.actor, ev.verb,
+                         ev.obj, ev.place, ev.scenario))
+    return sorted(out, key=lambda e: e.t)
+
+
+def summary_windows(rng: random.Random, duration: float) -> list[tuple[float, float]]:
+    """Roughly 5-minute windows covering the video; never assume a fixed length."""
+    windows, start = [], 0.0
+    while start < duration - 1.0:
+        end = min(duration, start + rng.uniform(285.0, 315.0))
+        windows.append((round(start, 3), round(end, 3)))
+        start = end
+    return windows
+
+
+def clip_summary(events: list[Event], scenario_of: dict[str, Scenario]) -> str:
+    """'#summary C cooked in the kitchen. C cut the onion and washed the pan.'"""
+    mine = [e for e in events if e.actor == "C"]
+    if not mine:
+        return "#summary C moved around the room."
+    lead = scenario_of[max({e.scenario for e in mine}, key=[e.scenario for e in mine].count)]
+    place = max({e.place for e in mine}, key=[e.place for e in mine].count)
+    pairs: list[str] = []
+    for ev in mine:
+        phrase = f"{past(base_form(ev.verb))} the {ev.obj}"
+        if phrase not in pairs:
+            pairs.append(phrase)
+        if len(pairs) == 3:
+            break
+    activity = lead.plan[0] if lead.plan else lead.short.lower()
+    people = sorted({e.actor for e in events if e.actor != "C"})
+    talk = f" C interacted with {people[0]}." if people else ""
+    return f"#summary C was busy with: {activity}, in the {place}. C {join_and(pairs)}.{talk}"
+
+
+def consolidated_summary(scenarios: list[Scenario], events: list[Event]) -> str:
+    """The video-level one-sentence summary in the X-LeBench "C ..." style."""
+    mine = [e for e in events if e.actor == "C"] or events
+    objs = [o for o in dict.fromkeys(e.obj for e in mine)][:2]
+    place = max({e.place for e in mine}, key=[e.place for e in mine].count) if mine else "room"
+    lead = scenarios[0]
+    verb = gerund(base_form(mine[0].verb)) if mine else "moving"
+    extra = f" and also {scenarios[1].short.lower()}" if len(scenarios) > 1 else ""
+    return f"C is {ing_phrase(lead)} in the {place}, {verb} the {join_and(objs)}{extra}."
+
+
+def ing_phrase(s: Scenario) -> str:
+    """'cook dinner' -> 'cooking dinner' (the scenario's first plan phrase as a gerund)."""
+    words = (s.plan[0] if s.plan else s.short.lower()).split()
+    return " ".join([gerund(words[0])] + words[1:])
+
+
+def _query_for(template: str, ev: Event, rng: random.Random) -> tuple[str, str, str]:
+    """(query text, slot_x, verb_x) for one template grounded on one event."""
+    b = base_form(ev.verb)
+    obj, place = ev.obj, ev.place
+    texts = {
+        NLQ_TEMPLATES[0]: f"Where was the {obj} before I {b} it?",
+        NLQ_TEMPLATES[1]: f"Where is the {obj}?",
+        NLQ_TEMPLATES[2]: f"What did I put in the {place}?",
+        NLQ_TEMPLATES[3]: f"How many {plural(obj)} did I {b}?",
+        NLQ_TEMPLATES[4]: f"What item did I {b} in the {place}?",
+        NLQ_TEMPLATES[5]: f"In what location did I see the {obj}?",
+        NLQ_TEMPLATES[6]: f"What colour is the {obj}?",
+        NLQ_TEMPLATES[7]: f"Was the {obj} open or closed?",
+        NLQ_TEMPLATES[8]: f"Where is my {obj}?",
+        NLQ_TEMPLATES[9]: f"Where did I put the {obj}?",
+        NLQ_TEMPLATES[10]: f"Who did I interact with when I {past(b)} the {obj}?",
+        NLQ_TEMPLATES[11]: f"Who did I talk to in the {place}?",
+        NLQ_TEMPLATES[12]: f"When did I talk to the {ev.actor.split()[0]}?",
+    }
+    return texts[template], obj, b
+
+
+def nlq_queries(
+    rng: random.Random, events: list[Event], clip: tuple[float, float], quirk_rate: float,
+    val: bool,
+) -> list[dict]:
+    """Language queries grounded on events inside one clip (times as in the real files)."""
+    start, end = clip
+    inside = [e for e in events if start + 1.0 <= e.t <= end - 1.0]
+    if not inside:
+        return []
+    queries = []
+    for _ in range(rng.randint(2, 5)):
+        ev = rng.choice(inside)
+        people = ev.actor != "C"
+        pool = NLQ_TEMPLATES[10:] if people else NLQ_TEMPLATES[:10]
+        template = rng.choice(pool)
+        text, slot_x, verb_x = _query_for(template, ev, rng)
+        c_start = max(0.0, ev.t - start - rng.uniform(0.5, 4.0))
+        c_end = min(end - start, ev.t - start + rng.uniform(1.0, 6.0))
+        if rng.random() < quirk_rate:
+            c_end = c_start  # a zero-length window, as some real ones are
+        queries.append(_language_query(rng, template, text, slot_x, verb_x, start, c_start,
+                                       c_end, quirk_rate, val))
+    return queries
+
+
+def _language_query(rng, template, text, slot_x, verb_x, clip_off, c_start, c_end,
+                    quirk_rate, val) -> dict:
+    q: dict = {
+        "clip_start_sec": round(c_start, 5), "clip_end_sec": round(c_end, 5),
+        "video_start_sec": round(clip_off + c_start, 5),
+        "video_end_sec": round(clip_off + c_end, 5),
+        "video_start_frame": int(round((clip_off + c_start) * 30)),
+        "video_end_frame": int(round((clip_off + c_end) * 30)),
+        "template": template, "query": text, "slot_x": slot_x, "verb_x": verb_x,
+        "slot_y": None, "verb_y": None, "raw_tags": [template, text, slot_x, verb_x],
+    }
+    r = rng.random()
+    if r < quirk_rate:
+        q.pop("query") if rng.random() < 0.5 else q.__setitem__("query", "")
+    elif r < 2 * quirk_rate or (val and r < 0.1):
+        q["query"] = "Query Text: " + text
+    elif r < 3 * quirk_rate:
+        q["query"] = text.replace("I ", "i ") + " \n\n"
+    elif r < 4 * quirk_rate:
+        q["template"] = None
+    return q
+
+
+def moment_labels(
+    rng: random.Random, scenario: Scenario, events: list[Event], clip: tuple[float, float],
+) -> list[dict]:
+    """One annotator's moment labels inside a clip (clip-relative ``*_time`` fields)."""
+    start, end = clip
+    inside = [e for e in events if start <= e.t <= end - 2.0]
+    if not inside or not scenario.moments:
+        return []
+    labels = []
+    for _ in range(rng.randint(2, 5)):
+        anchor = rng.choice(inside).t - start
+        s = max(0.0, anchor - rng.uniform(0.0, 5.0))
+        e = min(end - start, s + rng.uniform(3.0, 60.0))
+        label = rng.choice(scenario.moments)
+        labels.append({
+            "start_time": round(s, 5), "end_time": round(e, 5),
+            "video_start_time": round(start + s, 5), "video_end_time": round(start + e, 5),
+            "video_start_frame": int(round((start + s) * 30)),
+            "video_end_frame": int(round((start + e) * 30)),
+            "label": f'"{label}"' if "," in label else label,
+            "primary": rng.random() < 0.7,
+        })
+    return labels

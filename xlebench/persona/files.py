@@ -1,0 +1,86 @@
+"""Hand-written persona files (YAML), validated with pydantic.
+
+Only location and mbti are required; anything left out is filled in by the offline generator
+from (location, mbti, seed), so a file can be as short as two lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from xlebench.errors import DataError
+from xlebench.persona.offline import generate_persona
+from xlebench.persona.profile import MBTI_TYPES, Persona, RoutineItem, persona_id
+
+
+class RoutineModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    time: str
+    activity: str
+
+    @field_validator("time")
+    @classmethod
+    def _hhmm(cls, v: str) -> str:
+        h, _, m = v.partition(":")
+        if not (h.isdigit() and m.isdigit() and int(h) < 24 and int(m) < 60 and len(m) == 2):
+            raise ValueError("expected a 24-hour time HH:MM")
+        return f"{int(h):02d}:{m}"
+
+
+class PersonaFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    location: str
+    mbti: str
+    name: str | None = None
+    age: int | None = None
+    occupation: str | None = None
+    traits: list[str] | None = None
+    lifestyle: str | None = None
+    daily_routine: list[RoutineModel] | None = None
+    hobbies: list[str] | None = None
+
+    @field_validator("mbti")
+    @classmethod
+    def _mbti(cls, v: str) -> str:
+        if v.upper() not in MBTI_TYPES:
+            raise ValueError(f"expected one of the 16 MBTI types, got {v!r}")
+        return v.upper()
+
+
+def _json_path(loc: tuple) -> str:
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def load_persona_file(path: Path, seed: int) -> Persona:
+    """Read one persona file; errors name the file, the field and the expectation."""
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise DataError(str(path), "$", f"expected valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise DataError(str(path), "$", "expected a mapping with at least location and mbti")
+    try:
+        model = PersonaFile.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise DataError(str(path), _json_path(err["loc"]), err["msg"]) from None
+    base = generate_persona(model.location, model.mbti, seed)
+    given = model.model_dump(exclude_none=True, exclude={"location", "mbti"})
+    if "daily_routine" in given:
+        given["daily_routine"] = tuple(RoutineItem(**r) for r in given["daily_routine"])
+    for key in ("traits", "hobbies"):
+        if key in given:
+            given[key] = tuple(given[key])
+    return replace(
+        base,
+        **given,
+        persona_id=f"{persona_id(model.location, model.mbti, seed)}-{Path(path).stem}"[:120],
+        source=f"file:{Path(path).name}",
+    )

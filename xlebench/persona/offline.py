@@ -1,0 +1,144 @@
+"""Deterministic procedural personas: traits, lifestyle, routine and hobbies from MBTI and place.
+
+Each MBTI dimension shifts something concrete: E/I the share of social hobbies and evening
+plans, S/N practical versus novel hobbies, T/F the trait vocabulary, J/P how early and how
+regular the day is. Location supplies names, meal times, commuting and typical occupations.
+"""
+
+from __future__ import annotations
+
+import random
+
+from xlebench.library.taxonomy import load_taxonomy
+from xlebench.persona.locations import facts_for
+from xlebench.persona.profile import Persona, RoutineItem, persona_id
+from xlebench.runner.rng import unit_random
+
+TRAITS = {
+    "E": ("outgoing", "talkative", "energetic"),
+    "I": ("reflective", "reserved", "focused"),
+    "S": ("practical", "observant", "down-to-earth"),
+    "N": ("imaginative", "curious", "idea-driven"),
+    "T": ("logical", "direct", "analytical"),
+    "F": ("empathetic", "warm", "considerate"),
+    "J": ("organised", "punctual", "decisive"),
+    "P": ("spontaneous", "flexible", "easy-going"),
+}
+
+#: Which MBTI letters make a hobby scenario more likely (authored tendencies).
+HOBBY_AFFINITY = {
+    "Crafting/knitting/sewing/drawing/painting": "INF",
+    "Practicing a musical instrument": "INF",
+    "Carpenter": "ISTP",
+    "Playing cards": "ESF",
+    "Playing board games": "ENT",
+    "Playing with pets": "SF",
+    "Bike mechanic": "ISTP",
+    "Walking the dog / pet": "SJ",
+    "Reading books": "INTJ",
+    "Playing games / video games": "ITP",
+    "Listening to music": "IFP",
+    "Cycling / jogging": "ESTJ",
+    "Gardening": "ISFJ",
+    "Hiking": "ESP",
+    "Baker": "SFJ",
+    "Working out at home": "ISTJ",
+    "Working out outside": "ESTP",
+    "Climbing": "ESTP",
+    "Dancing": "EFP",
+    "Going to the gym - exercise machine, class, weights": "ESTJ",
+    "Yoga practice": "INFJ",
+    "Visiting exhibition": "INF",
+    "Tourism": "ENP",
+    "Assembling a puzzle": "INTJ",
+}
+
+
+def _weighted(rng: random.Random, items: list, weights: list[float]):
+    return rng.choices(items, weights=weights, k=1)[0]
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
+def _shift(hhmm: str, minutes: int) -> str:
+    h, m = map(int, hhmm.split(":"))
+    total = (h * 60 + m + minutes) % (24 * 60)
+    return f"{total // 60:02d}:{total % 60:02d}"
+
+
+def _hobbies(rng: random.Random, mbti: str, k: int = 3) -> tuple[str, ...]:
+    names = [s.name for s in load_taxonomy().hobbies()]
+    weights = [1.0 + 2.0 * sum(ch in mbti for ch in HOBBY_AFFINITY.get(n, "")) for n in names]
+    chosen: list[str] = []
+    while len(chosen) < k and names:
+        pick = _weighted(rng, names, weights)
+        idx = names.index(pick)
+        names.pop(idx)
+        weights.pop(idx)
+        chosen.append(pick)
+    return tuple(chosen)
+
+
+def _schedule(rng: random.Random, location: str, mbti: str, work_scenario: str) -> dict:
+    facts = facts_for(location)
+    early = -20 if mbti[3] == "J" else 25
+    wake = _shift(facts.wake, early + rng.choice((-15, 0, 0, 15)))
+    sleep = _shift("22:30", (45 if mbti[3] == "P" else 0) + (30 if mbti[0] == "E" else 0))
+    return {
+        "wake": wake,
+        "breakfast": _shift(wake, 30),
+        "work_start": _shift(wake, 120 + rng.choice((0, 15, 30))),
+        "lunch": facts.lunch,
+        "work_end": _shift(facts.lunch, 270 + rng.choice((0, 30, 60))),
+        "dinner": facts.dinner,
+        "sleep": sleep,
+        "commute": facts.commute[0] if mbti[1] == "S" else rng.choice(facts.commute),
+        "work_scenario": work_scenario,
+        "meal_out": facts.meal_out,
+        "social_evenings": mbti[0] == "E",
+    }
+
+
+def _routine(s: dict, occupation: str, hobbies: tuple[str, ...]) -> tuple[RoutineItem, ...]:
+    first_hobby = load_taxonomy().get(hobbies[0]) if hobbies else None
+    hobby_text = first_hobby.plan[0] if first_hobby else "relax"
+    return (
+        RoutineItem(s["wake"], "wake up and get ready"),
+        RoutineItem(s["breakfast"], "breakfast"),
+        RoutineItem(s["work_start"], f"start the day's work as {occupation}"),
+        RoutineItem(s["lunch"], "lunch"),
+        RoutineItem(s["work_end"], "finish work"),
+        RoutineItem(_shift(s["work_end"], 45), hobby_text),
+        RoutineItem(s["dinner"], "dinner"),
+        RoutineItem(s["sleep"], "go to bed"),
+    )
+
+
+def generate_persona(location: str, mbti: str, seed: int) -> Persona:
+    """A complete persona that depends only on (location, mbti, seed)."""
+    rng = unit_random(seed, "persona", location, mbti)
+    facts = facts_for(location)
+    title, work_scenario, _ = _weighted(
+        rng, list(facts.occupations), [w for _, _, w in facts.occupations]
+    )
+    traits = tuple(rng.choice(TRAITS[ch]) for ch in mbti)
+    hobbies = _hobbies(rng, mbti)
+    schedule = _schedule(rng, location, mbti, work_scenario)
+    pace = "keeps a regular, planned schedule" if mbti[3] == "J" else "lets the day unfold"
+    social = "seeks out company" if mbti[0] == "E" else "recharges with quiet time alone"
+    return Persona(
+        persona_id=persona_id(location, mbti, seed),
+        location=location,
+        mbti=mbti,
+        name=rng.choice(facts.names),
+        age=rng.randint(20, 58) if title != "university student" else rng.randint(18, 25),
+        occupation=title,
+        traits=traits,
+        lifestyle=f"{_article(title).capitalize()} {title} in {location} who {pace} and {social}.",
+        daily_routine=_routine(schedule, title, hobbies),
+        hobbies=hobbies,
+        source="offline",
+        schedule=schedule,
+    )

@@ -1,0 +1,117 @@
+"""Running one unit: the part of the runner that executes inside a worker.
+
+Lifecycle of a unit: build its output in a private temporary folder, publish it with one
+atomic rename to ``units/<id>``, then write the completion marker ``done/<id>.json``. Only
+complete folders are ever renamed into place, so a folder under ``units/`` is always whole;
+the marker is what resume trusts.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlebench.errors import UserError
+from xlebench.runner.atomic import write_json
+from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one unit in this run."""
+
+    unit_id: str
+    ok: bool
+    attempts: int
+    seconds: float
+    error: str = ""
+
+
+def marker_path(stage_dir: Path, unit_id: str) -> Path:
+    return stage_dir / "done" / f"{unit_id}.json"
+
+
+def failure_path(stage_dir: Path, unit_id: str) -> Path:
+    return stage_dir / "failed" / f"{unit_id}.json"
+
+
+def _publish(tmp: Path, stage_dir: Path, unit_id: str, meta: dict) -> None:
+    final = stage_dir / "units" / unit_id
+    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        # Another process (a concurrent sweep job) published the same unit first. Same
+        # fingerprint means same content, so keep theirs.
+        if not final.is_dir():
+            raise
+    write_json(marker_path(stage_dir, unit_id), meta)
+    failure_path(stage_dir, unit_id).unlink(missing_ok=True)
+
+
+def _record_failure(stage_dir: Path, unit: Unit, exc: BaseException, attempts: int) -> str:
+    message = f"{type(exc).__name__}: {exc}"
+    write_json(
+        failure_path(stage_dir, unit.id),
+        {
+            "unit": unit.id,
+            "error": message,
+            "attempts": attempts,
+            "user_error": isinstance(exc, UserError),
+            "traceback": "".join(traceback.format_exception(exc)),
+        },
+    )
+    return message
+
+
+def execute_unit(
+    stage: Stage, unit: Unit, ctx: StageContext, stage_dir: Path, retries: int
+) -> Outcome:
+    """Compute, publish and mark one unit, retrying unexpected errors up to `retries` times.
+
+    A `UserError` (bad input or config) is not retried: the same input fails the same way.
+    """
+    start = time.perf_counter()
+    tmp_root = stage_dir / ".tmp"
+    tmp_root.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, retries + 2):
+        tmp = tmp_root / f"{unit.id}.{os.getpid()}.{secrets.token_hex(4)}"
+        tmp.mkdir()
+        try:
+            uctx = UnitContext(stage.name, unit.id, ctx.seed, tmp, ctx)
+            record = stage.run(unit, uctx)
+            if not isinstance(record, dict):
+                raise TypeError(f"stage {stage.name} returned {type(record).__name__}, not dict")
+            write_json(tmp / "record.json", record)
+            seconds = time.perf_counter() - start
+            _publish(tmp, stage_dir, unit.id, {"unit": unit.id, "attempts": attempt})
+            return Outcome(unit.id, True, attempt, seconds)
+        except Exception as exc:  # noqa: BLE001 - the runner records every unit failure
+            if isinstance(exc, UserError) or attempt > retries:
+                error = _record_failure(stage_dir, unit, exc, attempt)
+                return Outcome(unit.id, False, attempt, time.perf_counter() - start, error)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    raise AssertionError("unreachable")
+
+
+# --- process-pool plumbing: the stage and its context are sent once per worker -----------------
+
+_WORKER: dict = {}
+
+
+def init_worker(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int) -> None:
+    """Pool initializer: load the stage's shared state once per process."""
+    stage.setup(ctx)
+    _WORKER.update(stage=stage, ctx=ctx, stage_dir=stage_dir, retries=retries)
+
+
+def run_in_worker(unit: Unit) -> Outcome:
+    return execute_unit(
+        _WORKER["stage"], unit, _WORKER["ctx"], _WORKER["stage_dir"], _WORKER["retries"]
+    )

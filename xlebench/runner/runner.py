@@ -1,0 +1,284 @@
+"""The runner: turns a list of stages into cached, resumable, parallel work.
+
+For each stage it computes the fingerprint, finds which units already carry a completion
+marker, runs the rest (serially, in a process pool, or in threads for network-bound stages),
+records failures without stopping the others (unless ``fail_fast``), and hands the records of
+every completed unit downstream.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from xlebench.runner.atomic import read_json, write_json
+from xlebench.runner.execute import (
+    Outcome,
+    execute_unit,
+    init_worker,
+    marker_path,
+    run_in_worker,
+)
+from xlebench.runner.fingerprint import stage_fingerprint
+from xlebench.runner.stage import Stage, StageContext, StageResult, Unit, check_unit_id
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class StageCounters:
+    """Per-stage counts printed at the end of a run and written to the run summary."""
+
+    stage: str
+    fingerprint: str
+    total: int = 0
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+    retried: int = 0
+    not_run: int = 0
+    seconds: float = 0.0
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunSummary:
+    counters: list[StageCounters] = field(default_factory=list)
+    results: dict[str, StageResult] = field(default_factory=dict)
+    fingerprint_inputs: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> int:
+        return sum(c.failed + c.not_run for c in self.counters)
+
+    def counter(self, stage: str) -> StageCounters:
+        return next(c for c in self.counters if c.stage == stage)
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """A stage instance plus the configuration slice its outputs depend on."""
+
+    stage: Stage
+    config: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RunnerOptions:
+    cache_dir: Path
+    seed: int
+    workers: int = 1
+    fail_fast: bool = False
+    retries: int = 0
+    force: frozenset[str] = frozenset()
+    progress: bool = True
+
+
+class Runner:
+    """Runs stage specs in order; see the module docstring for the contract."""
+
+    def __init__(self, options: RunnerOptions, console: Console | None = None) -> None:
+        self.options = options
+        self.console = console or Console(stderr=True)
+
+    def run(
+        self,
+        specs: Sequence[StageSpec],
+        on_stage_done: Callable[[StageResult], None] | None = None,
+    ) -> RunSummary:
+        summary = RunSummary()
+        with self._progress() as progress:
+            for spec in specs:
+                result, counters = self._run_stage(spec, summary, progress)
+                summary.counters.append(counters)
+                summary.results[spec.stage.name] = result
+                if on_stage_done is not None:
+                    on_stage_done(result)
+                if counters.failed and self.options.fail_fast:
+                    break
+        return summary
+
+    # -- one stage -------------------------------------------------------------------------
+
+    def _run_stage(
+        self, spec: StageSpec, summary: RunSummary, progress: Progress
+    ) -> tuple[StageResult, StageCounters]:
+        stage = spec.stage
+        upstream = {name: summary.results[name] for name in stage.upstream}
+        fp, inputs = stage_fingerprint(
+            name=stage.name,
+            version=stage.version,
+            config=spec.config,
+            prompt_files=stage.prompt_files(),
+            upstream={name: r.fingerprint for name, r in upstream.items()},
+            seed=self.options.seed if stage.uses_seed else None,
+        )
+        summary.fingerprint_inputs[stage.name] = inputs
+        stage_dir = self.options.cache_dir / stage.name / fp
+        if stage.name in self.options.force:
+            shutil.rmtree(stage_dir, ignore_errors=True)
+        _prepare_stage_dir(stage_dir, inputs)
+        ctx = StageContext(seed=self.options.seed, upstream=upstream)
+        units = _checked_units(stage, ctx)
+        counters = StageCounters(stage.name, fp, total=len(units))
+        pending = [u for u in units if not marker_path(stage_dir, u.id).exists()]
+        counters.cached = len(units) - len(pending)
+        task = progress.add_task(stage.name, total=len(units), completed=counters.cached)
+        start = time.perf_counter()
+        if pending:
+            self._execute(stage, ctx, stage_dir, pending, counters, lambda: progress.advance(task))
+        counters.seconds = time.perf_counter() - start
+        records = {
+            u.id: read_json(stage_dir / "units" / u.id / "record.json")
+            for u in units
+            if marker_path(stage_dir, u.id).exists()
+        }
+        log.info(
+            "stage %s [%s]: %d done, %d cached, %d failed, %d retried (%.1fs)",
+            stage.name, fp, counters.done, counters.cached, counters.failed,
+            counters.retried, counters.seconds,
+        )
+        return StageResult(stage.name, fp, stage_dir, records), counters
+
+    def _execute(
+        self,
+        stage: Stage,
+        ctx: StageContext,
+        stage_dir: Path,
+        pending: list[Unit],
+        counters: StageCounters,
+        advance: Callable[[], None],
+    ) -> None:
+        opts = self.options
+        workers = max(1, min(opts.workers, len(pending)))
+        if workers == 1:
+            stage.setup(ctx)
+            outcomes: Iterable[Outcome] = (
+                execute_unit(stage, u, ctx, stage_dir, opts.retries) for u in pending
+            )
+            for outcome in outcomes:
+                if self._account(outcome, counters, advance):
+                    counters.not_run = len(pending) - counters.done - counters.failed
+                    return
+            return
+        with self._pool(stage, ctx, stage_dir, workers) as pool:
+            futures = [self._submit(pool, stage, u, ctx, stage_dir) for u in pending]
+            for fut in _as_completed(futures):
+                if self._account(fut.result(), counters, advance):
+                    for other in futures:
+                        other.cancel()
+                    break
+            counters.not_run = sum(1 for f in futures if f.cancelled())
+
+    def _account(self, outcome: Outcome, counters: StageCounters, advance: Callable) -> bool:
+        """Count one outcome; True when the run must stop (fail_fast)."""
+        counters.retried += outcome.attempts - 1
+        advance()
+        if outcome.ok:
+            counters.done += 1
+            return False
+        counters.failed += 1
+        counters.errors[outcome.unit_id] = outcome.error
+        log.error("unit %s failed: %s", outcome.unit_id, outcome.error)
+        return self.options.fail_fast
+
+    def _pool(self, stage: Stage, ctx: StageContext, stage_dir: Path, workers: int) -> Executor:
+        if stage.io_bound:
+            stage.setup(ctx)
+            return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=stage.name)
+        # spawn, not fork: forking a process that holds OpenMP (faiss, torch) threads can hang.
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=init_worker,
+            initargs=(stage, ctx, stage_dir, self.options.retries),
+        )
+
+    def _submit(
+        self, pool: Executor, stage: Stage, unit: Unit, ctx: StageContext, stage_dir: Path
+    ) -> Future:
+        if isinstance(pool, ThreadPoolExecutor):
+            return pool.submit(execute_unit, stage, unit, ctx, stage_dir, self.options.retries)
+        return pool.submit(run_in_worker, unit)
+
+    def _progress(self) -> Progress:
+        return Progress(
+            TextColumn("[bold]{task.description:<10}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            disable=not self.options.progress,
+        )
+
+
+def _as_completed(futures: list[Future]) -> Iterable[Future]:
+    remaining = set(futures)
+    while remaining:
+        done, remaining = wait_futures(remaining, return_when="FIRST_COMPLETED")
+        yield from sorted(done, key=futures.index)
+
+
+def _checked_units(stage: Stage, ctx: StageContext) -> list[Unit]:
+    units = stage.units(ctx)
+    seen: set[str] = set()
+    for unit in units:
+        check_unit_id(unit.id)
+        if unit.id in seen:
+            raise ValueError(f"stage {stage.name} declares unit id {unit.id!r} twice")
+        seen.add(unit.id)
+    return units
+
+
+def _prepare_stage_dir(stage_dir: Path, inputs: dict) -> None:
+    """Create the stage folder, record what it was built from, and settle leftovers.
+
+    A folder in ``units/`` without a marker can only come from a process killed between the
+    rename and the marker write; renames publish complete folders only, so it is marked done.
+    Temporary folders of processes that no longer exist are removed.
+    """
+    (stage_dir / "units").mkdir(parents=True, exist_ok=True)
+    (stage_dir / "done").mkdir(exist_ok=True)
+    if not (stage_dir / "stage.json").exists():
+        write_json(stage_dir / "stage.json", inputs)
+    for unit_dir in (stage_dir / "units").iterdir():
+        marker = marker_path(stage_dir, unit_dir.name)
+        if unit_dir.is_dir() and not marker.exists() and (unit_dir / "record.json").exists():
+            write_json(marker, {"unit": unit_dir.name, "attempts": 0, "recovered": True})
+    tmp_root = stage_dir / ".tmp"
+    if tmp_root.is_dir():
+        for tmp in tmp_root.iterdir():
+            if not _pid_alive(_tmp_pid(tmp.name)):
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _tmp_pid(name: str) -> int:
+    parts = name.rsplit(".", 2)
+    try:
+        return int(parts[-2])
+    except (IndexError, ValueError):
+        return -1
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

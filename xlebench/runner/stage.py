@@ -1,0 +1,142 @@
+"""The stage interface: a plain class that turns one unit's input into one output record.
+
+A stage declares its units and computes each one; it never touches the cache, markers,
+parallelism or progress. The runner owns all of that, so every stage gets resume, atomic
+writes and determinism for free.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from xlebench.runner.rng import unit_rng
+
+_UNIT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]{0,199}$")
+
+
+def check_unit_id(unit_id: str) -> str:
+    """Unit ids become file names: reject anything that could escape the cache folder."""
+    if not _UNIT_ID.match(unit_id) or ".." in unit_id:
+        raise ValueError(
+            f"unit id {unit_id!r} is not a safe file name "
+            "(letters, digits, '_', '.', '=', '-' only; at most 200 characters)"
+        )
+    return unit_id
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work: a stable id (also its file name) and a picklable payload."""
+
+    id: str
+    payload: Any = None
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """What a finished stage hands downstream: its fingerprint, folder and unit records."""
+
+    name: str
+    fingerprint: str
+    dir: Path
+    records: Mapping[str, dict] = field(default_factory=dict)
+
+    def unit_dir(self, unit_id: str) -> Path:
+        """Folder holding the unit's record and any extra files it wrote."""
+        return self.dir / "units" / unit_id
+
+    def only(self) -> tuple[str, dict]:
+        """The single record of a one-unit stage (such as the library)."""
+        if len(self.records) != 1:
+            raise ValueError(f"stage {self.name} has {len(self.records)} records, expected 1")
+        return next(iter(self.records.items()))
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """Everything a stage may read besides its own configuration."""
+
+    seed: int
+    upstream: Mapping[str, StageResult]
+
+    def __getitem__(self, stage: str) -> StageResult:
+        try:
+            return self.upstream[stage]
+        except KeyError:
+            raise KeyError(
+                f"stage {stage!r} has no results in this run; add it to stages=[...]"
+            ) from None
+
+
+@dataclass(frozen=True)
+class UnitContext:
+    """Per-unit view: where to write extra files and a generator seeded for this unit alone."""
+
+    stage: str
+    unit_id: str
+    seed: int
+    workdir: Path
+    upstream: StageContext
+
+    def rng(self, *salt: str) -> np.random.Generator:
+        """A generator derived from (seed, stage, unit id, salt): independent of run order."""
+        return unit_rng(self.seed, self.stage, self.unit_id, *salt)
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """One pipeline stage. Implementations are plain classes with keyword-only constructors."""
+
+    name: ClassVar[str]
+    version: ClassVar[str]
+    upstream: ClassVar[Sequence[str]]
+    #: True when outputs depend on the root seed (then the seed is part of the fingerprint).
+    uses_seed: ClassVar[bool]
+    #: True for stages that wait on the network: they run in threads, not processes.
+    io_bound: ClassVar[bool]
+
+    def prompt_files(self) -> Sequence[Path]:
+        """Prompt templates whose content is part of the fingerprint."""
+        ...
+
+    def setup(self, ctx: StageContext) -> None:
+        """Load shared state once per worker process (indexes, models)."""
+        ...
+
+    def units(self, ctx: StageContext) -> list[Unit]:
+        """The units of work, in output order."""
+        ...
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        """Compute one unit. Return a JSON-serialisable record; extra files go to ctx.workdir."""
+        ...
+
+    def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
+        """Write the user-facing files of this stage into the benchmark folder.
+
+        Returns counts for the manifest. Must be deterministic given the records.
+        """
+        ...
+
+
+class BaseStage:
+    """Defaults for the optional parts of the protocol, so stages state only what they need."""
+
+    upstream: ClassVar[Sequence[str]] = ()
+    uses_seed: ClassVar[bool] = True
+    io_bound: ClassVar[bool] = False
+
+    def prompt_files(self) -> Sequence[Path]:
+        return ()
+
+    def setup(self, ctx: StageContext) -> None:
+        return None
+
+    def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
+        return {"records": len(result.records)}

@@ -1,0 +1,1 @@
+"""Pipeline stages: plain classes plugged into the runner by `xlebench.pipeline`."""

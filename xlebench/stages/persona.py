@@ -1,0 +1,59 @@
+"""Persona stage: one unit per persona (grid cell or file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from xlebench.errors import ConfigError
+from xlebench.persona.files import load_persona_file
+from xlebench.persona.offline import generate_persona
+from xlebench.persona.profile import MBTI_TYPES, Persona, persona_id
+from xlebench.runner.atomic import write_jsonl
+from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+
+
+class PersonaStage(BaseStage):
+    """Builds persona profiles. Ids depend only on (location, mbti, seed) (and file stem)."""
+
+    name: ClassVar[str] = "persona"
+    version: ClassVar[str] = "1"
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        locations: list[str] | None = None,
+        mbti: list[str] | None = None,
+        files: list[Path] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.locations = list(locations or [])
+        self.mbti = [m.upper() for m in (mbti or [])]
+        self.files = [Path(f) for f in (files or [])]
+        bad = [m for m in self.mbti if m not in MBTI_TYPES]
+        if bad:
+            raise ConfigError(f"persona.mbti: {bad} are not MBTI types (e.g. INTJ, ENFP)")
+
+    def units(self, ctx: StageContext) -> list[Unit]:
+        if self.kind == "files":
+            return [
+                Unit(f"{persona_id('file', f.stem, ctx.seed)}", {"file": str(f)})
+                for f in self.files
+            ]
+        return [
+            Unit(persona_id(loc, m, ctx.seed), {"location": loc, "mbti": m})
+            for loc in self.locations
+            for m in self.mbti
+        ]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        if "file" in unit.payload:
+            persona: Persona = load_persona_file(Path(unit.payload["file"]), ctx.seed)
+        else:
+            persona = generate_persona(unit.payload["location"], unit.payload["mbti"], ctx.seed)
+        return persona.to_dict()
+
+    def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
+        n = write_jsonl(dest / "personas.jsonl", result.records.values())
+        return {"personas": n}
