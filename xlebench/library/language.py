@@ -8,7 +8,7 @@ _GERUND_IRREGULAR = {"lie": "lying", "be": "being", "see": "seeing", "put": "put
                      "swim": "swimming", "dig": "digging", "chop": "chopping", "stir": "stirring",
                      "trim": "trimming", "grab": "grabbing", "clip": "clipping", "plan": "planning",
                      "drop": "dropping", "step": "stepping", "roll": "rolling", "tap": "tapping",
-                     "hug": "hugging", "mop": "mopping", "clap": "clapping", "ride": "riding"}
+                     "hug": "hugging", "mop": "mopping", "clap": "clapping", "ride": "riding", "get": "getting", "jog": "jogging", "plan": "planning"}
 _PAST_IRREGULAR = {"cut": "cut", "put": "put", "hold": "held", "take": "took", "ride": "rode",
                    "run": "ran", "throw": "threw", "eat": "ate", "drink": "drank", "sit": "sat",
                    "draw": "drew", "sweep": "swept", "lay": "laid", "buy": "bought",
@@ -71,6 +71,17 @@ def plural(noun: str) -> str:
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":
         return noun[:-1] + "ies"
     return noun + "s"
+
+
+_INSIDE = ("room", "kitchen", "office", "garage", "workshop", "studio", "supermarket", "mall",
+           "park", "garden", "yard", "street", "store", "shop", "bakery", "gym", "hall",
+           "library", "restaurant", "car", "bus", "field", "farm", "forest", "museum", "gallery",
+           "trail", "market", "aisle", "barn", "greenhouse", "site", "home", "center", "house")
+
+
+def at_place(place: str) -> str:
+    """'in the kitchen' but 'at the desk'."""
+    return f"{'in' if place.endswith(_INSIDE) else 'at'} the {place}"
 
 
 def join_and(items: list[str]) -> str:

@@ -37,8 +37,9 @@ class PersonaStage(BaseStage):
 
     def units(self, ctx: StageContext) -> list[Unit]:
         if self.kind == "files":
+            # The unit id is the persona id, which for files depends on the file's content.
             return [
-                Unit(f"{persona_id('file', f.stem, ctx.seed)}", {"file": str(f)})
+                Unit(load_persona_file(f, ctx.seed).persona_id, {"file": str(f)})
                 for f in self.files
             ]
         return [

@@ -1,0 +1,51 @@
+"""Plan chunk and day plan records (DESIGN.md section 5)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+
+@dataclass(frozen=True)
+class PlanChunk:
+    chunk_id: str
+    start_s: int
+    end_s: int
+    activity: str
+    description: str
+    scenarios: tuple[str, ...]
+    scene: str
+    time_class: str
+    slot: str = ""
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["scenarios"] = list(self.scenarios)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PlanChunk:
+        return cls(**{**d, "scenarios": tuple(d["scenarios"])})
+
+    def shifted(self, start_s: int, time_class: str) -> PlanChunk:
+        return replace(self, start_s=start_s, end_s=start_s + (self.end_s - self.start_s),
+                       time_class=time_class)
+
+
+@dataclass(frozen=True)
+class DayPlan:
+    persona_id: str
+    agenda: tuple[dict, ...]
+    chunks: tuple[PlanChunk, ...]
+    source: str = "offline"
+    notes: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"persona_id": self.persona_id, "agenda": list(self.agenda),
+                "chunks": [c.to_dict() for c in self.chunks], "source": self.source,
+                "notes": self.notes}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> DayPlan:
+        return cls(d["persona_id"], tuple(d["agenda"]),
+                   tuple(PlanChunk.from_dict(c) for c in d["chunks"]), d.get("source", ""),
+                   d.get("notes", {}))

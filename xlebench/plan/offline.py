@@ -1,0 +1,173 @@
+"""The offline planner: a persona's routine becomes an agenda, then >= 16 plan chunks.
+
+The agenda follows the persona's schedule: morning routine from the wake time, work filling
+the hours up to lunch and up to the end of the working day, dinner at the local dinner time,
+an evening that is social for extraverts and quieter for introverts, then winding down.
+Chunks are cut with 5-20 minute gaps; each names its Ego4D scenarios (restricted to those
+present in the library), scene and time class.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xlebench.library.language import at_place, gerund
+from xlebench.library.taxonomy import Scenario, Taxonomy, load_taxonomy, normalize_scenario
+from xlebench.persona.profile import Persona
+from xlebench.plan.chunks import DayPlan, PlanChunk
+from xlebench.plan.clock import fmt_hhmm, parse_hhmm, time_class
+
+HOME_BASED = ("stay-at-home parent", "illustrator", "farmer", "freelance illustrator")
+FILL = -1  # an activity that repeats until the next anchor
+
+
+@dataclass(frozen=True)
+class PlannerParams:
+    min_chunks: int = 16
+    gap_min_s: int = 300
+    gap_max_s: int = 1200
+    daytime: tuple[int, int] = (6 * 3600, 17 * 3600)
+    twilight: tuple[int, int] = (17 * 3600, 19 * 3600)
+
+
+@dataclass
+class Activity:
+    scenario: Scenario
+    minutes: int  # FILL = repeat until the next anchor
+    text: str
+    extra: tuple[str, ...] = ()
+    anchor: int | None = None  # start no earlier than this second of the day
+
+
+class ScenarioPicker:
+    """Maps wanted scenarios onto those the library actually has."""
+
+    def __init__(self, taxonomy: Taxonomy, vocabulary: Sequence[str]) -> None:
+        self.tax = taxonomy
+        self.present = {normalize_scenario(v): v for v in vocabulary}
+        self.substitutions: dict[str, str] = {}
+
+    def name(self, s: Scenario) -> str | None:
+        """The library's spelling of `s`, or a same-slot substitute the library has."""
+        if s.key in self.present:
+            return self.present[s.key]
+        for other in sorted(self.tax.with_slot(s.slot), key=lambda o: -o.weight):
+            if other.key in self.present:
+                self.substitutions[s.name] = self.present[other.key]
+                return self.present[other.key]
+        return None
+
+
+def _meal_text(s: Scenario, meal: str) -> str:
+    return next((p for p in s.plan if meal in p), s.plan[0] if s.plan else s.short.lower())
+
+
+def build_agenda(p: Persona, rng: random.Random) -> list[Activity]:
+    """The day's activities in order, some anchored to the persona's schedule."""
+    tax, s = load_taxonomy(), p.schedule
+    g = tax.get
+    family = ("Talking with family members",) if p.mbti[2] == "F" else ()
+    breakfast = g("Making coffee") if rng.random() < 0.5 else g("Cooking")
+    acts = [
+        Activity(g("Daily hygiene"), rng.randint(15, 25), "get ready for the day",
+                 anchor=parse_hhmm(s["wake"])),
+        Activity(breakfast, rng.randint(15, 30), _meal_text(breakfast, "breakfast")),
+        Activity(g("Eating"), rng.randint(15, 25), "have breakfast", family),
+    ]
+    home = p.occupation in HOME_BASED
+    commute = g(s["commute"])
+    if not home:
+        acts.append(Activity(commute, rng.randint(20, 45), commute.plan[0]))
+    work = g(s["work_scenario"]) or g("Working at desk")
+    acts.append(Activity(work, FILL, "", anchor=parse_hhmm(s["work_start"])))
+    lunch = g(s["meal_out"]) if p.mbti[0] == "E" or rng.random() < 0.3 else g("Eating")
+    acts.append(Activity(lunch, rng.randint(30, 50), _meal_text(lunch, "lunch"),
+                         anchor=parse_hhmm(s["lunch"])))
+    acts.append(Activity(work, FILL, ""))
+    if not home:
+        acts.append(Activity(commute, rng.randint(20, 45), "commute home",
+                             anchor=parse_hhmm(s["work_end"])))
+    return acts + _evening(p, tax, rng)
+
+
+def _evening(p: Persona, tax: Taxonomy, rng: random.Random) -> list[Activity]:
+    g, hobbies = tax.get, [tax.get(h) for h in p.hobbies if tax.get(h)]
+    family = ("Talking with family members",) if p.mbti[2] == "F" else ()
+    acts = []
+    if hobbies:
+        acts.append(Activity(hobbies[0], rng.randint(45, 80), rng.choice(hobbies[0].plan)))
+    errand = g("Grocery shopping indoors") if rng.random() < 0.6 else g("Clothes, other shopping")
+    acts.append(Activity(errand, rng.randint(25, 45), rng.choice(errand.plan)))
+    dinner = parse_hhmm(p.schedule["dinner"])
+    acts += [Activity(g("Cooking"), rng.randint(30, 45), "cook dinner", anchor=dinner - 2700),
+             Activity(g("Eating"), rng.randint(25, 40), "have dinner", family)]
+    if p.schedule.get("social_evenings"):
+        pick = g(rng.choice(("Talking with friends/housemates", "Playing cards",
+                             "Playing board games", "Attending a party")))
+    else:
+        pick = hobbies[1] if len(hobbies) > 1 else g(rng.choice(("Watching tv", "Reading books")))
+    chore = g("Cleaning / laundry")
+    wind = g(rng.choice(("On a screen (phone/laptop)", "Listening to music", "Reading books")))
+    return acts + [Activity(pick, rng.randint(45, 80), rng.choice(pick.plan)),
+                   Activity(chore, rng.randint(20, 35), rng.choice(chore.plan)),
+                   Activity(wind, rng.randint(20, 35), rng.choice(wind.plan))]
+
+
+def _next_anchor(acts: list[Activity], i: int) -> int | None:
+    return next((a.anchor for a in acts[i + 1:] if a.anchor is not None), None)
+
+
+def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random
+            ) -> list[tuple[Activity, int, int]]:
+    """(activity, start, length) with gaps, anchors respected, FILL blocks filled."""
+    out: list[tuple[Activity, int, int]] = []
+    t = acts[0].anchor or 7 * 3600
+    for i, act in enumerate(acts):
+        if act.anchor is not None:
+            t = max(t, act.anchor)
+        if act.minutes == FILL:
+            until = _next_anchor(acts, i) or t + 4 * 3600
+            while t + 40 * 60 <= until - params.gap_min_s:
+                length = min(rng.randint(40 * 60, 75 * 60), until - params.gap_min_s - t)
+                text = rng.choice(act.scenario.plan)
+                out.append((Activity(act.scenario, length // 60, text, act.extra), t, length))
+                t += length + rng.randint(params.gap_min_s, params.gap_max_s)
+            continue
+        length = act.minutes * 60
+        out.append((act, t, length))
+        t += length + rng.randint(params.gap_min_s, params.gap_max_s)
+    while len(out) < params.min_chunks:  # split the longest piece, keeping a gap inside it
+        k = max(range(len(out)), key=lambda j: out[j][2])
+        act, start, length = out[k]
+        half = (length - params.gap_min_s) // 2
+        out[k:k + 1] = [(act, start, half), (act, start + half + params.gap_min_s, half)]
+    return out
+
+
+def _description(s: Scenario, text: str, rng: random.Random) -> str:
+    words = (text or (s.plan[0] if s.plan else s.short.lower())).split()
+    place = rng.choice(s.places) if s.places else "home"
+    return f"C is {' '.join([gerund(words[0])] + words[1:])} {at_place(place)}."
+
+
+def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
+             rng: random.Random) -> DayPlan:
+    tax = load_taxonomy()
+    picker = ScenarioPicker(tax, vocabulary)
+    chunks, agenda = [], []
+    for k, (act, start, length) in enumerate(_pieces(build_agenda(persona, rng), params, rng)):
+        wanted = [act.scenario, *(tax.get(e) for e in act.extra if tax.get(e))]
+        names = tuple(dict.fromkeys(n for n in (picker.name(w) for w in wanted) if n))
+        chunks.append(PlanChunk(
+            chunk_id=f"{persona.persona_id}-c{k:02d}", start_s=start, end_s=start + length,
+            activity=act.text, description=_description(act.scenario, act.text, rng),
+            scenarios=names, scene=max(act.scenario.scene, key=act.scenario.scene.get),
+            time_class=time_class(start, params.daytime, params.twilight),
+            slot=act.scenario.slot,
+        ))
+        agenda.append({"start": fmt_hhmm(start), "end": fmt_hhmm(start + length),
+                       "activity": act.text})
+    return DayPlan(persona.persona_id, tuple(agenda), tuple(chunks), "offline",
+                   {"substitutions": dict(sorted(picker.substitutions.items()))})

@@ -1,0 +1,1 @@
+"""Life-log simulation: chunk sampling, matching with the relaxation ladder, reflection."""

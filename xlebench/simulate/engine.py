@@ -1,0 +1,103 @@
+"""One life log: sample chunks, then match-and-reflect chunk by chunk on a virtual clock.
+
+A segment occupies [chunk start, chunk start + ceil(video duration)] at second resolution;
+reflection then moves later chunks so segments never overlap. Days that run past midnight
+are handled by `day_end`: ``overflow`` keeps going on the same clock (times >= 86400 s are
+the next day, shown as ``+1 HH:MM``); ``truncate`` stops before a chunk that would start
+after midnight and records the chunks it dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlebench.library.index import search
+from xlebench.library.records import LibraryVideo
+from xlebench.plan.chunks import PlanChunk
+from xlebench.plan.clock import DAY
+from xlebench.simulate.filter import CandidateFilter, Level
+from xlebench.simulate.reflect import Revision, reflect_offline
+
+
+@dataclass(frozen=True)
+class MatchParams:
+    levels: tuple[Level, ...]
+    top_k_sample: int = 1
+    max_candidates_in_trace: int = 5
+    min_gap_s: int = 150
+    day_end: str = "overflow"
+    reflection: bool = True
+
+
+@dataclass
+class Library:
+    videos: Sequence[LibraryVideo]
+    index: object
+    filter: CandidateFilter
+
+
+def _none(_: PlanChunk) -> list[PlanChunk]:
+    return []
+
+
+def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used: np.ndarray,
+           p: MatchParams, rng: random.Random) -> dict:
+    level, ids = lib.filter.ladder(scenarios=chunk.scenarios, scene=chunk.scene,
+                                   time_class=chunk.time_class, country=country, used=used,
+                                   levels=p.levels)
+    if level < 0:
+        raise RuntimeError(f"no unused library video is left for chunk {chunk.chunk_id}")
+    k = max(p.top_k_sample, p.max_candidates_in_trace)
+    scores, found = search(lib.index, qvec, k, allowed=ids.tolist())
+    pick = rng.randrange(min(p.top_k_sample, len(found)))
+    vid = int(found[pick])
+    return {
+        "vid": vid,
+        "score": round(float(scores[pick]), 6),
+        "relaxation": p.levels[level].name,
+        "level": level,
+        "n_candidates": int(len(ids)),
+        "same_country": lib.videos[vid].country == country,
+        "candidates": [{"video_uid": lib.videos[int(i)].video_uid, "score": round(float(s), 6)}
+                       for s, i in zip(scores[:p.max_candidates_in_trace],
+                                       found[:p.max_candidates_in_trace], strict=True)],
+    }
+
+
+def simulate_log(
+    *, lib: Library, chunks: Sequence[PlanChunk], embed: Callable[[PlanChunk], np.ndarray],
+    country: str, picked: list[int], alternatives: Callable[[PlanChunk], list[PlanChunk]],
+    params: MatchParams, rng: random.Random, tclass: Callable[[int], str],
+) -> tuple[list[dict], list[Revision], list[str]]:
+    """(segments, revisions, notes) for the chosen chunk indices."""
+    remaining = [chunks[i] for i in picked]
+    used = np.zeros(len(lib.videos), dtype=bool)
+    segments, revisions, notes = [], [], []
+    while remaining:
+        chunk = remaining.pop(0)
+        if params.day_end == "truncate" and chunk.start_s >= DAY:
+            notes.append(f"day_end=truncate: dropped {1 + len(remaining)} chunk(s) after midnight")
+            break
+        m = _match(lib, chunk, embed(chunk), country, used, params, rng)
+        vid = m.pop("vid")
+        video = lib.videos[vid]
+        used[vid] = True
+        end = chunk.start_s + math.ceil(video.duration_s)
+        segments.append({
+            "index": len(segments), "video_uid": video.video_uid, "start_s": chunk.start_s,
+            "end_s": end, "source_start_s": 0.0, "source_end_s": video.duration_s,
+            "chunk": chunk.to_dict(), "match": m,
+        })
+        if remaining:
+            rev = reflect_offline(index=len(segments) - 1, remaining=remaining, video=video,
+                                  segment_end=end,
+                                  alternatives=alternatives if params.reflection else _none,
+                                  min_gap_s=params.min_gap_s, tclass=tclass)
+            revisions.append(rev)
+            remaining = rev.after
+    return segments, revisions, notes

@@ -1,0 +1,88 @@
+"""The rule filter M_v of paper Eq. 1 and the authors' relaxation ladder, vectorised.
+
+A candidate must be unused in this life log; from the persona's country (while the level
+asks for it); have scene in {chunk scene, mixed} and time_period in {chunk class, uncertain}
+(while the level asks for it); and share scenarios with the chunk at Jaccard IoU >= the
+level's threshold. Levels are tried in order until one leaves a candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlebench.library.records import LibraryVideo
+from xlebench.library.taxonomy import normalize_scenario
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    min_iou: float
+    same_country: bool
+    scene_time: bool
+
+
+def scenario_iou(a: Sequence[str], b: Sequence[str]) -> float:
+    sa = {normalize_scenario(x) for x in a}
+    sb = {normalize_scenario(x) for x in b}
+    return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
+
+
+def scene_ok(video_scene: str, chunk_scene: str) -> bool:
+    return video_scene in (chunk_scene, "mixed")
+
+
+def time_ok(video_time: str, chunk_time: str) -> bool:
+    return video_time in (chunk_time, "uncertain")
+
+
+class CandidateFilter:
+    """Precomputed per-video arrays so one filter pass is a few vector operations."""
+
+    def __init__(self, videos: Sequence[LibraryVideo]) -> None:
+        self.n = len(videos)
+        vocab = sorted({normalize_scenario(s) for v in videos for s in v.scenarios})
+        self.col = {k: i for i, k in enumerate(vocab)}
+        self.matrix = np.zeros((self.n, len(vocab)), dtype=np.float32)
+        for i, v in enumerate(videos):
+            for s in v.scenarios:
+                self.matrix[i, self.col[normalize_scenario(s)]] = 1.0
+        self.sizes = self.matrix.sum(axis=1)
+        self.country = np.array([v.country for v in videos])
+        self.scene = np.array([v.scene for v in videos])
+        self.time = np.array([v.time_period for v in videos])
+
+    def iou(self, scenarios: Sequence[str]) -> np.ndarray:
+        keys = {normalize_scenario(s) for s in scenarios}
+        vec = np.zeros(self.matrix.shape[1], dtype=np.float32)
+        known = [self.col[k] for k in keys if k in self.col]
+        vec[known] = 1.0
+        inter = self.matrix @ vec
+        union = self.sizes + len(keys) - inter
+        return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+    def mask(self, *, scenarios: Sequence[str], scene: str, time_class: str, country: str,
+             used: np.ndarray, level: Level, iou: np.ndarray | None = None) -> np.ndarray:
+        iou = self.iou(scenarios) if iou is None else iou
+        m = ~used & (iou >= level.min_iou - 1e-9)
+        if level.same_country:
+            m &= self.country == country
+        if level.scene_time:
+            m &= (self.scene == scene) | (self.scene == "mixed")
+            m &= (self.time == time_class) | (self.time == "uncertain")
+        return m
+
+    def ladder(self, *, scenarios: Sequence[str], scene: str, time_class: str, country: str,
+               used: np.ndarray, levels: Sequence[Level]) -> tuple[int, np.ndarray]:
+        """(index of the first level with candidates, their ids); (-1, []) if none at all."""
+        iou = self.iou(scenarios)
+        for k, level in enumerate(levels):
+            ids = np.flatnonzero(self.mask(scenarios=scenarios, scene=scene,
+                                           time_class=time_class, country=country, used=used,
+                                           level=level, iou=iou))
+            if len(ids):
+                return k, ids
+        return -1, np.zeros(0, dtype=np.int64)

@@ -1,0 +1,102 @@
+"""Reflection: after each match, revise the remaining chunks given what was recorded.
+
+Rules every revision must satisfy (checked for offline and LLM revisions alike): the same
+number of chunks in the same order; the first starts at least `min_gap_s` after the matched
+segment ends; each later one starts at least `min_gap_s` after the previous chunk ends. A
+revision that breaks them is retried (LLM) and finally repaired deterministically by
+shifting chunks later; the repair is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xlebench.library.records import LibraryVideo
+from xlebench.library.taxonomy import normalize_scenario
+from xlebench.plan.chunks import PlanChunk
+
+TimeClass = Callable[[int], str]
+
+
+@dataclass
+class Revision:
+    after_segment: int
+    segment_end_s: int
+    before: list[PlanChunk]
+    after: list[PlanChunk]
+    changes: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    repaired: bool = False
+
+    def to_dict(self) -> dict:
+        return {
+            "after_segment": self.after_segment, "segment_end_s": self.segment_end_s,
+            "before": [c.to_dict() for c in self.before],
+            "after": [c.to_dict() for c in self.after],
+            "changes": self.changes, "violations": self.violations, "repaired": self.repaired,
+        }
+
+
+def violations(before: Sequence[PlanChunk], after: Sequence[PlanChunk], segment_end: int,
+               min_gap_s: int) -> list[str]:
+    """Every broken rule, in words (empty when the revision is valid)."""
+    out = []
+    if len(after) != len(before):
+        out.append(f"expected {len(before)} chunks, got {len(after)}")
+    prev_end, prev_name = segment_end, "the matched segment"
+    for c in after:
+        if c.end_s <= c.start_s:
+            out.append(f"{c.chunk_id} ends before it starts")
+        if c.start_s < prev_end + min_gap_s:
+            out.append(f"{c.chunk_id} starts at {c.start_s}s, less than {min_gap_s}s after "
+                       f"{prev_name} ends ({prev_end}s)")
+        prev_end, prev_name = c.end_s, c.chunk_id
+    return out
+
+
+def repair(chunks: Sequence[PlanChunk], segment_end: int, min_gap_s: int,
+           tclass: TimeClass) -> list[PlanChunk]:
+    """Shift chunks later (never earlier) until every gap rule holds; order is kept."""
+    out, prev_end = [], segment_end
+    for c in chunks:
+        start = max(c.start_s, prev_end + min_gap_s)
+        c = c.shifted(start, tclass(start)) if start != c.start_s else c
+        out.append(c)
+        prev_end = c.end_s
+    return out
+
+
+def _covered(chunk: PlanChunk, video: LibraryVideo) -> bool:
+    """The matched video already recorded this activity (meals may recur: never covered)."""
+    if chunk.slot == "meal" or not chunk.scenarios:
+        return False
+    mine = {normalize_scenario(s) for s in chunk.scenarios}
+    return mine <= {normalize_scenario(s) for s in video.scenarios}
+
+
+def reflect_offline(
+    *, index: int, remaining: Sequence[PlanChunk], video: LibraryVideo, segment_end: int,
+    alternatives: Callable[[PlanChunk], list[PlanChunk]], min_gap_s: int, tclass: TimeClass,
+) -> Revision:
+    """Replace activities the video already covered, then shift chunks past the segment."""
+    rev = Revision(index, segment_end, list(remaining), [])
+    revised = []
+    taken: set[str] = set()
+    for c in remaining:
+        if _covered(c, video):
+            alt = next((a for a in alternatives(c)
+                        if not _covered(a, video) and a.chunk_id not in taken), None)
+            if alt is not None:
+                rev.changes.append(f"replaced {c.chunk_id} ({c.activity}), already recorded, "
+                                   f"with {alt.chunk_id} ({alt.activity})")
+                c = alt
+        taken.add(c.chunk_id)
+        revised.append(c)
+    shifted = repair(revised, segment_end, min_gap_s, tclass)
+    for old, new in zip(revised, shifted, strict=True):
+        if old.start_s != new.start_s:
+            rev.changes.append(f"shifted {new.chunk_id} from {old.start_s}s to {new.start_s}s")
+    rev.after = shifted
+    rev.violations = violations(rev.before, rev.after, segment_end, min_gap_s)
+    return rev
