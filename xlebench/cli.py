@@ -68,6 +68,22 @@ def _print_summary(result, console: Console) -> None:
             console.print(f"... and {len(c.errors) - 10} more failures in {c.stage}")
 
 
+def _write_run_summary(result) -> None:
+    """Counters and timings of this run, in the Hydra run folder (not in the benchmark)."""
+    from dataclasses import asdict
+
+    from xlebench.runner.atomic import write_json
+
+    try:
+        out = Path(HydraConfig.get().runtime.output_dir)
+    except ValueError:
+        return
+    write_json(out / "run_summary.json", {
+        "benchmark": str(result.benchmark_dir) if result.benchmark_dir else None,
+        "stages": [asdict(c) for c in result.summary.counters],
+    })
+
+
 def run(cfg: DictConfig) -> int:
     """Run the pipeline for one composed config; returns the process exit status."""
     from xlebench.pipeline import run_pipeline
@@ -79,6 +95,7 @@ def run(cfg: DictConfig) -> int:
         console.print(f"[bold red]error:[/bold red] {exc}")
         return 2
     _print_summary(result, console)
+    _write_run_summary(result)
     if result.benchmark_dir is None:
         console.print(
             "[red]Some units failed; the benchmark folder was not updated. Completed units are "

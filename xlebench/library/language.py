@@ -8,7 +8,7 @@ _GERUND_IRREGULAR = {"lie": "lying", "be": "being", "see": "seeing", "put": "put
                      "swim": "swimming", "dig": "digging", "chop": "chopping", "stir": "stirring",
                      "trim": "trimming", "grab": "grabbing", "clip": "clipping", "plan": "planning",
                      "drop": "dropping", "step": "stepping", "roll": "rolling", "tap": "tapping",
-                     "hug": "hugging", "mop": "mopping", "clap": "clapping", "ride": "riding", "get": "getting", "jog": "jogging", "plan": "planning"}
+                     "hug": "hugging", "mop": "mopping", "clap": "clapping", "ride": "riding", "get": "getting", "jog": "jogging"}
 _PAST_IRREGULAR = {"cut": "cut", "put": "put", "hold": "held", "take": "took", "ride": "rode",
                    "run": "ran", "throw": "threw", "eat": "ate", "drink": "drank", "sit": "sat",
                    "draw": "drew", "sweep": "swept", "lay": "laid", "buy": "bought",

@@ -8,6 +8,7 @@ window and moment interval points at narrated activity, as in real Ego4D.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 from xlebench.library.ego4d_facts import NLQ_TEMPLATES
@@ -40,6 +41,11 @@ class Event:
         if self.actor == "C":
             return f"#C C {self.verb} the {self.obj}"
         return f"#O {self.actor} {self.verb} the {self.obj}"
+
+
+def _mode(values: list[str]) -> str:
+    """Most frequent value; ties go to the first seen (never to set iteration order)."""
+    return Counter(values).most_common(1)[0][0]
 
 
 def make_events(
@@ -103,8 +109,8 @@ def clip_summary(events: list[Event], scenario_of: dict[str, Scenario]) -> str:
     mine = [e for e in events if e.actor == "C"]
     if not mine:
         return "#summary C moved around the room."
-    lead = scenario_of[max({e.scenario for e in mine}, key=[e.scenario for e in mine].count)]
-    place = max({e.place for e in mine}, key=[e.place for e in mine].count)
+    lead = scenario_of[_mode([e.scenario for e in mine])]
+    place = _mode([e.place for e in mine])
     pairs: list[str] = []
     for ev in mine:
         phrase = f"{past(base_form(ev.verb))} the {ev.obj}"
@@ -122,7 +128,7 @@ def consolidated_summary(scenarios: list[Scenario], events: list[Event]) -> str:
     """The video-level one-sentence summary in the X-LeBench "C ..." style."""
     mine = [e for e in events if e.actor == "C"] or events
     objs = [o for o in dict.fromkeys(e.obj for e in mine)][:2]
-    place = max({e.place for e in mine}, key=[e.place for e in mine].count) if mine else "room"
+    place = _mode([e.place for e in mine]) if mine else "room"
     lead = scenarios[0]
     verb = gerund(base_form(mine[0].verb)) if mine else "moving"
     extra = f" and also {scenarios[1].short.lower()}" if len(scenarios) > 1 else ""

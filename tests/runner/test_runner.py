@@ -1,0 +1,147 @@
+"""The runner contract on small stages defined here (test-only, not shipped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from xlebench.errors import DataError
+from xlebench.runner.runner import Runner, RunnerOptions, StageSpec
+from xlebench.runner.stage import BaseStage, Unit, UnitContext, check_unit_id
+
+
+class Squares(BaseStage):
+    """n units; unit i returns i*i plus a number from its own generator."""
+
+    name: ClassVar[str] = "squares"
+    version: ClassVar[str] = "1"
+
+    def __init__(self, n: int = 6, fail: frozenset[int] = frozenset(), flaky: int = -1,
+                 user_error: int = -1) -> None:
+        self.n, self.fail, self.flaky, self.user_error = n, fail, flaky, user_error
+        self.calls: list[int] = []
+
+    def units(self, ctx):
+        return [Unit(f"u{i:03d}", i) for i in range(self.n)]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        i = unit.payload
+        self.calls.append(i)
+        if i in self.fail:
+            raise ValueError(f"unit {i} is broken")
+        if i == self.user_error:
+            raise DataError("input.json", "$.x", "expected a number")
+        if i == self.flaky and self.calls.count(i) == 1:
+            raise RuntimeError("transient")
+        (ctx.workdir / "extra.txt").write_text(f"{i}\n")
+        return {"i": i, "sq": i * i, "draw": int(ctx.rng().integers(0, 10**9))}
+
+
+class Sums(BaseStage):
+    name: ClassVar[str] = "sums"
+    version: ClassVar[str] = "1"
+    upstream: ClassVar[tuple[str, ...]] = ("squares",)
+
+    def units(self, ctx):
+        return [Unit("total")]
+
+    def run(self, unit, ctx):
+        return {"total": sum(r["sq"] for r in ctx.upstream["squares"].records.values())}
+
+
+def _runner(tmp_path: Path, **kw) -> Runner:
+    return Runner(RunnerOptions(cache_dir=tmp_path / "cache", seed=kw.pop("seed", 0),
+                                progress=False, **kw))
+
+
+def test_runs_caches_and_passes_records_downstream(tmp_path: Path) -> None:
+    sq = Squares()
+    summary = _runner(tmp_path).run([StageSpec(sq, {"a": 1}), StageSpec(Sums(), {})])
+    assert summary.counter("squares").done == 6
+    assert summary.results["sums"].records["total"]["total"] == sum(i * i for i in range(6))
+    again = Squares()
+    summary = _runner(tmp_path).run([StageSpec(again, {"a": 1}), StageSpec(Sums(), {})])
+    assert again.calls == [] and summary.counter("squares").cached == 6
+    assert summary.counter("sums").cached == 1
+    extra = summary.results["squares"].unit_dir("u003") / "extra.txt"
+    assert extra.read_text() == "3\n"
+
+
+def test_config_change_recomputes_stage_and_downstream(tmp_path: Path) -> None:
+    _runner(tmp_path).run([StageSpec(Squares(), {"a": 1}), StageSpec(Sums(), {})])
+    s = _runner(tmp_path).run([StageSpec(Squares(), {"a": 2}), StageSpec(Sums(), {})])
+    assert s.counter("squares").done == 6 and s.counter("sums").done == 1
+
+
+def test_volatile_and_secret_keys_do_not_change_fingerprint(tmp_path: Path) -> None:
+    a = _runner(tmp_path).run([StageSpec(Squares(), {"a": 1, "workers": 1, "api_key": "x"})])
+    b = _runner(tmp_path).run([StageSpec(Squares(), {"a": 1, "workers": 8, "api_key": "y"})])
+    assert a.counters[0].fingerprint == b.counters[0].fingerprint
+    assert b.counters[0].cached == 6
+
+
+def test_failures_are_recorded_and_do_not_stop_other_units(tmp_path: Path) -> None:
+    s = _runner(tmp_path).run([StageSpec(Squares(fail=frozenset({2})), {})])
+    c = s.counter("squares")
+    assert (c.done, c.failed) == (5, 1) and "unit 2 is broken" in c.errors["u002"]
+    failed = s.results["squares"].dir / "failed" / "u002.json"
+    assert "ValueError" in failed.read_text()
+    ok = _runner(tmp_path).run([StageSpec(Squares(), {})])  # the same fingerprint, fixed
+    assert ok.counter("squares").done == 1 and ok.counter("squares").cached == 5
+    assert not failed.exists()
+
+
+def test_fail_fast_stops_at_first_failure(tmp_path: Path) -> None:
+    sq = Squares(fail=frozenset({1}))
+    s = _runner(tmp_path, fail_fast=True).run([StageSpec(sq, {}), StageSpec(Sums(), {})])
+    assert sq.calls == [0, 1] and s.counter("squares").not_run == 4
+    assert "sums" not in s.results
+
+
+def test_retries_count_and_user_errors_are_not_retried(tmp_path: Path) -> None:
+    sq = Squares(flaky=3, user_error=4)
+    s = _runner(tmp_path, retries=2).run([StageSpec(sq, {})])
+    c = s.counter("squares")
+    assert c.retried == 1 and c.failed == 1 and sq.calls.count(4) == 1
+    assert "$.x" in c.errors["u004"]
+
+
+def test_force_recomputes(tmp_path: Path) -> None:
+    _runner(tmp_path).run([StageSpec(Squares(), {})])
+    sq = Squares()
+    s = _runner(tmp_path, force=frozenset({"squares"})).run([StageSpec(sq, {})])
+    assert s.counter("squares").done == 6 and len(sq.calls) == 6
+
+
+def test_unit_rng_depends_on_seed_and_unit_only(tmp_path: Path) -> None:
+    a = _runner(tmp_path / "a", seed=1).run([StageSpec(Squares(), {})]).results["squares"]
+    b = _runner(tmp_path / "b", seed=1).run([StageSpec(Squares(n=3), {})]).results["squares"]
+    c = _runner(tmp_path / "c", seed=2).run([StageSpec(Squares(n=3), {})]).results["squares"]
+    assert all(a.records[k]["draw"] == b.records[k]["draw"] for k in b.records)
+    assert any(c.records[k]["draw"] != b.records[k]["draw"] for k in c.records)
+
+
+def test_process_pool_gives_identical_records(tmp_path: Path) -> None:
+    one = _runner(tmp_path / "1").run([StageSpec(Squares(n=8), {})]).results["squares"]
+    two = _runner(tmp_path / "2", workers=2).run([StageSpec(Squares(n=8), {})])
+    assert two.counter("squares").done == 8
+    assert dict(one.records) == dict(two.results["squares"].records)
+
+
+def test_leftovers_of_a_killed_run_are_settled(tmp_path: Path) -> None:
+    s = _runner(tmp_path).run([StageSpec(Squares(n=2), {})])
+    stage_dir = s.results["squares"].dir
+    (stage_dir / "done" / "u001.json").unlink()  # killed between rename and marker
+    (stage_dir / ".tmp" / "u000.999999999.dead").mkdir(parents=True)  # a dead process's tmp
+    sq = Squares(n=2)
+    again = _runner(tmp_path).run([StageSpec(sq, {})])
+    assert sq.calls == [] and again.counter("squares").cached == 2
+    assert not (stage_dir / ".tmp" / "u000.999999999.dead").exists()
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "x" * 300, "a b"])
+def test_unsafe_unit_ids_are_rejected(bad: str) -> None:
+    with pytest.raises(ValueError):
+        check_unit_id(bad)

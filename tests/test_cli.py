@@ -1,0 +1,122 @@
+"""The real CLI end to end: resume after SIGKILL, byte-identical outputs, selective
+recomputation, multirun sweeps sharing the cache, and no secrets in outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAST, ROOT, cli_env, last_summary, run_cli, tree_bytes
+
+PAPER_FAST = [*FAST, "simulation=paper", "persona.locations=[Japan,UK,Italy,India]",
+              "persona.mbti=[INTJ,ESFP,INFP,ESTJ,ENFP,ISTJ]"]
+
+
+def test_demo_pipeline_writes_benchmark_and_manifest(tmp_path: Path) -> None:
+    run_cli(tmp_path, *FAST)
+    bench = tmp_path / "benchmarks" / "demo"
+    manifest = json.loads((bench / "manifest.json").read_text())
+    assert set(manifest["fingerprints"]) == {"library", "persona", "plan", "simulate"}
+    assert manifest["counts"]["simulate"]["lifelogs"] == 6
+    assert "paths" not in manifest["config"] and manifest["packages"]["hydra-core"]
+    logs = sorted((bench / "lifelogs").glob("*.json"))
+    assert len(logs) == 6
+    assert (bench / "stats" / "library.png").stat().st_size > 1000
+
+
+def test_same_config_twice_and_worker_counts_give_identical_outputs(tmp_path: Path) -> None:
+    run_cli(tmp_path / "a", *FAST)
+    run_cli(tmp_path / "b", *FAST)
+    run_cli(tmp_path / "c", *FAST, "workers=2")
+    a, b, c = (tree_bytes(tmp_path / x / "benchmarks" / "demo") for x in "abc")
+    assert a == b
+    assert a == c
+
+
+def test_changing_one_stage_key_recomputes_it_and_downstream_only(tmp_path: Path) -> None:
+    run_cli(tmp_path, *FAST)
+    run_cli(tmp_path, *FAST, "planner.gap_max_s=900")
+    s = last_summary(tmp_path)
+    assert s["library"]["cached"] == 1 and s["persona"]["cached"] == 6
+    assert s["plan"]["done"] == 6 and s["simulate"]["done"] == 6
+    run_cli(tmp_path, *FAST, "planner.gap_max_s=900", "simulation.day_end=truncate")
+    s = last_summary(tmp_path)
+    assert s["plan"]["cached"] == 6 and s["simulate"]["done"] == 6
+
+
+def _markers(outputs: Path, stage: str) -> int:
+    return sum(1 for _ in (outputs / "cache" / stage).glob("*/done/*.json"))
+
+
+def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
+    ref = tmp_path / "ref"
+    run_cli(ref, *PAPER_FAST)
+    out = tmp_path / "killed"
+    run_cli(out, *PAPER_FAST, "stages=[plan]")  # upstream ready; the kill lands in simulate
+    cmd = [sys.executable, "-m", "xlebench", f"paths.outputs={out}", *PAPER_FAST]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=cli_env(), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while _markers(out, "simulate") < 5 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = _markers(out, "simulate")
+    total = 24 * 3
+    assert 0 < before < total, f"kill did not land mid-stage ({before} of {total} done)"
+    run_cli(out, *PAPER_FAST)
+    s = last_summary(out)["simulate"]
+    assert s["cached"] >= before and s["done"] == total - s["cached"] and s["failed"] == 0
+    assert tree_bytes(out / "benchmarks" / "demo") == tree_bytes(ref / "benchmarks" / "demo")
+
+
+def test_multirun_sweep_with_joblib_shares_the_cache(tmp_path: Path) -> None:
+    run_cli(tmp_path, "-m", "seed=0,1", "hydra/launcher=joblib", *FAST, timeout=400)
+    benches = sorted((tmp_path / "benchmarks" / "demo").iterdir())
+    assert [b.name.rsplit(",", 1)[-1] for b in benches] == ["seed=0", "seed=1"]
+    assert len(list((tmp_path / "cache" / "library").iterdir())) == 1  # shared across seeds
+    assert len(list((tmp_path / "cache" / "simulate").iterdir())) == 2
+    a = json.loads((benches[0] / "manifest.json").read_text())["fingerprints"]
+    b = json.loads((benches[1] / "manifest.json").read_text())["fingerprints"]
+    assert a["library"] == b["library"] and a["persona"] != b["persona"]
+
+
+def test_no_secret_from_the_environment_lands_in_outputs(tmp_path: Path) -> None:
+    secret = "sk-test-DO-NOT-LEAK-4242"
+    env = cli_env(OPENAI_API_KEY=secret, GEMINI_API_KEY=secret)
+    run_cli(tmp_path, *FAST, "llm=litellm", env=env)
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), f"secret leaked into {path}"
+
+
+def test_unimplemented_stage_says_so(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path, *FAST, "stages=[render]", check=False)
+    assert proc.returncode == 2
+    assert "not implemented" in proc.stderr and "render" in proc.stderr
+
+
+def test_help_and_cfg_job_work() -> None:
+    for args in (["--help"], ["--cfg", "job"], ["--info", "defaults"]):
+        proc = subprocess.run([sys.executable, "-m", "xlebench", *args], cwd=ROOT,
+                              env=cli_env(), capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    assert "library" in proc.stdout
+
+
+@pytest.mark.parametrize("override,needle", [
+    ("persona.mbti=[XXXX]", "MBTI"),
+    ("library=xlebench_release library.path=/nonexistent/video_info.json", "video_info.json"),
+])
+def test_user_errors_are_one_clear_line(tmp_path: Path, override: str, needle: str) -> None:
+    base = [a for a in FAST if not a.startswith("library.")]
+    proc = run_cli(tmp_path, *base, *override.split(), check=False)
+    assert proc.returncode == 2 and needle in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,64 @@
+"""Every option of every config group composes, every experiment composes, typos fail."""
+
+from __future__ import annotations
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from omegaconf import OmegaConf
+
+from tests.conftest import CONF
+from xlebench.config.schema import register
+
+register()
+
+REQUIRED = {"library=ego4d": ["library.root=/data/ego4d"],
+            "library=xlebench_release": ["library.path=/data/video_info.json"]}
+
+
+def _options() -> list[str]:
+    out = []
+    for group_dir in sorted(p for p in CONF.rglob("*") if p.is_dir()):
+        group = str(group_dir.relative_to(CONF))
+        if group.startswith("hydra"):
+            continue
+        for f in sorted(group_dir.glob("*.yaml")):
+            out.append(f"{group}={f.stem}")
+    return out
+
+
+def _compose(overrides: list[str]):
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        return compose("config", overrides=overrides)
+
+
+@pytest.mark.parametrize("option", _options())
+def test_every_option_composes(option: str) -> None:
+    cfg = _compose([option, *REQUIRED.get(option, [])])
+    OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+
+
+def test_every_option_file_starts_with_a_comment() -> None:
+    for f in CONF.rglob("*.yaml"):
+        first = f.read_text().splitlines()[0]
+        assert first.startswith("#"), f"{f} must start with a one-line comment"
+
+
+def test_experiment_paper_is_the_paper_grid() -> None:
+    cfg = _compose(["experiment=paper"])
+    assert cfg.name == "paper"
+    assert len(cfg.persona.locations) * len(cfg.persona.mbti) == 144
+    assert dict(cfg.simulation.lengths) == {"short": 4, "medium": 9, "long": 15}
+
+
+@pytest.mark.parametrize("typo", ["library.n_vidoes=5", "sed=1", "matcher.top_k_sampel=2",
+                                  "planner.min_chunks=many"])
+def test_typos_fail_at_compose_time(typo: str) -> None:
+    with pytest.raises(ConfigCompositionException):
+        _compose([typo])
+
+
+def test_missing_required_path_is_reported() -> None:
+    cfg = _compose(["library=xlebench_release"])
+    with pytest.raises(Exception, match="path"):
+        OmegaConf.to_container(cfg.library, throw_on_missing=True)
