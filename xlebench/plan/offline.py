@@ -125,8 +125,12 @@ def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random
     out: list[tuple[Activity, int, int]] = []
     t = acts[0].anchor or 7 * 3600
     for i, act in enumerate(acts):
-        if act.anchor is not None:
-            t = max(t, act.anchor)
+        if act.anchor is not None and act.anchor > t:
+            if out:  # stretch the previous piece so the gap before the anchor stays 5-20 min
+                prev, start, length = out[-1]
+                gap = t - (start + length)
+                out[-1] = (prev, start, act.anchor - gap - start)
+            t = act.anchor
         if act.minutes == FILL:
             until = _next_anchor(acts, i) or t + 4 * 3600
             while t + 40 * 60 <= until - params.gap_min_s:

@@ -1,0 +1,98 @@
+"""Properties of compiled life logs over many seeds and lengths."""
+
+from __future__ import annotations
+
+import random
+from functools import partial
+
+import numpy as np
+import pytest
+
+from xlebench.library.embed import HashingEmbedder
+from xlebench.library.index import build_index
+from xlebench.library.sources import Selection, load_ego4d
+from xlebench.library.synthetic import SyntheticSpec, generate_corpus
+from xlebench.persona.offline import generate_persona
+from xlebench.plan.clock import time_class
+from xlebench.plan.offline import PlannerParams, plan_day
+from xlebench.simulate.engine import Library, MatchParams, simulate_log
+from xlebench.simulate.filter import CandidateFilter, Level, scenario_iou, scene_ok, time_ok
+from xlebench.simulate.sampling import groups, sample_chunk_indices
+
+LEVELS = (Level("strict", 0.33, True, True), Level("iou_0.2", 0.2, True, True),
+          Level("any_country", 0.2, False, True), Level("any", 0.0, False, False))
+TC = partial(time_class, daytime=(21600, 61200), twilight=(61200, 68400))
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    root = tmp_path_factory.mktemp("c")
+    generate_corpus(SyntheticSpec(seed=1, n_videos=250), root)
+    videos = load_ego4d(root, Selection()).videos
+    emb = HashingEmbedder(128)
+    return Library(videos, build_index(emb.encode([v.summary for v in videos])),
+                   CandidateFilter(videos)), emb
+
+
+def _log(library, seed: int, n: int, location: str, mbti: str):
+    lib, emb = library
+    persona = generate_persona(location, mbti, seed)
+    vocab = sorted({s for v in lib.videos for s in v.scenarios})
+    plan = plan_day(persona, vocab, PlannerParams(), random.Random(seed))
+    vecs = {c.chunk_id: emb.encode([c.description])[0] for c in plan.chunks}
+    rng = random.Random(seed * 100 + n)
+    picked = sample_chunk_indices(len(plan.chunks), n, rng)
+    segs, revs, _ = simulate_log(
+        lib=lib, chunks=plan.chunks, embed=lambda c: vecs[c.chunk_id], country=location,
+        picked=picked, alternatives=lambda c: [], rng=rng, tclass=TC,
+        params=MatchParams(levels=LEVELS, top_k_sample=2, min_gap_s=150))
+    return plan, segs, revs
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n", [4, 9, 15])
+def test_life_log_invariants(library, seed: int, n: int) -> None:
+    loc, mbti = [("Japan", "INTJ"), ("Rwanda", "ESFP"), ("USA", "ENTP")][seed % 3]
+    plan, segs, revs = _log(library, seed, n, loc, mbti)
+    starts = [c.start_s for c in plan.chunks]
+    assert len(plan.chunks) >= 16 and starts == sorted(starts)
+    for a, b in zip(plan.chunks, plan.chunks[1:]):
+        assert 300 <= b.start_s - a.end_s <= 1200 or b.start_s - a.end_s == 300
+    assert len(segs) == n
+    uids = [s["video_uid"] for s in segs]
+    assert len(set(uids)) == n, "a video was reused within a log"
+    for a, b in zip(segs, segs[1:]):
+        assert b["start_s"] >= a["end_s"] + 150, "segments overlap or break the gap rule"
+    lib = library[0]
+    by_uid = {v.video_uid: v for v in lib.videos}
+    for s in segs:
+        v, c, level = by_uid[s["video_uid"]], s["chunk"], LEVELS[s["match"]["level"]]
+        assert s["end_s"] - s["start_s"] >= v.duration_s
+        assert scenario_iou(v.scenarios, c["scenarios"]) >= level.min_iou - 1e-9
+        if level.same_country:
+            assert v.country == loc and s["match"]["same_country"]
+        if level.scene_time:
+            assert scene_ok(v.scene, c["scene"]) and time_ok(v.time_period, c["time_class"])
+    assert all(not r.violations for r in revs)
+
+
+def test_groups_are_contiguous_and_near_equal() -> None:
+    for total in range(16, 25):
+        for n in (1, 4, 9, 15, 16):
+            gs = groups(total, n)
+            sizes = [len(g) for g in gs]
+            assert sum(sizes) == total and max(sizes) - min(sizes) <= 1
+            assert [i for g in gs for i in g] == list(range(total))
+
+
+def test_filtered_faiss_search_only_returns_allowed(library) -> None:
+    from xlebench.library.index import search
+
+    lib, emb = library
+    allowed = [3, 17, 42]
+    scores, ids = search(lib.index, emb.encode(["C is cooking dinner"])[0], 10, allowed)
+    assert set(ids.tolist()) <= set(allowed) and len(ids) == 3
+    assert list(scores) == sorted(scores, reverse=True)
+    brute = np.array([float(emb.encode([lib.videos[i].summary])[0] @
+                            emb.encode(["C is cooking dinner"])[0]) for i in allowed])
+    assert max(scores) == pytest.approx(brute.max(), abs=1e-5)
