@@ -29,7 +29,7 @@ from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, Un
 
 class LibraryStage(BaseStage):
     name: ClassVar[str] = "library"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     uses_seed: ClassVar[bool] = False
 
     def __init__(

@@ -29,7 +29,7 @@ CHUNK_EMBEDDINGS = "chunk_embeddings.npy"
 
 class PlanStage(BaseStage):
     name: ClassVar[str] = "plan"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     upstream: ClassVar[tuple[str, ...]] = ("persona", "library")
 
     def __init__(self, *, params: PlannerParams, kind: str, embedder: dict[str, Any],
