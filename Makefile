@@ -22,8 +22,9 @@ $(STAMP): pyproject.toml constraints.txt
 demo: install
 	$(BIN)/xlebench
 
+# pytest exits 5 when it selects no test (e.g. a marker filter matching nothing): not a failure.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
 
 test-all: install
 	$(BIN)/python -m pytest -m "" 
