@@ -8,6 +8,7 @@ goes into each stage's fingerprint.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import logging
 import os
 import shutil
@@ -81,8 +82,18 @@ BUILDERS: dict[str, Callable[[DictConfig], StageSpec]] = {
     "plan": _plan_spec,
     "simulate": _simulate_spec,
 }
-UPSTREAM = {"library": (), "persona": (), "plan": ("persona", "library"),
-            "simulate": ("plan", "persona", "library")}
+#: Where each stage class lives; its `upstream` attribute says which stages it reads.
+STAGE_CLASSES = {
+    "library": "xlebench.stages.library:LibraryStage",
+    "persona": "xlebench.stages.persona:PersonaStage",
+    "plan": "xlebench.stages.plan:PlanStage",
+    "simulate": "xlebench.stages.simulate:SimulateStage",
+}
+
+
+def _upstream(name: str) -> tuple[str, ...]:
+    module, cls = STAGE_CLASSES[name].split(":")
+    return tuple(getattr(importlib.import_module(module), cls).upstream)
 
 
 def resolve_stages(requested: list[str]) -> list[str]:
@@ -104,7 +115,7 @@ def resolve_stages(requested: list[str]) -> list[str]:
         name = todo.pop()
         if name not in wanted:
             wanted.add(name)
-            todo.extend(UPSTREAM[name])
+            todo.extend(_upstream(name))
     return [s for s in PIPELINE if s in wanted]
 
 

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from xlebench.library.ego4d_facts import UNIVERSITY_COUNTRY
 from xlebench.runner.rng import derive_seed
 
 DATE = "2022-11-01"
@@ -109,16 +110,10 @@ def video_info_json(videos) -> list:
         if v.redacted:
             continue
         rows.append({"video_uid": v.uid, "video_duration": v.duration,
-                     "video_source": _country(v.university), "video_scenarios": v.scenario_names,
+                     "video_source": UNIVERSITY_COUNTRY[v.university], "video_scenarios": v.scenario_names,
                      "time_period": "not know" if v.time_period == "uncertain" else v.time_period,
                      "main_scene": v.scene, "consolidated_summary": v.consolidated})
     return rows
-
-
-def _country(university: str) -> str:
-    from xlebench.library.ego4d_facts import UNIVERSITY_COUNTRY
-
-    return UNIVERSITY_COUNTRY[university]
 
 
 def write_all(videos, spec, root: Path, write_text: Callable[[Path, str], None]) -> dict:
