@@ -34,3 +34,20 @@ class NotImplementedStageError(UserError):
 
 class UnitError(Exception):
     """A failure inside one unit of work, recorded by the runner with the unit id."""
+
+
+class LLMResponseError(UserError):
+    """An LLM kept answering with something unusable after every allowed retry.
+
+    Not retried by the runner: the response cache would replay the same answers. Carries the
+    raw responses (``artifacts``), which the runner saves next to the failure record.
+    """
+
+    def __init__(self, message: str, artifacts: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.artifacts = dict(artifacts or {})
+
+
+class LLMCallError(Exception):
+    """The LLM endpoint did not answer (timeouts, server errors, rate limits) within the
+    retry bound. Retried by the runner like any transient failure."""

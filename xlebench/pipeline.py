@@ -54,8 +54,15 @@ def _persona_spec(cfg: DictConfig) -> StageSpec:
         stage = PersonaStage(kind="files", files=files)
         digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
         return StageSpec(stage, {"kind": "files", "files": digests})
-    stage = PersonaStage(kind="grid", locations=list(pc.locations), mbti=list(pc.mbti))
-    return StageSpec(stage, _plain(pc))
+    from xlebench.llm.setup import llm_fingerprint
+    from xlebench.stages.plan import llm_planner
+
+    llm = llm_planner(cfg, "planner=llm (persona profiles)")
+    stage = PersonaStage(kind="grid", locations=list(pc.locations), mbti=list(pc.mbti), llm=llm)
+    fp = _plain(pc)
+    if llm is not None:
+        fp["llm"] = llm_fingerprint(cfg, [llm.prompts.persona])
+    return StageSpec(stage, fp)
 
 
 def _library_spec(cfg: DictConfig) -> StageSpec:

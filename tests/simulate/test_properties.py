@@ -17,6 +17,7 @@ from xlebench.plan.clock import time_class
 from xlebench.plan.offline import PlannerParams, plan_day
 from xlebench.simulate.engine import Library, MatchParams, simulate_log
 from xlebench.simulate.filter import CandidateFilter, Level, scenario_iou, scene_ok, time_ok
+from xlebench.simulate.reflect import reflect_offline
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 
 LEVELS = (Level("strict", 0.33, True, True), Level("iou_0.2", 0.2, True, True),
@@ -42,10 +43,16 @@ def _log(library, seed: int, n: int, location: str, mbti: str):
     vecs = {c.chunk_id: emb.encode([c.description])[0] for c in plan.chunks}
     rng = random.Random(seed * 100 + n)
     picked = sample_chunk_indices(len(plan.chunks), n, rng)
+
+    def reflect(index, remaining, video, segment):
+        return reflect_offline(index=index, remaining=remaining, video=video,
+                               segment_end=segment["end_s"], alternatives=lambda c: [],
+                               min_gap_s=150, tclass=TC)
+
     segs, revs, _ = simulate_log(
         lib=lib, chunks=plan.chunks, embed=lambda c: vecs[c.chunk_id], country=location,
-        picked=picked, alternatives=lambda c: [], rng=rng, tclass=TC,
-        params=MatchParams(levels=LEVELS, top_k_sample=2, min_gap_s=150))
+        picked=picked, reflect=reflect, rng=rng,
+        params=MatchParams(levels=LEVELS, top_k_sample=2))
     return plan, segs, revs
 
 

@@ -145,6 +145,12 @@ class PlannerConfig:
     twilight: list[str] = field(default_factory=lambda: ["17:00", "19:00"])
     max_reflection_retries: int = 2
     reflection: bool = True
+    #: LLM planner prompt ids (files xlebench/prompts/<id>.txt); a new wording is a new version.
+    prompts: dict[str, str] = field(default_factory=lambda: {
+        "persona": "planner/persona.v1", "daily_plan": "planner/daily_plan.v1",
+        "chunking": "planner/chunking.v1", "chunk_info": "planner/chunk_info.v1",
+        "reflection": "planner/reflection.v1",
+    })
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlebench.errors import UserError
-from xlebench.runner.atomic import write_json
+from xlebench.runner.atomic import write_json, write_text
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
 
 
@@ -52,10 +52,20 @@ def _publish(tmp: Path, stage_dir: Path, unit_id: str, meta: dict) -> None:
             raise
     write_json(marker_path(stage_dir, unit_id), meta)
     failure_path(stage_dir, unit_id).unlink(missing_ok=True)
+    shutil.rmtree(failure_path(stage_dir, unit_id).with_suffix(""), ignore_errors=True)
 
 
 def _record_failure(stage_dir: Path, unit: Unit, exc: BaseException, attempts: int) -> str:
+    """Write failed/<unit>.json, plus any raw material the error carries (an LLM's rejected
+    answers) as failed/<unit>/<name>, named in the record so a user can open them."""
     message = f"{type(exc).__name__}: {exc}"
+    saved = []
+    for name, text in sorted(getattr(exc, "artifacts", {}).items()):
+        path = failure_path(stage_dir, unit.id).with_suffix("") / name
+        write_text(path, text)
+        saved.append(str(path))
+    if saved:
+        message += f" (raw answers saved in {Path(saved[0]).parent})"
     write_json(
         failure_path(stage_dir, unit.id),
         {
@@ -63,6 +73,7 @@ def _record_failure(stage_dir: Path, unit: Unit, exc: BaseException, attempts: i
             "error": message,
             "attempts": attempts,
             "user_error": isinstance(exc, UserError),
+            "artifacts": saved,
             "traceback": "".join(traceback.format_exception(exc)),
         },
     )

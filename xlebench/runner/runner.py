@@ -162,7 +162,11 @@ class Runner:
         advance: Callable[[], None],
     ) -> None:
         opts = self.options
-        workers = max(1, min(opts.workers, len(pending)))
+        wanted = opts.workers
+        if stage.io_bound:
+            # Network-bound units mostly wait: run as many threads as the stage can keep busy.
+            wanted = max(wanted, int(getattr(stage, "threads", 1)))
+        workers = max(1, min(wanted, len(pending)))
         if workers == 1:
             stage.setup(ctx)
             outcomes: Iterable[Outcome] = (

@@ -21,7 +21,7 @@ from xlebench.library.records import LibraryVideo
 from xlebench.plan.chunks import PlanChunk
 from xlebench.plan.clock import DAY
 from xlebench.simulate.filter import CandidateFilter, Level
-from xlebench.simulate.reflect import Revision, reflect_offline
+from xlebench.simulate.reflect import Revision
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,7 @@ class MatchParams:
     levels: tuple[Level, ...]
     top_k_sample: int = 1
     max_candidates_in_trace: int = 5
-    min_gap_s: int = 150
     day_end: str = "overflow"
-    reflection: bool = True
 
 
 @dataclass
@@ -41,8 +39,8 @@ class Library:
     filter: CandidateFilter
 
 
-def _none(_: PlanChunk) -> list[PlanChunk]:
-    return []
+#: (index of the segment just matched, chunks still to come, its video, the segment) -> revision
+Reflector = Callable[[int, list[PlanChunk], LibraryVideo, dict], Revision]
 
 
 def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used: np.ndarray,
@@ -71,10 +69,14 @@ def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used:
 
 def simulate_log(
     *, lib: Library, chunks: Sequence[PlanChunk], embed: Callable[[PlanChunk], np.ndarray],
-    country: str, picked: list[int], alternatives: Callable[[PlanChunk], list[PlanChunk]],
-    params: MatchParams, rng: random.Random, tclass: Callable[[int], str],
+    country: str, picked: list[int], reflect: Reflector, params: MatchParams,
+    rng: random.Random,
 ) -> tuple[list[dict], list[Revision], list[str]]:
-    """(segments, revisions, notes) for the chosen chunk indices."""
+    """(segments, revisions, notes) for the chosen chunk indices.
+
+    `reflect(index, remaining, video, segment)` revises the chunks still to come after each
+    match (offline rules or an LLM); the engine only checks that the day goes on.
+    """
     remaining = [chunks[i] for i in picked]
     used = np.zeros(len(lib.videos), dtype=bool)
     segments, revisions, notes = [], [], []
@@ -94,10 +96,7 @@ def simulate_log(
             "chunk": chunk.to_dict(), "match": m,
         })
         if remaining:
-            rev = reflect_offline(index=len(segments) - 1, remaining=remaining, video=video,
-                                  segment_end=end,
-                                  alternatives=alternatives if params.reflection else _none,
-                                  min_gap_s=params.min_gap_s, tclass=tclass)
+            rev = reflect(len(segments) - 1, remaining, video, segments[-1])
             revisions.append(rev)
             remaining = rev.after
     return segments, revisions, notes

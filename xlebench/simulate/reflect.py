@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from xlebench.library.records import LibraryVideo
 from xlebench.library.taxonomy import normalize_scenario
 from xlebench.plan.chunks import PlanChunk
+from xlebench.plan.clock import fmt_hhmmss
 
 TimeClass = Callable[[int], str]
 
@@ -49,8 +50,8 @@ def violations(before: Sequence[PlanChunk], after: Sequence[PlanChunk], segment_
         if c.end_s <= c.start_s:
             out.append(f"{c.chunk_id} ends before it starts")
         if c.start_s < prev_end + min_gap_s:
-            out.append(f"{c.chunk_id} starts at {c.start_s}s, less than {min_gap_s}s after "
-                       f"{prev_name} ends ({prev_end}s)")
+            out.append(f"{c.chunk_id} starts at {fmt_hhmmss(c.start_s)}, less than {min_gap_s}s "
+                       f"after {prev_name} ends ({fmt_hhmmss(prev_end)})")
         prev_end, prev_name = c.end_s, c.chunk_id
     return out
 

@@ -6,9 +6,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from xlebench.errors import ConfigError
+from xlebench.llm.client import Usage
+from xlebench.llm.setup import export_usage, prompt_files, save_usage
 from xlebench.persona.files import load_persona_file
 from xlebench.persona.offline import generate_persona
 from xlebench.persona.profile import MBTI_TYPES, Persona, persona_id
+from xlebench.plan.llm import LLMPlanner
 from xlebench.runner.atomic import write_jsonl
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 
@@ -26,8 +29,13 @@ class PersonaStage(BaseStage):
         locations: list[str] | None = None,
         mbti: list[str] | None = None,
         files: list[Path] | None = None,
+        llm: LLMPlanner | None = None,
     ) -> None:
         self.kind = kind
+        self.llm = llm
+        if llm is not None:
+            self.io_bound = True
+            self.threads = llm.client.settings.max_concurrency
         self.locations = list(locations or [])
         self.mbti = [m.upper() for m in (mbti or [])]
         self.files = [Path(f) for f in (files or [])]
@@ -48,13 +56,22 @@ class PersonaStage(BaseStage):
             for m in self.mbti
         ]
 
+    def prompt_files(self) -> list[Path]:
+        return prompt_files([self.llm.prompts.persona]) if self.llm else []
+
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         if "file" in unit.payload:
             persona: Persona = load_persona_file(Path(unit.payload["file"]), ctx.seed)
+        elif self.llm is not None:
+            usage = Usage()
+            persona = self.llm.persona(unit.payload["location"], unit.payload["mbti"], ctx.seed,
+                                       usage)
+            save_usage(ctx.workdir, usage)
         else:
             persona = generate_persona(unit.payload["location"], unit.payload["mbti"], ctx.seed)
         return persona.to_dict()
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         n = write_jsonl(dest / "personas.jsonl", result.records.values())
-        return {"personas": n}
+        model = self.llm.client.settings.model if self.llm else None
+        return export_usage(model, result, dest, {"personas": n})

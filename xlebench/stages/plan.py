@@ -15,9 +15,18 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.errors import ConfigError
 from xlebench.library.embed import EmbeddingStore, make_embedder
 from xlebench.library.view import LibraryView
+from xlebench.llm.client import Usage
+from xlebench.llm.setup import (
+    export_usage,
+    llm_client,
+    llm_fingerprint,
+    prompt_files,
+    save_usage,
+)
 from xlebench.persona.profile import Persona
 from xlebench.plan.chunks import DayPlan
 from xlebench.plan.clock import parse_hhmm
+from xlebench.plan.llm import LLMPlanner, PlannerPrompts
 from xlebench.plan.offline import PlannerParams, plan_day
 from xlebench.runner.atomic import write_jsonl
 from xlebench.runner.rng import unit_random
@@ -32,14 +41,14 @@ class PlanStage(BaseStage):
     version: ClassVar[str] = "2"
     upstream: ClassVar[tuple[str, ...]] = ("persona", "library")
 
-    def __init__(self, *, params: PlannerParams, kind: str, embedder: dict[str, Any],
-                 embedding_store: Path | None) -> None:
-        if kind != "offline":
-            raise ConfigError(
-                f"planner={kind}: the LLM planner is not available in this version yet; "
-                "use planner=offline (the default)"
-            )
+    def __init__(self, *, params: PlannerParams, embedder: dict[str, Any],
+                 embedding_store: Path | None, llm: LLMPlanner | None = None) -> None:
         self.params = params
+        self.llm = llm
+        if llm is not None:
+            # LLM plans wait on the network: threads, as many as the client lets run at once.
+            self.io_bound = True
+            self.threads = llm.client.settings.max_concurrency
         self.embedder_cfg = embedder
         self.embedding_store = embedding_store
         self._state: dict[str, Any] = {}
@@ -54,10 +63,21 @@ class PlanStage(BaseStage):
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(pid) for pid in ctx["persona"].records]
 
+    def prompt_files(self) -> list[Path]:
+        if self.llm is None:
+            return []
+        p = self.llm.prompts
+        return prompt_files([p.daily_plan, p.chunking, p.chunk_info])
+
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         persona = Persona.from_dict(ctx.upstream["persona"].records[unit.id])
-        plan = plan_day(persona, self._state["vocabulary"], self.params, unit_random(
-            ctx.seed, self.name, unit.id))
+        if self.llm is not None:
+            usage = Usage()
+            plan = self.llm.day_plan(persona, self._state["vocabulary"], ctx.seed, usage)
+            save_usage(ctx.workdir, usage)
+        else:
+            plan = plan_day(persona, self._state["vocabulary"], self.params, unit_random(
+                ctx.seed, self.name, unit.id))
         vectors = self._state["encode"]([c.description for c in plan.chunks])
         np.save(ctx.workdir / CHUNK_EMBEDDINGS, np.asarray(vectors, dtype=np.float32))
         return plan.to_dict()
@@ -65,8 +85,10 @@ class PlanStage(BaseStage):
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         n = write_jsonl(dest / "plans.jsonl", result.records.values())
         chunks = [len(DayPlan.from_dict(r).chunks) for r in result.records.values()]
-        return {"plans": n, "chunks_min": min(chunks, default=0),
-                "chunks_max": max(chunks, default=0)}
+        counts = {"plans": n, "chunks_min": min(chunks, default=0),
+                  "chunks_max": max(chunks, default=0)}
+        return export_usage(self.llm.client.settings.model if self.llm else None, result,
+                            dest, counts)
 
 
 def planner_params(cfg: DictConfig) -> PlannerParams:
@@ -78,16 +100,31 @@ def planner_params(cfg: DictConfig) -> PlannerParams:
     )
 
 
-def build_plan_stage(cfg: DictConfig) -> StageSpec:
+def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:
+    """The LLM planner when planner=llm (None for the offline planner)."""
+    kind = str(cfg.planner.kind)
+    if kind == "offline":
+        return None
+    if kind != "llm":
+        raise ConfigError(f"planner.kind={kind!r}: expected offline or llm")
+    return LLMPlanner(llm_client(cfg, who), planner_params(cfg),
+                      max_retries=int(cfg.llm.max_retries),
+                      prompts=PlannerPrompts(**dict(cfg.planner.prompts)))
+
+
+def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
     embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
-    stage = PlanStage(
-        params=planner_params(cfg), kind=str(cfg.planner.kind),
-        embedder={k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
-        embedding_store=Path(cfg.paths.cache) / "embeddings",
-    )
+    return {k: embedder[k] for k in ("kind", "dim", "model", "batch_size")}
+
+
+def build_plan_stage(cfg: DictConfig) -> StageSpec:
+    llm = llm_planner(cfg, "planner=llm")
+    stage = PlanStage(params=planner_params(cfg), embedder=embedder_settings(cfg),
+                      embedding_store=Path(cfg.paths.cache) / "embeddings", llm=llm)
     planner = OmegaConf.to_container(cfg.planner, resolve=True)
     fp = {"planner": {k: v for k, v in planner.items()
-                      if k not in ("min_gap_s", "max_reflection_retries", "reflection")},
-          "llm": OmegaConf.to_container(cfg.llm, resolve=True) if cfg.planner.kind != "offline"
-          else None}
+                      if k not in ("min_gap_s", "max_reflection_retries", "reflection",
+                                   "prompts")},
+          "llm": llm_fingerprint(cfg, llm.prompts.names()[1:4]) if llm else None}
     return StageSpec(stage, fp)
+

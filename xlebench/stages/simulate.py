@@ -10,18 +10,26 @@ from typing import Any, ClassVar
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
+from xlebench.library.embed import EmbeddingStore, make_embedder
+from xlebench.library.records import LibraryVideo
 from xlebench.library.view import LibraryView
+from xlebench.llm.client import Usage
+from xlebench.llm.setup import export_usage, llm_fingerprint, prompt_files, save_usage
+from xlebench.persona.profile import Persona
+from xlebench.plan.answers import Vocabulary
 from xlebench.plan.chunks import DayPlan, PlanChunk
 from xlebench.plan.clock import time_class
+from xlebench.plan.llm import LLMPlanner, memory_entry
 from xlebench.runner.atomic import write_json
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.simulate.engine import Library, MatchParams, simulate_log
+from xlebench.simulate.engine import Library, MatchParams, Reflector, simulate_log
 from xlebench.simulate.filter import CandidateFilter, Level
+from xlebench.simulate.reflect import Revision, reflect_offline
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 from xlebench.simulate.stats import simulation_stats
-from xlebench.stages.plan import CHUNK_EMBEDDINGS, planner_params
+from xlebench.stages.plan import CHUNK_EMBEDDINGS, embedder_settings, llm_planner, planner_params
 
 
 class SimulateStage(BaseStage):
@@ -29,19 +37,39 @@ class SimulateStage(BaseStage):
     version: ClassVar[str] = "1"
     upstream: ClassVar[tuple[str, ...]] = ("plan", "persona", "library")
 
-    def __init__(self, *, lengths: dict[str, int], params: MatchParams,
-                 daytime: tuple[int, int], twilight: tuple[int, int], faiss_threads: int = 1
+    def __init__(self, *, lengths: dict[str, int], params: MatchParams, min_gap_s: int,
+                 reflection: bool, daytime: tuple[int, int], twilight: tuple[int, int],
+                 faiss_threads: int = 1, llm: LLMPlanner | None = None,
+                 embedder: dict[str, Any] | None = None, embedding_store: Path | None = None
                  ) -> None:
         self.lengths = dict(lengths)
         self.params = params
+        self.min_gap_s, self.reflection = min_gap_s, reflection
         self.daytime, self.twilight = daytime, twilight
         self.faiss_threads = faiss_threads
+        self.llm = llm
+        self.embedder_cfg, self.embedding_store = embedder, embedding_store
+        if llm is not None:
+            self.io_bound = True
+            self.threads = llm.client.settings.max_concurrency
         self._lib: Library | None = None
+        self._encode = None
+        self._vocab: Vocabulary | None = None
+
+    def prompt_files(self) -> list[Path]:
+        return prompt_files([self.llm.prompts.reflection]) if self.llm else []
 
     def setup(self, ctx: StageContext) -> None:
         uid, _ = ctx["library"].only()
         view = LibraryView(ctx["library"].unit_dir(uid), self.faiss_threads)
         self._lib = Library(view.videos, view.index, CandidateFilter(view.videos))
+        self._vocab = Vocabulary(view.scenario_vocabulary)
+        if self.llm is not None and self.embedder_cfg:
+            # LLM reflection may rewrite descriptions; those are embedded here (cached).
+            embedder = make_embedder(**self.embedder_cfg)
+            store = EmbeddingStore(self.embedding_store, embedder) if self.embedding_store \
+                else None
+            self._encode = (store or embedder).encode
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{pid}-{cat}", {"persona": pid, "category": cat, "n": n})
@@ -51,17 +79,19 @@ class SimulateStage(BaseStage):
         pid, n = unit.payload["persona"], int(unit.payload["n"])
         plan = DayPlan.from_dict(ctx.upstream["plan"].records[pid])
         vectors = np.load(ctx.upstream["plan"].unit_dir(pid) / CHUNK_EMBEDDINGS)
-        row = {c.chunk_id: k for k, c in enumerate(plan.chunks)}
-        country = ctx.upstream["persona"].records[pid]["location"]
+        persona = ctx.upstream["persona"].records[pid]
         rng = unit_random(ctx.seed, self.name, unit.id)
         picked = sample_chunk_indices(len(plan.chunks), n, rng)
+        usage = Usage()
+        reflect = (self._llm_reflector(Persona.from_dict(persona), ctx.seed, usage)
+                   if self.llm else self._offline_reflector(plan.chunks, picked, n))
         segments, revisions, notes = simulate_log(
-            lib=self._lib, chunks=plan.chunks, embed=lambda c: vectors[row[c.chunk_id]],
-            country=country, picked=picked,
-            alternatives=partial(_alternatives, plan.chunks, picked, n),
+            lib=self._lib, chunks=plan.chunks, embed=partial(self._embed, plan, vectors),
+            country=persona["location"], picked=picked, reflect=reflect,
             params=self.params, rng=rng,
-            tclass=partial(time_class, daytime=self.daytime, twilight=self.twilight),
         )
+        if self.llm:
+            save_usage(ctx.workdir, usage)
         return {
             "lifelog_id": unit.id, "persona_id": pid, "n_chunks": n,
             "category": unit.payload["category"], "seed": ctx.seed,
@@ -73,6 +103,41 @@ class SimulateStage(BaseStage):
             "notes": notes,
         }
 
+    def _tclass(self, seconds: int) -> str:
+        return time_class(seconds, daytime=self.daytime, twilight=self.twilight)
+
+    def _embed(self, plan: DayPlan, vectors: np.ndarray, chunk: PlanChunk) -> np.ndarray:
+        """The plan's stored vector, unless reflection rewrote the description."""
+        for k, c in enumerate(plan.chunks):
+            if c.chunk_id == chunk.chunk_id and c.description == chunk.description:
+                return vectors[k]
+        if self._encode is None:
+            raise RuntimeError(f"chunk {chunk.chunk_id} has a new description and no embedder")
+        return np.asarray(self._encode([chunk.description])[0], dtype=np.float32)
+
+    def _offline_reflector(self, chunks: tuple[PlanChunk, ...], picked: list[int],
+                           n: int) -> Reflector:
+        alternatives = partial(_alternatives, chunks, picked, n) if self.reflection else _none
+
+        def reflect(index: int, remaining: list[PlanChunk], video: LibraryVideo,
+                    segment: dict) -> Revision:
+            return reflect_offline(index=index, remaining=remaining, video=video,
+                                   segment_end=segment["end_s"], alternatives=alternatives,
+                                   min_gap_s=self.min_gap_s, tclass=self._tclass)
+        return reflect
+
+    def _llm_reflector(self, persona: Persona, seed: int, usage: Usage) -> Reflector:
+        memory: list[dict] = []
+
+        def reflect(index: int, remaining: list[PlanChunk], video: LibraryVideo,
+                    segment: dict) -> Revision:
+            memory.append(memory_entry(segment, video))
+            return self.llm.reflect(
+                persona=persona, memory=list(memory), index=index, remaining=remaining,
+                segment_end=segment["end_s"], min_gap_s=self.min_gap_s, vocabulary=self._vocab,
+                tclass=self._tclass, seed=seed, usage=usage)
+        return reflect
+
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         for lid, record in result.records.items():
             write_json(dest / "lifelogs" / f"{lid}.json", record)
@@ -81,9 +146,15 @@ class SimulateStage(BaseStage):
         from xlebench.simulate.stats import plot_simulation
 
         plot_simulation(stats, dest / "stats" / "simulation.png")
-        return {"lifelogs": len(result.records),
-                "segments": sum(len(r["segments"]) for r in result.records.values()),
-                "categories": dict(Counter(r["category"] for r in result.records.values()))}
+        counts = {"lifelogs": len(result.records),
+                  "segments": sum(len(r["segments"]) for r in result.records.values()),
+                  "categories": dict(Counter(r["category"] for r in result.records.values()))}
+        return export_usage(self.llm.client.settings.model if self.llm else None, result,
+                            dest, counts)
+
+
+def _none(_: PlanChunk) -> list[PlanChunk]:
+    return []
 
 
 def _alternatives(chunks: tuple[PlanChunk, ...], picked: list[int], n: int,
@@ -110,18 +181,27 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         levels=tuple(Level(**step) for step in matcher["ladder"]),
         top_k_sample=int(matcher["top_k_sample"]),
         max_candidates_in_trace=int(matcher["max_candidates_in_trace"]),
-        min_gap_s=int(cfg.planner.min_gap_s), day_end=str(sim["day_end"]),
-        reflection=bool(cfg.planner.reflection),
+        day_end=str(sim["day_end"]),
     )
-    stage = SimulateStage(lengths=lengths, params=params, daytime=pp.daytime,
-                          twilight=pp.twilight, faiss_threads=int(matcher["index"]["faiss_threads"]))
+    llm = llm_planner(cfg, "planner=llm (reflection)") if cfg.planner.reflection else None
+    if llm is not None:
+        # Reflection retries are their own budget: a rejected revision is repaired, not fatal.
+        llm.max_retries = int(cfg.planner.max_reflection_retries)
+    stage = SimulateStage(
+        lengths=lengths, params=params, min_gap_s=int(cfg.planner.min_gap_s),
+        reflection=bool(cfg.planner.reflection), daytime=pp.daytime, twilight=pp.twilight,
+        faiss_threads=int(matcher["index"]["faiss_threads"]), llm=llm,
+        embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings")
     fp = {"lengths": lengths, "day_end": sim["day_end"],
           "matcher": {k: v for k, v in matcher.items() if k not in ("embedder", "index")},
           "index_kind": matcher["index"]["kind"],
           "planner": {"min_gap_s": int(cfg.planner.min_gap_s),
                       "reflection": bool(cfg.planner.reflection),
                       "daytime": list(cfg.planner.daytime),
-                      "twilight": list(cfg.planner.twilight)}}
+                      "twilight": list(cfg.planner.twilight)},
+          "llm": ({**llm_fingerprint(cfg, [llm.prompts.reflection]),
+                   "max_reflection_retries": llm.max_retries,
+                   "embedder": embedder_settings(cfg)} if llm else None)}
     return StageSpec(stage, fp)
 
 

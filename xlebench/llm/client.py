@@ -1,0 +1,226 @@
+"""The one door to language models: litellm behind a cache, a concurrency limit and retries.
+
+``backend=litellm`` calls any provider litellm knows (OpenAI, Gemini, Ollama, vLLM or any
+OpenAI-compatible ``api_base``); ``backend=replay`` answers only from the response cache.
+Rate limits (429) back off exponentially, honouring ``Retry-After``; timeouts, connection
+failures and 5xx answers are retried up to ``max_retries`` times; authentication and bad
+request errors stop at once with a message that says what to check. The API key is read from
+the environment variable named by ``api_key_env`` at call time and is never cached or logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlebench.errors import ConfigError, LLMCallError, UserError
+from xlebench.llm.cache import CachedResponse, ResponseCache, cache_key
+
+log = logging.getLogger(__name__)
+MAX_BACKOFF_S = 60.0
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    backend: str = "litellm"
+    model: str = "gpt-4o-mini"
+    api_base: str | None = None
+    api_key_env: str | None = "OPENAI_API_KEY"
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    max_retries: int = 3
+    max_retries_on_rate_limit: int = 5
+    backoff_s: float = 1.0
+    max_concurrency: int = 8
+    timeout_s: float = 60.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any]) -> LLMSettings:
+        known = {k: v for k, v in cfg.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def sampling(self) -> dict[str, Any]:
+        """The parameters that change an answer: part of the cache key."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                **{k: self.extra[k] for k in sorted(self.extra)}}
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    cached: bool
+
+
+@dataclass
+class Usage:
+    """Token use and cost of a set of answers (cached answers count what they cost once)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, c: Completion) -> None:
+        self.requests += 1
+        self.prompt_tokens += c.prompt_tokens
+        self.completion_tokens += c.completion_tokens
+        self.cost_usd += c.cost_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "cost_usd": round(self.cost_usd, 6)}
+
+    @staticmethod
+    def total(records: list[dict]) -> dict[str, Any]:
+        out = Usage()
+        for r in records:
+            out.requests += int(r.get("requests", 0))
+            out.prompt_tokens += int(r.get("prompt_tokens", 0))
+            out.completion_tokens += int(r.get("completion_tokens", 0))
+            out.cost_usd += float(r.get("cost_usd", 0.0))
+        return out.to_dict()
+
+
+def _litellm():
+    # The cost map is bundled with litellm; without this it tries the network on import.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LLMClient:
+    """Thread-safe: one client serves every thread of a stage; at most `max_concurrency`
+    requests are in flight at once."""
+
+    def __init__(self, settings: LLMSettings, cache_dir: Path) -> None:
+        if settings.backend not in ("litellm", "replay"):
+            raise ConfigError(f"llm.backend={settings.backend!r}: an LLM client needs "
+                              "llm=litellm or llm=replay")
+        self.settings = settings
+        self.cache = ResponseCache(cache_dir)
+        self._gate = threading.BoundedSemaphore(max(1, settings.max_concurrency))
+        self._lock = threading.Lock()
+        self.live_calls = 0
+        self.cache_hits = 0
+
+    def complete(self, messages: list[dict[str, str]], *, sample: int = 0) -> Completion:
+        s = self.settings
+        key = cache_key(s.model, s.sampling(), messages, sample)
+        hit = self.cache.get(key)
+        if hit is not None:
+            with self._lock:
+                self.cache_hits += 1
+            return Completion(hit.text, hit.prompt_tokens, hit.completion_tokens,
+                              hit.cost_usd, True)
+        if s.backend == "replay":
+            raise UserError(
+                f"llm=replay: no cached answer for this request (model {s.model}, cache key "
+                f"{key[:12]}); run once with llm=litellm and the same llm.model and sampling "
+                "parameters to fill the cache"
+            )
+        with self._gate:
+            response = self._call_with_retries(messages)
+        with self._lock:
+            self.live_calls += 1
+        self.cache.put(key, {"model": s.model, "params": s.sampling(), "messages": messages,
+                             "sample": sample}, response)
+        return Completion(response.text, response.prompt_tokens, response.completion_tokens,
+                          response.cost_usd, False)
+
+    # -- one request, with the retry policy ------------------------------------------------
+
+    def _call_with_retries(self, messages: list[dict[str, str]]) -> CachedResponse:
+        lm = _litellm()
+        s = self.settings
+        transient = rate_limited = 0
+        while True:
+            try:
+                return self._call(lm, messages)
+            except lm.RateLimitError as exc:
+                rate_limited += 1
+                if rate_limited > s.max_retries_on_rate_limit:
+                    raise LLMCallError(self._say(f"still rate limited after {rate_limited} "
+                                                 f"attempts: {exc}")) from None
+                delay = _retry_after(exc) or s.backoff_s * 2 ** (rate_limited - 1)
+                log.warning("llm %s: rate limited, retrying in %.2fs", s.model, delay)
+                time.sleep(min(delay, MAX_BACKOFF_S))
+            except (lm.AuthenticationError, lm.PermissionDeniedError) as exc:
+                raise ConfigError(self._say(
+                    f"the provider refused the credentials ({type(exc).__name__}); check "
+                    f"${s.api_key_env} and llm.model")) from None
+            except (lm.NotFoundError, lm.BadRequestError) as exc:
+                raise ConfigError(self._say(f"the provider rejected the request: {exc}; "
+                                            "check llm.model and llm.api_base")) from None
+            except (lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
+                    lm.ServiceUnavailableError, lm.BadGatewayError, lm.APIError) as exc:
+                transient += 1
+                if transient > s.max_retries:
+                    raise LLMCallError(self._say(
+                        f"no usable answer after {transient} attempts "
+                        f"({type(exc).__name__}: {_short(exc)})")) from None
+                log.warning("llm %s: %s, retry %d/%d", s.model, type(exc).__name__,
+                            transient, s.max_retries)
+                time.sleep(min(s.backoff_s * 2 ** (transient - 1), MAX_BACKOFF_S))
+
+    def _call(self, lm, messages: list[dict[str, str]]) -> CachedResponse:
+        s = self.settings
+        kwargs: dict[str, Any] = dict(s.extra)
+        if s.api_base:
+            kwargs["api_base"] = s.api_base
+        key = self._api_key()
+        if key:
+            kwargs["api_key"] = key
+        resp = lm.completion(model=s.model, messages=messages, temperature=s.temperature,
+                             max_tokens=s.max_tokens, timeout=s.timeout_s, max_retries=0,
+                             **kwargs)
+        text = resp.choices[0].message.content or ""
+        usage = getattr(resp, "usage", None)
+        try:
+            cost = float(lm.completion_cost(completion_response=resp))
+        except Exception:  # noqa: BLE001 - unknown models (local servers) have no price
+            cost = 0.0
+        return CachedResponse(text, int(getattr(usage, "prompt_tokens", 0) or 0),
+                              int(getattr(usage, "completion_tokens", 0) or 0), cost)
+
+    def _api_key(self) -> str | None:
+        s = self.settings
+        key = os.environ.get(s.api_key_env) if s.api_key_env else None
+        if key:
+            return key
+        if s.api_base:
+            return "no-key"  # local OpenAI-compatible servers accept any key
+        if s.api_key_env:
+            raise ConfigError(f"llm.model={s.model}: the environment variable "
+                              f"{s.api_key_env} is not set; export it, or set llm.api_key_env")
+        return None
+
+    def _say(self, text: str) -> str:
+        msg = f"llm {self.settings.model}: {text}"
+        key = os.environ.get(self.settings.api_key_env or "")
+        return msg.replace(key, "***") if key else msg
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    try:
+        return float(headers.get("retry-after"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + "..."

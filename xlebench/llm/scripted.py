@@ -1,0 +1,147 @@
+"""A scripted stand-in for a language model that answers xlebench's planner prompts.
+
+It reads the task from the system message ("Task: <name>.") and the input JSON block from the
+first user message, and answers with well-formed, plausible JSON, so the whole LLM path
+(prompts, litellm, cache, validation, retries) can run end to end on a loopback server with
+no model at all. `Fault`s make it misbehave on purpose: rate limits, server errors, slow
+answers, malformed JSON, answers of the wrong shape, and reflections that break the gap rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from xlebench.llm.loopback import Reply
+from xlebench.plan.answers import parse_clock
+from xlebench.plan.clock import fmt_hhmm, fmt_hhmmss
+
+_TASK = re.compile(r"Task:\s*([a-z_]+)")
+_INPUT = re.compile(r"```json\s*(.*?)```", re.DOTALL)
+
+#: Fault kinds: HTTP 429 (with Retry-After 0), HTTP 500, a reply slower than any sane
+#: timeout, text that is not JSON, JSON of another shape, a reflection ignoring the gap rule.
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "wrong_shape", "gap_break")
+
+
+@dataclass
+class Fault:
+    task: str
+    kind: str
+    times: int = 1
+    match: str = ""  # only requests whose text contains this
+
+
+class ScriptedModel:
+    """Callable responder for `LoopbackLLMServer`."""
+
+    def __init__(self, faults: list[Fault] | None = None, timeout_delay_s: float = 5.0) -> None:
+        self.faults = list(faults or [])
+        for f in self.faults:
+            if f.kind not in FAULT_KINDS:
+                raise ValueError(f"fault kind {f.kind!r}: expected one of {FAULT_KINDS}")
+        self.timeout_delay_s = timeout_delay_s
+        self._lock = threading.Lock()
+        self.by_task: dict[str, int] = {}
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        messages = body.get("messages", [])
+        system = next((m["content"] for m in messages if m["role"] == "system"), "")
+        user = next((m["content"] for m in messages if m["role"] == "user"), "")
+        task = (_TASK.search(system) or _TASK.search(user))
+        name = task.group(1) if task else "unknown"
+        with self._lock:
+            self.by_task[name] = self.by_task.get(name, 0) + 1
+            fault = self._take_fault(name, system + user)
+        blocks = _INPUT.findall(user)
+        data = json.loads(blocks[0]) if blocks else {}
+        if fault in ("429", "500"):
+            return Reply(f"injected {fault}", status=int(fault), headers={"retry-after": "0"})
+        if fault == "timeout":
+            return Reply("{}", delay_s=self.timeout_delay_s)
+        if fault == "malformed":
+            return Reply('{"this is": not json')
+        if fault == "wrong_shape":
+            return Reply(json.dumps({"answer": "a list of things", "items": [1, 2, 3]}))
+        answer = ANSWERS.get(name)
+        if answer is None:
+            return Reply(json.dumps({"error": f"unknown task {name}"}))
+        return Reply(json.dumps(answer(data, fault == "gap_break")))
+
+    def _take_fault(self, task: str, text: str) -> str | None:
+        for f in self.faults:
+            if f.times > 0 and f.task == task and f.match in text:
+                f.times -= 1
+                return f.kind
+        return None
+
+
+def _persona(data: dict, _: bool) -> dict:
+    loc, mbti = data.get("location", "somewhere"), data.get("mbti", "INTJ")
+    social = "meets friends for dinner" if mbti.startswith("E") else "reads quietly at home"
+    return {
+        "name": "Alex", "age": 31, "occupation": "office worker",
+        "traits": ["curious", "organised" if mbti.endswith("J") else "flexible", "friendly"],
+        "lifestyle": f"Lives in {loc}, commutes to an office and {social} in the evening.",
+        "hobbies": ["cooking", "playing the guitar"],
+        "daily_routine": [{"time": t, "activity": a} for t, a in (
+            ("06:30", "wake up"), ("07:00", "breakfast"), ("08:00", "commute"),
+            ("12:30", "lunch"), ("18:00", "cook dinner"), ("22:30", "sleep"))],
+    }
+
+
+_DAY = ("making breakfast", "eating breakfast", "washing the dishes", "commuting by car",
+        "working at the computer", "attending a meeting", "walking to lunch", "eating lunch",
+        "working at the computer", "shopping for groceries", "walking home",
+        "cleaning the house", "cooking dinner", "eating dinner", "doing the laundry",
+        "playing the guitar", "reading a book", "talking with family")
+
+
+def _daily_plan(_: dict, __: bool) -> dict:
+    return {"agenda": [{"start": fmt_hhmm(6 * 3600 + 30 * 60 + k * 3000),
+                        "end": fmt_hhmm(6 * 3600 + 30 * 60 + k * 3000 + 2400), "activity": a}
+                       for k, a in enumerate(_DAY)]}
+
+
+def _chunking(data: dict, _: bool) -> dict:
+    return {"chunks": [{"start": e["start"], "end": e["end"], "activity": e["activity"],
+                        "description": f"C is {e['activity']}."}
+                       for e in data.get("agenda", [])]}
+
+
+def _pick(vocab: list[str], text: str, salt: int) -> str:
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    for v in vocab:
+        if words & set(re.findall(r"[a-z]{4,}", v.lower())):
+            return v
+    return vocab[salt % len(vocab)] if vocab else "Cooking"
+
+
+def _chunk_info(data: dict, _: bool) -> dict:
+    vocab = data.get("scenario_vocabulary", [])
+    return {"chunks": [{"chunk_id": c["chunk_id"],
+                        "scenarios": [_pick(vocab, c["activity"], k)], "scene": "indoor"}
+                       for k, c in enumerate(data.get("chunks", []))]}
+
+
+def _reflection(data: dict, break_gap: bool) -> dict:
+    gap = 60 * int(data.get("min_gap_minutes", 3))
+    prev_end = parse_clock(data.get("segment_end", "00:00"))
+    out = []
+    for c in data.get("remaining_chunks", []):
+        start, end = parse_clock(c["start"]), parse_clock(c["end"])
+        new_start = start if break_gap else max(start, prev_end + gap)
+        c = {**c, "start": fmt_hhmmss(new_start), "end": fmt_hhmmss(new_start + end - start)}
+        out.append(c)
+        prev_end = new_start + end - start
+    return {"chunks": out}
+
+
+ANSWERS: dict[str, Callable[[dict, bool], dict]] = {
+    "persona": _persona, "daily_plan": _daily_plan, "chunking": _chunking,
+    "chunk_info": _chunk_info, "reflection": _reflection,
+}

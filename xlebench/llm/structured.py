@@ -1,0 +1,86 @@
+"""Ask for JSON, validate it, and feed validation errors back until it is right (bounded).
+
+The parser receives the decoded JSON and either returns the domain object or raises
+``ValueError`` / pydantic ``ValidationError`` with a message meant for the model: it is sent
+back verbatim ("Your answer was not accepted: ...") together with the model's own answer, so
+the model can correct itself. After ``max_retries`` corrections the call fails with
+`LLMResponseError`, carrying every raw answer for inspection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from xlebench.errors import LLMResponseError
+from xlebench.llm.client import Completion, LLMClient, Usage
+
+T = TypeVar("T")
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+RETRY_MESSAGE = (
+    "Your answer was not accepted: {error}\n"
+    "Reply again with the corrected JSON only, no commentary."
+)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a reply: the whole text, a fenced block, or the outermost braces."""
+    candidates = [text.strip()]
+    candidates += [m.strip() for m in _FENCE.findall(text)]
+    for open_, close in (("{", "}"), ("[", "]")):
+        i, j = text.find(open_), text.rfind(close)
+        if 0 <= i < j:
+            candidates.append(text[i:j + 1])
+    for c in candidates:
+        try:
+            return json.loads(c)
+        except json.JSONDecodeError:
+            continue
+    raise ValueError("the reply is not valid JSON (expected one JSON object)")
+
+
+def _explain(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for e in exc.errors()[:8]:
+            where = ".".join(str(p) for p in e["loc"]) or "(top level)"
+            parts.append(f"{where}: {e['msg']}")
+        return "; ".join(parts)
+    return str(exc)
+
+
+def ask_json(
+    client: LLMClient,
+    messages: list[dict[str, str]],
+    parse: Callable[[Any], T],
+    *,
+    max_retries: int,
+    usage: Usage,
+    sample: int = 0,
+    what: str = "answer",
+) -> T:
+    """Parsed answer; each attempt (and its correction) is a separate, cached request."""
+    convo = list(messages)
+    raws: list[str] = []
+    errors: list[str] = []
+    for _attempt in range(max_retries + 1):
+        reply: Completion = client.complete(convo, sample=sample)
+        usage.add(reply)
+        raws.append(reply.text)
+        try:
+            return parse(extract_json(reply.text))
+        except (ValueError, ValidationError, TypeError, KeyError) as exc:
+            error = _explain(exc)
+            errors.append(error)
+            convo = convo + [{"role": "assistant", "content": reply.text},
+                             {"role": "user", "content": RETRY_MESSAGE.format(error=error)}]
+    artifacts = {f"response_{i}.txt": raw for i, raw in enumerate(raws)}
+    artifacts["errors.txt"] = "\n".join(f"attempt {i}: {e}" for i, e in enumerate(errors))
+    raise LLMResponseError(
+        f"{what}: the model's answer was still invalid after {max_retries} retries "
+        f"(last problem: {errors[-1]})", artifacts)
