@@ -83,4 +83,6 @@ def ask_json(
     artifacts["errors.txt"] = "\n".join(f"attempt {i}: {e}" for i, e in enumerate(errors))
     raise LLMResponseError(
         f"{what}: the model's answer was still invalid after {max_retries} retries "
-        f"(last problem: {errors[-1]})", artifacts)
+        f"(last problem: {errors[-1]}). Answers are cached, so a plain rerun replays them: "
+        "raise llm.max_retries, or change llm.model or the prompt version, to ask again",
+        artifacts)

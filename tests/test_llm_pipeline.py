@@ -1,0 +1,82 @@
+"""planner=llm through the real CLI, litellm and a loopback OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from xlebench.llm.loopback import LoopbackLLMServer
+from xlebench.llm.scripted import Fault, ScriptedModel
+from tests.conftest import cli_env, last_summary, run_cli, tree_bytes
+
+SMALL = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan,UK]",
+         "persona.mbti=[INTJ]", "simulation=medium", "progress=false", "planner=llm",
+         "llm.model=openai/scripted"]
+STAGES = ("persona", "plan", "simulate")
+SECRET = "sk-test-NEVER-IN-OUTPUTS-9731"
+
+
+def _llm(url: str) -> list[str]:
+    return ["llm=litellm", f"llm.api_base={url}", "llm.backoff_s=0.01", "llm.timeout_s=5"]
+
+
+def test_llm_planner_pipeline_caches_and_replays(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = cli_env(OPENAI_API_KEY=SECRET)
+    model = ScriptedModel([Fault("daily_plan", "429"), Fault("chunking", "malformed")])
+    with LoopbackLLMServer(model) as srv:
+        run_cli(out, *SMALL, *_llm(srv.base_url), env=env)
+        first = srv.request_count
+        # 2 personas + 2 x (plan, chunks, info) + 2 x 8 reflections + 1 rate limit + 1 correction
+        assert first == 2 + 6 + 16 + 2, model.by_task
+        bench = out / "benchmarks" / "demo"
+        logs = [json.loads(p.read_text()) for p in sorted((bench / "lifelogs").glob("*.json"))]
+        assert len(logs) == 2 and all(len(lg["segments"]) == 9 for lg in logs)
+        assert all(len(lg["reflections"]) == 8 for lg in logs)
+        usage = json.loads((bench / "stats" / "llm_usage_plan.json").read_text())
+        assert usage["requests"] == 7 and usage["prompt_tokens"] > 0  # 6 + 1 correction
+        manifest = json.loads((bench / "manifest.json").read_text())
+        assert manifest["counts"]["simulate"]["llm_usage"]["requests"] == 16
+
+        # Recomputing every LLM stage makes no new request: answers come from the cache.
+        before = tree_bytes(bench)
+        run_cli(out, *SMALL, *_llm(srv.base_url), f"force=[{','.join(STAGES)}]", env=env)
+        assert srv.request_count == first
+        assert tree_bytes(bench) == before
+        summary = last_summary(out)
+        assert all(summary[s]["done"] == 2 for s in ("persona", "plan"))
+
+    # The server is gone: llm=replay recomputes from the cache alone, identically.
+    # Only the manifest's record of the llm config (backend, api_base) differs.
+    run_cli(out, *SMALL, "llm=replay", f"force=[{','.join(STAGES)}]", env=env)
+    after = tree_bytes(bench)
+    assert {k: v for k, v in after.items() if k != "manifest.json"} == \
+        {k: v for k, v in before.items() if k != "manifest.json"}
+    fingerprints = [json.loads(t["manifest.json"])["fingerprints"] for t in (before, after)]
+    assert fingerprints[0] == fingerprints[1], "replay must reuse the litellm run's stages"
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".json", ".jsonl", ".txt", ".log", ".yaml"):
+            assert SECRET not in f.read_text(errors="ignore"), f"API key leaked into {f}"
+
+
+def test_unusable_answers_fail_only_that_unit(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    model = ScriptedModel([Fault("persona", "wrong_shape", times=100, match="UK")])
+    with LoopbackLLMServer(model) as srv:
+        proc = run_cli(out, *SMALL, *_llm(srv.base_url), "llm.max_retries=1", check=False)
+        assert proc.returncode == 1
+        assert model.by_task["persona"] == 1 + 2, "one good persona, one bounded failure"
+    assert "LLMResponseError" in proc.stdout + proc.stderr
+    failed = next((out / "cache" / "persona").glob("*/failed/uk-intj-*.json"))
+    record = json.loads(failed.read_text())
+    assert record["user_error"] and len(record["artifacts"]) == 3
+    raw = next(p for p in record["artifacts"] if p.endswith("response_0.txt"))
+    assert '"items"' in Path(raw).read_text()
+    assert last_summary(out)["simulate"]["done"] == 1, "the Japan persona's log still compiles"
+
+
+def test_planner_llm_without_a_model_is_a_clear_config_error(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path, *SMALL[:-1], check=False)
+    assert proc.returncode == 2
+    assert "planner=llm" in proc.stderr and "llm=litellm" in proc.stderr
+    assert "Traceback" not in proc.stderr
