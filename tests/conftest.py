@@ -6,9 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from xlebench.llm.client import LLMClient, LLMSettings
+from xlebench.llm.loopback import LoopbackLLMServer
+from xlebench.llm.scripted import ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
@@ -62,3 +67,25 @@ def shared_video_info() -> Path:
     if not path.is_file():
         pytest.skip("../shared/data/xlebench_video_info.json is not present")
     return path
+
+
+# --- a loopback OpenAI-compatible server with the scripted model ----------------------------
+
+
+@pytest.fixture
+def scripted() -> ScriptedModel:
+    return ScriptedModel(timeout_delay_s=3.0)
+
+
+@pytest.fixture
+def server(scripted: ScriptedModel) -> Iterator[LoopbackLLMServer]:
+    with LoopbackLLMServer(scripted) as srv:
+        yield srv
+
+
+def make_client(server: LoopbackLLMServer, cache: Path, **overrides) -> LLMClient:
+    settings = dict(model="openai/scripted", api_base=server.base_url, backoff_s=0.01,
+                    timeout_s=1.0, max_retries=2, max_retries_on_rate_limit=3,
+                    api_key_env="XLEBENCH_TEST_KEY")
+    settings.update(overrides)
+    return LLMClient(LLMSettings(**settings), cache)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import cli_env, last_summary, run_cli, tree_bytes
 from xlebench.llm.loopback import LoopbackLLMServer
 from xlebench.llm.scripted import Fault, ScriptedModel
-from tests.conftest import cli_env, last_summary, run_cli, tree_bytes
 
 SMALL = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan,UK]",
          "persona.mbti=[INTJ]", "simulation=medium", "progress=false", "planner=llm",

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.conftest import make_client
 from xlebench.errors import ConfigError, LLMCallError, UserError
 from xlebench.llm.client import LLMSettings
 from xlebench.llm.loopback import LoopbackLLMServer, Reply
 from xlebench.llm.scripted import Fault
-from tests.llm.conftest import make_client
 
 HELLO = [{"role": "system", "content": "Task: persona."},
          {"role": "user", "content": 'Input:\n```json\n{"location": "Japan", "mbti": "INTJ"}\n```'}]

@@ -6,8 +6,8 @@ from functools import partial
 
 import pytest
 
+from tests.conftest import make_client
 from xlebench.errors import LLMResponseError
-from xlebench.library.records import LibraryVideo
 from xlebench.llm.client import Usage
 from xlebench.llm.scripted import Fault
 from xlebench.plan.answers import Vocabulary, parse_clock
@@ -15,7 +15,6 @@ from xlebench.plan.clock import time_class
 from xlebench.plan.llm import LLMPlanner
 from xlebench.plan.offline import PlannerParams
 from xlebench.simulate.reflect import violations
-from tests.llm.conftest import make_client, scripted, server  # noqa: F401 - fixtures
 
 VOCAB = ["Cooking", "Cleaning / laundry", "Car - commuting, road trip", "Eating",
          "Working at desk", "Playing a musical instrument", "Reading books", "Grocery shopping"]
@@ -64,13 +63,10 @@ def test_wrong_shape_forever_fails_with_raw_answers(server, scripted, tmp_path) 
     assert '"items"' in art["response_0.txt"] and "chunks" in art["errors.txt"]
 
 
-def _reflect(planner, scripted_faults=None):
+def _reflect(planner):
     usage = Usage()
     persona = planner.persona("USA", "INTP", 0, usage)
     plan = planner.day_plan(persona, VOCAB, 0, usage)
-    video = LibraryVideo(video_uid="v1", duration_s=5000.0, country="USA", university="x",
-                         scenarios=("Cooking",), time_period="daytime", scene="indoor",
-                         summary="C cooks.", clip_summaries=())
     segment_end = plan.chunks[0].start_s + 5000
     remaining = list(plan.chunks[1:5])
     rev = planner.reflect(persona=persona, memory=[{"recorded": "C cooks."}], index=0,

@@ -1,0 +1,114 @@
+"""Paper-grid compile benchmark: 144 personas x {4, 9, 15} = 432 life logs on the real library.
+
+Runs the real CLI twice in a fresh outputs folder (cold, then warm) and reports, side by side
+in one run: time per stage and per life log, and a lower bound measured in this same process,
+the matching arithmetic alone (rule filter + relaxation ladder + FAISS ranking for exactly the
+chunks the compiled logs matched, no reflection, no I/O, no process start). The ratio
+simulate-stage time / lower bound says how much the stage adds on top of the unavoidable work.
+
+Usage: python benchmarks/grid_compile.py [--video-info ../shared/data/xlebench_video_info.json]
+       [--embedder minilm|hashing] [--workers 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(out: Path, args: list[str]) -> tuple[float, dict]:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "xlebench", f"paths.outputs={out}", *args],
+                   cwd=ROOT, check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    summary = sorted((out / "runs").glob("*/*/run_summary.json"))[-1]
+    stages = {s["stage"]: s for s in json.loads(summary.read_text())["stages"]}
+    return wall, stages
+
+
+def matching_lower_bound(cache: Path) -> dict:
+    """Time the filter + ladder + FAISS search for every segment of every compiled log."""
+    from xlebench.library.index import search
+    from xlebench.library.view import LibraryView
+    from xlebench.plan.chunks import PlanChunk
+    from xlebench.simulate.filter import CandidateFilter, Level
+    from xlebench.stages.plan import CHUNK_EMBEDDINGS
+
+    lib_dir = next((cache / "library").glob("*/units/*"))
+    view = LibraryView(lib_dir)
+    videos, index = view.videos, view.index
+    filt = CandidateFilter(videos)
+    levels = (Level("strict", 0.33, True, True), Level("iou_0.2", 0.2, True, True),
+              Level("any_country", 0.2, False, True), Level("any", 0.0, False, False))
+    plan_dir = next((cache / "plan").glob("*"))
+    sim_dir = next((cache / "simulate").glob("*"))
+    work = []
+    for rec_path in sorted(sim_dir.glob("units/*/record.json")):
+        log = json.loads(rec_path.read_text())
+        vecs = np.load(plan_dir / "units" / log["persona_id"] / CHUNK_EMBEDDINGS)
+        plan = json.loads((plan_dir / "units" / log["persona_id"] / "record.json").read_text())
+        row = {c["chunk_id"]: k for k, c in enumerate(plan["chunks"])}
+        chunks = [PlanChunk.from_dict(s["chunk"]) for s in log["segments"]]
+        work.append((log["persona_id"], chunks, [vecs[row[c.chunk_id]] for c in chunks]))
+    persona_dir = next((cache / "persona").glob("*"))
+    countries = {p.parent.name: json.loads(p.read_text())["location"]
+                 for p in persona_dir.glob("units/*/record.json")}
+    start = time.perf_counter()
+    n = 0
+    for pid, chunks, qvecs in work:
+        country = countries[pid]
+        used = np.zeros(len(videos), dtype=bool)
+        for c, q in zip(chunks, qvecs, strict=True):
+            _, ids = filt.ladder(scenarios=c.scenarios, scene=c.scene, time_class=c.time_class,
+                                 country=country, used=used, levels=levels)
+            _, found = search(index, q, 5, allowed=ids.tolist())
+            used[int(found[0])] = True
+            n += 1
+    return {"matches": n, "seconds": time.perf_counter() - start, "logs": len(work)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--video-info", default=str(ROOT.parent / "shared/data/xlebench_video_info.json"))
+    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args()
+    if not Path(args.video_info).is_file():
+        sys.exit(f"{args.video_info} not found: pass --video-info")
+    overrides = ["experiment=paper", "library=xlebench_release",
+                 f"library.path={Path(args.video_info).resolve()}",
+                 f"matcher/embedder={args.embedder}", f"workers={args.workers}",
+                 "progress=false", "stages=[library,persona,plan,simulate]"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        cold_wall, cold = _cli(out, overrides)
+        warm_wall, warm = _cli(out, overrides)
+        bound = matching_lower_bound(out / "cache")
+    logs = cold["simulate"]["total"]
+    sim_s = cold["simulate"]["seconds"]
+    report = {
+        "logs": logs,
+        "cold_wall_s": round(cold_wall, 1),
+        "warm_wall_s": round(warm_wall, 1),
+        "stage_seconds_cold": {k: round(v["seconds"], 2) for k, v in cold.items()},
+        "stage_seconds_warm": {k: round(v["seconds"], 3) for k, v in warm.items()},
+        "simulate_ms_per_log": round(sim_s / logs * 1000, 2),
+        "lower_bound": {"matches": bound["matches"], "seconds": round(bound["seconds"], 3),
+                        "ms_per_log": round(bound["seconds"] / bound["logs"] * 1000, 2)},
+        "simulate_over_lower_bound": round(sim_s / bound["seconds"], 2),
+        "warm_over_cold_wall": round(warm_wall / cold_wall, 3),
+    }
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
