@@ -34,6 +34,10 @@ class Ego4DSelection:
     require_moments: bool = False
     labeller: str = "heuristic"  # heuristic | llm | gemini_video
     consolidator: str = "extractive"  # extractive | llm
+    #: Threads for network-bound labelling (llm: at most llm.max_concurrency requests anyway).
+    label_workers: int = 8
+    gemini_model: str = "gemini-1.5-pro"
+    gemini_key_env: str = "GEMINI_API_KEY"
 
 
 @dataclass

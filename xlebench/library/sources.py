@@ -6,9 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xlebench.errors import ConfigError
 from xlebench.library import ego4d
-from xlebench.library.labelling import consolidate_extractive, label_scene, label_time
+from xlebench.library.labellers import Evidence, Labelling, default_labelling, label_videos
 from xlebench.library.records import LibraryVideo
 from xlebench.library.release import load_release
 
@@ -24,49 +23,41 @@ class LoadedLibrary:
 class Selection:
     require_nlq: bool = False
     require_moments: bool = False
-    labeller: str = "heuristic"
-    consolidator: str = "extractive"
 
 
-def _check_selection(sel: Selection) -> None:
-    if sel.labeller not in ("heuristic",):
-        raise ConfigError(
-            f"library.labeller={sel.labeller}: only 'heuristic' is available in this version "
-            "(the llm and gemini_video labellers are planned); use library.labeller=heuristic"
-        )
-    if sel.consolidator not in ("extractive",):
-        raise ConfigError(
-            f"library.consolidator={sel.consolidator}: only 'extractive' is available in this "
-            "version; use library.consolidator=extractive"
-        )
+def load_ego4d(root: Path, sel: Selection, how: Labelling | None = None) -> LoadedLibrary:
+    """The paper's selection: scenarios, clip summaries, not redacted (+ optional NLQ/moments).
 
-
-def load_ego4d(root: Path, sel: Selection) -> LoadedLibrary:
-    """The paper's selection: scenarios, clip summaries, not redacted (+ optional NLQ/moments)."""
-    _check_selection(sel)
+    Labels (time, scene) and summaries come from `how` (default: heuristic + extractive).
+    """
+    how = how or default_labelling()
     layout = ego4d.find_layout(root)
     skips: Counter = Counter()
     metas = ego4d.read_videos(layout.metadata, skips)
     narr = ego4d.read_narrations(layout.narration, skips)
     nlq = ego4d.annotated_uids(layout.nlq, "language_queries")
     moments = ego4d.annotated_uids(layout.moments, "labels")
-    videos = []
+    kept = []
     for m in metas:
         reason = _excluded(m, narr.get(m.video_uid), sel, nlq, moments)
         if reason:
             skips[reason] += 1
-            continue
-        info = narr[m.video_uid]
-        texts = [t for p in info.passes for _, t in p]
-        videos.append(LibraryVideo(
+        else:
+            kept.append(m)
+    evidence = [Evidence(m.video_uid, m.duration_s, m.scenarios,
+                         tuple(t for p in narr[m.video_uid].passes for _, t in p),
+                         tuple(narr[m.video_uid].summaries)) for m in kept]
+    videos = [
+        LibraryVideo(
             video_uid=m.video_uid, duration_s=m.duration_s,
             country=ego4d.country_of(m.university) or "", university=m.university,
-            scenarios=m.scenarios, time_period=label_time(m.scenarios, texts),
-            scene=label_scene(m.scenarios, texts),
-            summary=consolidate_extractive(info.summaries),
-            clip_summaries=tuple(info.summaries), has_nlq=m.video_uid in nlq,
-            has_moments=m.video_uid in moments, has_narrations=bool(texts),
-        ))
+            scenarios=m.scenarios, time_period=time_period, scene=scene, summary=summary,
+            clip_summaries=ev.summaries, has_nlq=m.video_uid in nlq,
+            has_moments=m.video_uid in moments, has_narrations=bool(ev.narrations),
+        )
+        for m, ev, (time_period, scene, summary)
+        in zip(kept, evidence, label_videos(evidence, how), strict=True)
+    ]
     return LoadedLibrary(videos, skips, f"ego4d:{layout.root}")
 
 

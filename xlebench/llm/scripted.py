@@ -141,7 +141,23 @@ def _reflection(data: dict, break_gap: bool) -> dict:
     return {"chunks": out}
 
 
+def _label(data: dict, _: bool) -> dict:
+    text = " ".join(data.get("narrations_sample", [])).lower()
+    scene = "outdoor" if any(w in text for w in ("street", "garden", "road", "park")) \
+        else "indoor"
+    time = "nighttime" if any(w in text for w in ("dark", "lamp", "night")) else "daytime"
+    return {"time_period": time, "scene": scene, "evidence": "scripted"}
+
+
+def _consolidate(data: dict, _: bool) -> dict:
+    clips = data.get("clip_summaries", [])
+    first = clips[0]["text"].split(".")[0].strip() if clips else "records the day"
+    first = first[2:] if first.startswith("C ") else first
+    return {"summary": f"C {first[:1].lower()}{first[1:]}."}
+
+
 ANSWERS: dict[str, Callable[[dict, bool], dict]] = {
     "persona": _persona, "daily_plan": _daily_plan, "chunking": _chunking,
-    "chunk_info": _chunk_info, "reflection": _reflection,
+    "chunk_info": _chunk_info, "reflection": _reflection, "label": _label,
+    "consolidate": _consolidate,
 }

@@ -15,16 +15,42 @@ from typing import Any, ClassVar
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from xlebench.errors import ConfigError
+from xlebench.errors import ConfigError, DataError
 from xlebench.library.embed import EmbeddingStore, make_embedder
 from xlebench.library.index import build_index, save_index
+from xlebench.library.labellers import (
+    Evidence,
+    ExtractiveConsolidator,
+    GeminiVideoLabeller,
+    HeuristicLabeller,
+    Labelling,
+    LLMConsolidator,
+    LLMLabeller,
+    default_labelling,
+)
+from xlebench.library.records import LibraryVideo
 from xlebench.library.sources import LoadedLibrary, Selection, load_ego4d, load_release_library
 from xlebench.library.stats import library_stats, plot_stats
 from xlebench.library.synthetic import SyntheticSpec, generate_corpus
 from xlebench.library.view import EMBEDDINGS, INDEX, TABLE
+from xlebench.llm.client import Usage
+from xlebench.llm.setup import (
+    export_usage,
+    llm_client,
+    llm_fingerprint,
+    prompt_files,
+    save_usage,
+)
+from xlebench.media.ffmpeg import safe_uid
+from xlebench.media.synthetic import MediaSpec, SyntheticMediaStore
 from xlebench.runner.atomic import write_json
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+
+LABELLERS = ("heuristic", "llm", "gemini_video")
+CONSOLIDATORS = ("extractive", "llm")
+LABEL_PROMPT = "library/label.v1"
+CONSOLIDATE_PROMPT = "library/consolidate.v1"
 
 
 class LibraryStage(BaseStage):
@@ -39,8 +65,12 @@ class LibraryStage(BaseStage):
         embedder: dict[str, Any],
         index: dict[str, Any],
         embedding_store: Path | None = None,
+        labelling: Labelling | None = None,
+        prompts: list[str] | None = None,
     ) -> None:
         self.source = dict(source)
+        self.labelling = labelling
+        self.prompts = list(prompts or [])
         self.embedder_cfg = dict(embedder)
         self.index_cfg = dict(index)
         self.embedding_store = embedding_store
@@ -48,19 +78,21 @@ class LibraryStage(BaseStage):
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit("library")]
 
+    def prompt_files(self) -> list[Path]:
+        return prompt_files(self.prompts)
+
     def _load(self, workdir: Path) -> LoadedLibrary:
         src = self.source
-        sel = Selection(**{k: src[k] for k in ("require_nlq", "require_moments", "labeller",
-                                               "consolidator") if k in src})
+        sel = Selection(**{k: src[k] for k in ("require_nlq", "require_moments") if k in src})
         if src["kind"] == "synthetic":
             fields = SyntheticSpec.__dataclass_fields__
             spec = SyntheticSpec(**{k: v for k, v in src.items() if k in fields})
             generate_corpus(spec, workdir / "corpus")
-            loaded = load_ego4d(workdir / "corpus", sel)
+            loaded = load_ego4d(workdir / "corpus", sel, self.labelling)
             loaded.source = f"synthetic(seed={spec.seed}, n_videos={spec.n_videos})"
             return loaded
         if src["kind"] == "ego4d":
-            return load_ego4d(Path(src["root"]), sel)
+            return load_ego4d(Path(src["root"]), sel, self.labelling)
         if src["kind"] == "xlebench_release":
             return load_release_library(Path(src["path"]))
         raise ConfigError(f"library.kind={src['kind']}: expected synthetic, ego4d or "
@@ -87,6 +119,9 @@ class LibraryStage(BaseStage):
         np.save(ctx.workdir / EMBEDDINGS, vectors)
         save_index(build_index(vectors, self.index_cfg["kind"], self.index_cfg.get("hnsw_m", 32)),
                    ctx.workdir / INDEX)
+        usage = _labelling_usage(self.labelling)
+        if usage is not None:
+            save_usage(ctx.workdir, usage)
         stats = library_stats(videos)
         write_json(ctx.workdir / "stats.json", stats)
         plot_stats(stats, videos, ctx.workdir / "library_stats.png")
@@ -108,12 +143,38 @@ class LibraryStage(BaseStage):
         shutil.copyfile(src / "stats.json", out / "library.json")
         shutil.copyfile(src / "library_stats.png", out / "library.png")
         shutil.copyfile(src / TABLE, dest / "library.parquet")
-        return {"videos": record["videos"], "skipped": record["skipped"]}
+        counts = {"videos": record["videos"], "skipped": record["skipped"]}
+        model = self.labelling_model()
+        return export_usage(model, result, dest, counts)
+
+    def labelling_model(self) -> str | None:
+        for part in (self.labelling.labeller, self.labelling.consolidator) if self.labelling \
+                else ():
+            client = getattr(part, "client", None)
+            if client is not None:
+                return client.settings.model
+        return None
+
+
+def _labelling_usage(how: Labelling | None) -> Usage | None:
+    """Token use of the LLM labeller and consolidator together (None without an LLM)."""
+    parts = [p.usage for p in ((how.labeller, how.consolidator) if how else ())
+             if isinstance(getattr(p, "usage", None), Usage)]
+    if not parts:
+        return None
+    total = Usage()
+    for u in parts:
+        total.requests += u.requests
+        total.prompt_tokens += u.prompt_tokens
+        total.completion_tokens += u.completion_tokens
+        total.cost_usd += u.cost_usd
+    return total
 
 
 def _source_fingerprint(src: dict) -> dict:
     """Fingerprint the source's content too: editing a file in place must invalidate."""
-    out = dict(src)
+    out = {k: v for k, v in src.items()
+           if k not in ("label_workers", "gemini_model", "gemini_key_env")}
     if src["kind"] == "xlebench_release":
         path = Path(src["path"])
         if not path.is_file():
@@ -134,16 +195,82 @@ def build_library_stage(cfg: DictConfig) -> StageSpec:
     source = OmegaConf.to_container(cfg.library, resolve=True)
     embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
     index = OmegaConf.to_container(cfg.matcher.index, resolve=True)
+    labelling, prompts, label_fp = make_labelling(cfg, source)
     stage = LibraryStage(
         source=source,
         embedder={k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
         index=index,
         embedding_store=Path(cfg.paths.cache) / "embeddings",
+        labelling=labelling, prompts=prompts,
     )
     fp = {"source": _source_fingerprint(source),
           "embedder": {k: embedder[k] for k in ("kind", "dim", "model")},
-          "index": {k: index[k] for k in ("kind", "hnsw_m")}}
+          "index": {k: index[k] for k in ("kind", "hnsw_m")},
+          "labelling": label_fp}
     return StageSpec(stage, fp)
+
+
+def make_labelling(cfg: DictConfig, source: dict[str, Any]
+                   ) -> tuple[Labelling | None, list[str], dict | None]:
+    """The configured labeller + consolidator, their prompt ids and what they add to the
+    fingerprint (None for the deterministic defaults, so existing caches stay valid)."""
+    if source["kind"] == "xlebench_release":
+        return None, [], None
+    labeller, consolidator = source.get("labeller", "heuristic"), source.get(
+        "consolidator", "extractive")
+    if labeller not in LABELLERS:
+        raise ConfigError(f"library.labeller={labeller}: choose one of {list(LABELLERS)}")
+    if consolidator not in CONSOLIDATORS:
+        raise ConfigError(f"library.consolidator={consolidator}: choose one of "
+                          f"{list(CONSOLIDATORS)}")
+    if (labeller, consolidator) == ("heuristic", "extractive"):
+        return default_labelling(), [], None
+    client = None
+    if "llm" in (labeller, consolidator):
+        client = llm_client(cfg, "library.labeller=llm / library.consolidator=llm")
+    retries = int(cfg.llm.max_retries)
+    prompts = []
+    if labeller == "llm":
+        lab: Any = LLMLabeller(client, LABEL_PROMPT, retries)
+        prompts.append(LABEL_PROMPT)
+    elif labeller == "gemini_video":
+        lab = GeminiVideoLabeller(
+            model=str(source["gemini_model"]), api_key_env=str(source["gemini_key_env"]),
+            media=_media_for_labelling(cfg, source),
+            cache_dir=Path(cfg.paths.cache) / "labels" / "gemini_video")
+    else:
+        lab = HeuristicLabeller()
+    if consolidator == "llm":
+        con: Any = LLMConsolidator(client, CONSOLIDATE_PROMPT, retries)
+        prompts.append(CONSOLIDATE_PROMPT)
+    else:
+        con = ExtractiveConsolidator()
+    fp = {"labeller": labeller, "consolidator": consolidator,
+          "gemini_model": source.get("gemini_model") if labeller == "gemini_video" else None,
+          "llm": llm_fingerprint(cfg, prompts) if client else None}
+    return Labelling(lab, con, workers=int(source.get("label_workers", 8))), prompts, fp
+
+
+def _media_for_labelling(cfg: DictConfig, source: dict[str, Any]):
+    """Where gemini_video finds each video: Ego4D's full_scale folder, or synthetic media."""
+    if source["kind"] == "ego4d":
+        root = Path(source["root"])
+
+        def ego4d_media(ev: Evidence) -> Path:
+            path = root / "v2" / "full_scale" / f"{safe_uid(ev.video_uid)}.mp4"
+            if not path.is_file():
+                raise DataError(str(path), ev.video_uid, "the video file for gemini_video "
+                                "labelling", "download it with the Ego4D CLI (full_scale)")
+            return path
+        return ego4d_media
+    store = SyntheticMediaStore(Path(cfg.paths.cache) / "media" / "synthetic",
+                                MediaSpec(int(source["media_width"]),
+                                          int(source["media_height"]), int(source["media_fps"])))
+
+    def synthetic_media(ev: Evidence) -> Path:
+        return store.ensure(LibraryVideo(ev.video_uid, ev.duration_s, "", None, ev.scenarios,
+                                         "uncertain", "mixed", ""))
+    return synthetic_media
 
 
 __all__ = ["LibraryStage", "build_library_stage"]

@@ -1,0 +1,1 @@
+"""Video media: locating ffmpeg, probing files, generating synthetic media, resolving uids."""
