@@ -28,7 +28,6 @@ from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 log = logging.getLogger(__name__)
 
 PLANNED = {
-    "render": "stitched life-log videos (rendering milestone)",
     "annotate": "task annotations for the 8 subtasks (task compiler milestone)",
     "evaluate": "metrics and baselines (evaluation milestone)",
     "report": "dataset card, plots and viewer (report milestone)",
@@ -83,11 +82,18 @@ def _simulate_spec(cfg: DictConfig) -> StageSpec:
     return build_simulate_stage(cfg)
 
 
+def _render_spec(cfg: DictConfig) -> StageSpec:
+    from xlebench.stages.render import build_render_stage
+
+    return build_render_stage(cfg)
+
+
 BUILDERS: dict[str, Callable[[DictConfig], StageSpec]] = {
     "library": _library_spec,
     "persona": _persona_spec,
     "plan": _plan_spec,
     "simulate": _simulate_spec,
+    "render": _render_spec,
 }
 #: Where each stage class lives; its `upstream` attribute says which stages it reads.
 STAGE_CLASSES = {
@@ -95,6 +101,7 @@ STAGE_CLASSES = {
     "persona": "xlebench.stages.persona:PersonaStage",
     "plan": "xlebench.stages.plan:PlanStage",
     "simulate": "xlebench.stages.simulate:SimulateStage",
+    "render": "xlebench.stages.render:RenderStage",
 }
 
 

@@ -165,6 +165,34 @@ class SimulationConfig:
 
 
 @dataclass
+class FramesConfig:
+    #: N frames uniformly over each whole life log (paper's end-to-end baseline: 1200; 0 = off).
+    uniform_n: int = 0
+    #: Frames per second inside each 30-second source segment (Socratic baselines: 1; 0 = off).
+    segment_fps: float = 0.0
+    segment_s: float = 30.0
+    width: int = 560
+    height: int = 420
+
+
+@dataclass
+class RenderConfig:
+    kind: str = "none"  # none | concat | reencode
+    #: Render only the first N life logs (sorted by id); null = all.
+    max_logs: int | None = None
+    #: Folder holding v2/full_scale/<video_uid>.mp4 (Ego4D / release libraries); null = the
+    #: library's own root (ego4d) or generated media (synthetic).
+    media_root: str | None = None
+    width: int = 640
+    height: int = 480
+    fps: int = 10
+    crf: int = 28
+    preset: str = "ultrafast"
+    burn_clock: bool = False
+    frames: FramesConfig = field(default_factory=FramesConfig)
+
+
+@dataclass
 class XLeBenchConfig:
     name: str = "demo"
     seed: int = 0
@@ -181,6 +209,7 @@ class XLeBenchConfig:
     persona: Any = MISSING
     planner: Any = MISSING
     simulation: Any = MISSING
+    render: Any = MISSING
 
 
 SCHEMAS: dict[str, dict[str, type]] = {
@@ -196,6 +225,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "persona": {"grid": PersonaGridConfig, "files": PersonaFilesConfig},
     "planner": {"planner": PlannerConfig},
     "simulation": {"simulation": SimulationConfig},
+    "render": {"render": RenderConfig},
 }
 
 

@@ -43,10 +43,12 @@ def safe_uid(uid: str, source: str = "library") -> str:
     return uid
 
 
-def run_ffmpeg(args: list[str], *, timeout: float | None = None) -> None:
+def run_ffmpeg(args: list[str], *, timeout: float | None = None, cwd: Path | None = None
+               ) -> None:
     """Run ffmpeg with `args` (no shell); raise FFmpegError with its stderr on failure."""
     cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                          cwd=cwd)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-8:])
         raise FFmpegError(f"ffmpeg failed ({proc.returncode}): {' '.join(cmd[1:])}\n{tail}")

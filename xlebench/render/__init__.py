@@ -1,0 +1,1 @@
+"""Rendering life logs: output-time mapping, WebVTT clock, ffmpeg stitching, frame sampling."""

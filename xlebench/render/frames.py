@@ -1,0 +1,108 @@
+"""Frame sampling for the evaluation baselines (paper section 4), cached per source video.
+
+* `segment_frames`: the Socratic baselines' input — every source video cut into 30-second
+  segments, ``fps`` frames per second at 560x420. A video is decoded once, sequentially, and
+  its frames stored under ``<root>/<uid>/<W>x<H>@<fps>/``; a library video reused by many life
+  logs is never decoded again.
+* `uniform_frames`: the end-to-end baseline's input — N frames spread uniformly over a whole
+  life log's output time (paper: 1200), each cached per (video, millisecond).
+
+Every frame is tagged with its source position; callers add the virtual timestamp through the
+life log's mapping (`xlebench.render.timeline`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlebench.media.ffmpeg import safe_uid
+from xlebench.runner.atomic import dumps, write_text
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    width: int = 560
+    height: int = 420
+    fps: float = 1.0
+    segment_s: float = 30.0
+
+    @property
+    def key(self) -> str:
+        return f"{self.width}x{self.height}@{self.fps:g}"
+
+
+def _save(frame, path: Path, spec: FrameSpec) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.reformat(width=spec.width, height=spec.height).to_image().save(tmp, format="JPEG",
+                                                                        quality=85)
+    os.replace(tmp, path)
+
+
+def segment_frames(video: Path, uid: str, root: Path, spec: FrameSpec) -> list[dict]:
+    """[{segment, source_s, file}] for the whole video; decoded once, then read from cache."""
+    import av
+
+    folder = Path(root) / safe_uid(uid) / spec.key
+    index = folder / "index.json"
+    if index.is_file():
+        return json.loads(index.read_text("utf-8"))["frames"]
+    out, step, k = [], 1.0 / spec.fps, 0
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            t = float(frame.time or 0.0)
+            while t + 1e-6 >= k * step:
+                if t - k * step < step:  # the first frame at or after the sample time
+                    seg = int(k * step // spec.segment_s)
+                    name = f"seg_{seg:05d}/{k:06d}.jpg"
+                    _save(frame, folder / name, spec)
+                    out.append({"segment": seg, "source_s": round(k * step, 3), "file": name})
+                k += 1
+    write_text(index, dumps({"video_uid": uid, "spec": spec.key, "frames": out}))
+    return out
+
+
+def uniform_times(total_s: float, n: int) -> list[float]:
+    """N output times, one in the middle of each of N equal slices of the video."""
+    if n <= 0 or total_s <= 0:
+        return []
+    return [round((i + 0.5) * total_s / n, 3) for i in range(n)]
+
+
+def frames_at(video: Path, uid: str, times: Sequence[float], root: Path, spec: FrameSpec
+              ) -> dict[float, str]:
+    """One frame at (or just after) each source time, cached per (video, millisecond)."""
+    import av
+
+    folder = Path(root) / safe_uid(uid) / f"{spec.width}x{spec.height}" / "at"
+    want = {t: f"{int(round(t * 1000)):09d}.jpg" for t in sorted(set(times))}
+    todo = [t for t, name in want.items() if not (folder / name).is_file()]
+    if todo:
+        with av.open(str(video)) as container:
+            stream = container.streams.video[0]
+            for t in todo:
+                container.seek(int(t / stream.time_base), stream=stream, backward=True)
+                chosen = None
+                for frame in container.decode(stream):
+                    chosen = frame
+                    if float(frame.time or 0.0) + 1e-6 >= t:
+                        break
+                if chosen is None:
+                    raise ValueError(f"{uid}: no decodable frame near {t}s")
+                # Past the last frame (t within the final frame's duration): keep the last one.
+                _save(chosen, folder / want[t], spec)
+    return {t: f"{uid}/{spec.width}x{spec.height}/at/{name}" for t, name in want.items()}
+
+
+def group_by_video(positions: Sequence[tuple[float, str, float]]) -> dict[str, list[float]]:
+    """(out_s, uid, source_s) triples -> source times per uid."""
+    grouped: dict[str, list[float]] = defaultdict(list)
+    for _, uid, src in positions:
+        grouped[uid].append(src)
+    return grouped

@@ -1,0 +1,125 @@
+"""Render stage: one unit per life log -> stitched video, WebVTT clock, mapping, frames.
+
+Finished logs are never redone: each unit is built in a private folder and published with one
+rename by the runner, so an interrupted render resumes at the next log and a partial video is
+never taken for a finished one. Media for every log is checked before the first encode.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, ClassVar
+
+from omegaconf import DictConfig, OmegaConf
+
+from xlebench.library.view import LibraryView
+from xlebench.media.synthetic import MediaSpec, SyntheticMediaStore
+from xlebench.render.frames import FrameSpec
+from xlebench.render.media import MediaResolver
+from xlebench.render.render import VIDEO, VTT, RenderSettings, render_log
+from xlebench.render.stitch import EncodeSpec
+from xlebench.runner.atomic import write_json
+from xlebench.runner.runner import StageSpec
+from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+
+
+class RenderStage(BaseStage):
+    name: ClassVar[str] = "render"
+    version: ClassVar[str] = "1"
+    upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
+    uses_seed: ClassVar[bool] = False
+
+    def __init__(self, *, settings: RenderSettings, resolver: MediaResolver,
+                 max_logs: int | None, frames_root: Path) -> None:
+        self.settings, self.resolver = settings, resolver
+        self.max_logs, self.frames_root = max_logs, frames_root
+        self._videos: dict[str, Any] = {}
+
+    def setup(self, ctx: StageContext) -> None:
+        uid, _ = ctx["library"].only()
+        view = LibraryView(ctx["library"].unit_dir(uid))
+        self._videos = {v.video_uid: v for v in view.videos}
+
+    def units(self, ctx: StageContext) -> list[Unit]:
+        if self.settings.kind == "none":
+            return []
+        ids = sorted(ctx["simulate"].records)
+        if self.max_logs is not None:
+            ids = ids[: self.max_logs]
+        uids = [s["video_uid"] for i in ids for s in ctx["simulate"].records[i]["segments"]]
+        self.resolver.check(uids)  # every missing file listed before anything is encoded
+        return [Unit(i) for i in ids]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        log = ctx.upstream["simulate"].records[unit.id]
+
+        def media(uid: str) -> Path:
+            return self.resolver.ensure(self._videos[uid])
+
+        record = render_log(log["segments"], media, self.settings, ctx.workdir,
+                            self.frames_root)
+        return {"lifelog_id": unit.id, **record}
+
+    def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
+        checksums = {}
+        for lid, record in result.records.items():
+            src = result.unit_dir(lid)
+            _link_or_copy(src / VIDEO, dest / "videos" / f"{lid}.mp4")
+            _link_or_copy(src / VTT, dest / "videos" / f"{lid}.vtt")
+            timeline = dest / "lifelogs" / f"{lid}.json"
+            if timeline.is_file():  # add the output-time mapping to the timeline record
+                data = json.loads(timeline.read_text("utf-8"))
+                data["render"] = {k: v for k, v in record.items() if k != "lifelog_id"}
+                write_json(timeline, data)
+            checksums[f"videos/{lid}.mp4"] = record["video"]["sha256"]
+            checksums[f"videos/{lid}.vtt"] = record["vtt"]["sha256"]
+        return {"rendered": len(result.records), "kind": self.settings.kind,
+                "sha256": dict(sorted(checksums.items()))}
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)  # videos are large: share the cached bytes when the disk allows
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def render_settings(rc: dict[str, Any]) -> RenderSettings:
+    f = rc["frames"]
+    return RenderSettings(
+        kind=rc["kind"],
+        encode=EncodeSpec(rc["width"], rc["height"], rc["fps"], rc["crf"], rc["preset"],
+                          bool(rc["burn_clock"])),
+        uniform_frames=int(f["uniform_n"]), segment_fps=float(f["segment_fps"]),
+        frames=FrameSpec(int(f["width"]), int(f["height"]), 1.0, float(f["segment_s"])),
+    )
+
+
+def media_resolver(cfg: DictConfig) -> MediaResolver:
+    lib = OmegaConf.to_container(cfg.library, resolve=True)
+    root = cfg.render.media_root
+    if lib["kind"] == "synthetic" and root is None:
+        spec = MediaSpec(int(lib["media_width"]), int(lib["media_height"]),
+                         int(lib["media_fps"]))
+        return MediaResolver(synthetic=SyntheticMediaStore(
+            Path(cfg.paths.cache) / "media" / "synthetic", spec))
+    if root is None and lib["kind"] == "ego4d":
+        root = lib["root"]
+    return MediaResolver(root=Path(root) if root else None,
+                         report_dir=Path(cfg.paths.outputs))
+
+
+def build_render_stage(cfg: DictConfig) -> StageSpec:
+    rc = OmegaConf.to_container(cfg.render, resolve=True)
+    stage = RenderStage(settings=render_settings(rc), resolver=media_resolver(cfg),
+                        max_logs=rc["max_logs"],
+                        frames_root=Path(cfg.paths.cache) / "frames")
+    lib = OmegaConf.to_container(cfg.library, resolve=True)
+    fp = {"render": {k: v for k, v in rc.items() if k != "max_logs"},
+          "media": {k: lib.get(k) for k in ("media_width", "media_height", "media_fps")}}
+    return StageSpec(stage, fp)
