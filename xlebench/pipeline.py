@@ -28,7 +28,6 @@ from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 log = logging.getLogger(__name__)
 
 PLANNED = {
-    "annotate": "task annotations for the 8 subtasks (task compiler milestone)",
     "evaluate": "metrics and baselines (evaluation milestone)",
     "report": "dataset card, plots and viewer (report milestone)",
 }
@@ -88,12 +87,19 @@ def _render_spec(cfg: DictConfig) -> StageSpec:
     return build_render_stage(cfg)
 
 
+def _annotate_spec(cfg: DictConfig) -> StageSpec:
+    from xlebench.stages.annotate import build_annotate_stage
+
+    return build_annotate_stage(cfg)
+
+
 BUILDERS: dict[str, Callable[[DictConfig], StageSpec]] = {
     "library": _library_spec,
     "persona": _persona_spec,
     "plan": _plan_spec,
     "simulate": _simulate_spec,
     "render": _render_spec,
+    "annotate": _annotate_spec,
 }
 #: Where each stage class lives; its `upstream` attribute says which stages it reads.
 STAGE_CLASSES = {
@@ -102,6 +108,7 @@ STAGE_CLASSES = {
     "plan": "xlebench.stages.plan:PlanStage",
     "simulate": "xlebench.stages.simulate:SimulateStage",
     "render": "xlebench.stages.render:RenderStage",
+    "annotate": "xlebench.stages.annotate:AnnotateStage",
 }
 
 

@@ -210,6 +210,10 @@ class XLeBenchConfig:
     planner: Any = MISSING
     simulation: Any = MISSING
     render: Any = MISSING
+    #: Task recipes (multi-select group conf/tasks/); each key is one subtask's parameters.
+    tasks: dict[str, Any] = field(default_factory=dict)
+    #: How multi-video and holistic summaries are aggregated: offline | llm.
+    aggregator: str = "offline"
 
 
 SCHEMAS: dict[str, dict[str, type]] = {

@@ -1,0 +1,53 @@
+"""The task item record (DESIGN.md section 5) and the wording shared by every recipe."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xlebench.plan.clock import fmt_hhmm, fmt_hhmmss
+
+
+def span_text(spans: Sequence[Sequence[float]]) -> str:
+    return ", ".join(f"[{fmt_hhmmss(a)} - {fmt_hhmmss(b)}]" for a, b in spans)
+
+
+def period_text(start_s: float, end_s: float) -> str:
+    return f"{fmt_hhmm(start_s)} - {fmt_hhmm(end_s)}"
+
+
+def to_day(segment: dict, video_s: float) -> float:
+    """Authors' remapping: segment start on the day + video-relative seconds (exact, no
+    flooring), minus where the segment starts in its source video (0 for whole videos)."""
+    return round(float(segment["start_s"]) + float(video_s)
+                 - float(segment.get("source_start_s", 0.0)), 3)
+
+
+def make_item(*, log: dict, subtask: str, k: int, query: str, period: tuple[float, float],
+              text: str = "", spans: Sequence[Sequence[float]] = (),
+              counts: dict[str, int] | None = None, order: Sequence[int] = (),
+              evidence: Sequence[dict] = (), provenance: dict[str, Any] | None = None,
+              extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "item_id": f"{log['lifelog_id']}-{subtask}-{k:03d}",
+        "task": TASK_OF[subtask],
+        "subtask": subtask,
+        "lifelog_id": log["lifelog_id"],
+        "category": log.get("category", ""),
+        "query": query,
+        "answer": {"text": text, "spans": [[round(a, 3), round(b, 3)] for a, b in spans],
+                   "counts": dict(counts or {}), "order": list(order)},
+        "period": {"start_s": round(period[0], 3), "end_s": round(period[1], 3)},
+        "evidence": list(evidence),
+        "provenance": dict(provenance or {}),
+        **(extra or {}),
+    }
+
+
+TASK_OF = {
+    "object_retrieval": "temporal_localisation", "people_retrieval": "temporal_localisation",
+    "moment_retrieval": "temporal_localisation", "single_summary": "summarisation",
+    "multi_summary": "summarisation", "holistic_summary": "summarisation",
+    "action_counting": "counting", "summary_ordering": "ordering",
+}
+SUBTASKS = tuple(TASK_OF)

@@ -1,0 +1,166 @@
+"""Ego4D annotations of the videos a benchmark uses: NLQ queries, moments, narrations.
+
+Read once per annotate run, restricted to the videos that appear in the compiled life logs.
+Real-data quirks are handled here and counted, never dropped silently: missing/empty queries,
+the literal ``Query Text:`` prefix, stray whitespace, null templates, zero-length windows
+(``min_duration_s``), quoted moment labels, duplicate labels from several annotators.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xlebench.library.ego4d import Ego4DLayout, find_layout
+from xlebench.library.jsonio import expect, load_json
+
+
+@dataclass(frozen=True)
+class NLQQuery:
+    video_uid: str
+    query: str
+    template: str
+    start_s: float  # video-relative
+    end_s: float
+    annotation_uid: str
+    query_idx: int
+    clip_uid: str
+    file: str
+
+
+@dataclass(frozen=True)
+class Moment:
+    video_uid: str
+    label: str  # underscore taxonomy label, quotes stripped
+    start_s: float  # video-relative
+    end_s: float
+    annotation_uids: tuple[str, ...]
+    file: str
+
+
+@dataclass(frozen=True)
+class Narration:
+    t: float
+    text: str
+    annotation_uid: str
+
+
+@dataclass
+class AnnotationIndex:
+    nlq: dict[str, list[NLQQuery]] = field(default_factory=lambda: defaultdict(list))
+    moments: dict[str, list[Moment]] = field(default_factory=lambda: defaultdict(list))
+    narrations: dict[str, list[list[Narration]]] = field(default_factory=dict)
+    narration_file: str = ""
+    skips: Counter = field(default_factory=Counter)
+
+
+_PREFIX = re.compile(r"^\s*query text:\s*", re.IGNORECASE)
+
+
+def clean_query(text: str) -> str:
+    q = _PREFIX.sub("", " ".join(str(text).split()))
+    q = re.sub(r"\bi\b", "I", q)
+    return q[:1].upper() + q[1:]
+
+
+def load_annotations(root: Path, uids: Iterable[str], min_duration_s: float = 0.0
+                     ) -> AnnotationIndex:
+    layout = find_layout(root)
+    wanted = set(uids)
+    idx = AnnotationIndex()
+    for path in layout.nlq:
+        _read_nlq(path, wanted, idx, min_duration_s, layout)
+    for path in layout.moments:
+        _read_moments(path, wanted, idx, min_duration_s, layout)
+    if layout.narration is not None:
+        _read_narrations(layout.narration, wanted, idx, layout)
+    return idx
+
+
+def _rel(path: Path, layout: Ego4DLayout) -> str:
+    try:
+        return str(path.relative_to(layout.root))
+    except ValueError:
+        return path.name
+
+
+def _videos(path: Path):
+    data = load_json(path)
+    expect(isinstance(data, dict) and isinstance(data.get("videos"), list), path, "$.videos",
+           "expected an object with a 'videos' list")
+    return data["videos"]
+
+
+def _read_nlq(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,
+              layout: Ego4DLayout) -> None:
+    rel = _rel(path, layout)
+    for video in _videos(path):
+        uid = video.get("video_uid")
+        if uid not in wanted:
+            continue
+        for clip in video.get("clips") or []:
+            for ann in clip.get("annotations") or []:
+                for qi, q in enumerate(ann.get("language_queries") or []):
+                    text = q.get("query")
+                    if not text or not str(text).strip():
+                        idx.skips["nlq: missing or empty query"] += 1
+                        continue
+                    start, end = q.get("video_start_sec"), q.get("video_end_sec")
+                    if start is None or end is None:
+                        idx.skips["nlq: no video times (test split?)"] += 1
+                        continue
+                    if float(end) - float(start) <= min_dur:
+                        idx.skips[f"nlq: window <= {min_dur}s"] += 1
+                        continue
+                    idx.nlq[uid].append(NLQQuery(
+                        uid, clean_query(text), str(q.get("template") or ""), float(start),
+                        float(end), str(ann.get("annotation_uid", "")), qi,
+                        str(clip.get("clip_uid", "")), rel))
+
+
+def _read_moments(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,
+                  layout: Ego4DLayout) -> None:
+    rel = _rel(path, layout)
+    merged: dict[tuple, list[str]] = defaultdict(list)
+    for video in _videos(path):
+        uid = video.get("video_uid")
+        if uid not in wanted:
+            continue
+        for clip in video.get("clips") or []:
+            for ann in clip.get("annotations") or []:
+                for lab in ann.get("labels") or []:
+                    label = str(lab.get("label") or "").strip().strip('"').strip()
+                    start, end = lab.get("video_start_time"), lab.get("video_end_time")
+                    if not label or start is None or end is None:
+                        idx.skips["moments: label or times missing"] += 1
+                        continue
+                    if float(end) - float(start) <= min_dur:
+                        idx.skips[f"moments: window <= {min_dur}s"] += 1
+                        continue
+                    key = (uid, label, round(float(start), 1), round(float(end), 1))
+                    if key in merged:
+                        idx.skips["moments: duplicate label (several annotators)"] += 1
+                    merged[key].append(str(ann.get("annotator_uid", "")))
+    for (uid, label, start, end), ids in sorted(merged.items()):
+        idx.moments[uid].append(Moment(uid, label, start, end, tuple(ids), rel))
+
+
+def _read_narrations(path: Path, wanted: set, idx: AnnotationIndex,
+                     layout: Ego4DLayout) -> None:
+    idx.narration_file = _rel(path, layout)
+    data = load_json(path)
+    for uid in wanted & set(data):
+        passes = []
+        for key in ("narration_pass_1", "narration_pass_2"):
+            p = data[uid].get(key)
+            if not p:
+                continue
+            passes.append(sorted(
+                (Narration(float(n["timestamp_sec"]), str(n["narration_text"]),
+                           str(n.get("annotation_uid", "")))
+                 for n in p.get("narrations") or [] if n.get("narration_text")),
+                key=lambda n: n.t))
+        idx.narrations[uid] = passes
