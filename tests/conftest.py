@@ -21,6 +21,7 @@ SHARED = ROOT.parent / "shared" / "data"
 
 #: Small, fast settings for CLI runs: a 60-video synthetic corpus and the hashing embedder.
 FAST = [
+    "stages=[library,persona,plan,simulate]",
     "library.n_videos=60",
     "matcher/embedder=hashing",
     "persona.locations=[Japan,UK]",

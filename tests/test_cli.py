@@ -98,9 +98,9 @@ def test_no_secret_from_the_environment_lands_in_outputs(tmp_path: Path) -> None
 
 
 def test_unimplemented_stage_says_so(tmp_path: Path) -> None:
-    proc = run_cli(tmp_path, *FAST, "stages=[annotate]", check=False)
+    proc = run_cli(tmp_path, *FAST, "stages=[report]", check=False)
     assert proc.returncode == 2
-    assert "not implemented" in proc.stderr and "annotate" in proc.stderr
+    assert "not implemented" in proc.stderr and "report" in proc.stderr
 
 
 def test_help_and_cfg_job_work() -> None:

@@ -28,7 +28,6 @@ from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 log = logging.getLogger(__name__)
 
 PLANNED = {
-    "evaluate": "metrics and baselines (evaluation milestone)",
     "report": "dataset card, plots and viewer (report milestone)",
 }
 
@@ -93,6 +92,12 @@ def _annotate_spec(cfg: DictConfig) -> StageSpec:
     return build_annotate_stage(cfg)
 
 
+def _evaluate_spec(cfg: DictConfig) -> StageSpec:
+    from xlebench.stages.evaluate import build_evaluate_stage
+
+    return build_evaluate_stage(cfg)
+
+
 BUILDERS: dict[str, Callable[[DictConfig], StageSpec]] = {
     "library": _library_spec,
     "persona": _persona_spec,
@@ -100,6 +105,7 @@ BUILDERS: dict[str, Callable[[DictConfig], StageSpec]] = {
     "simulate": _simulate_spec,
     "render": _render_spec,
     "annotate": _annotate_spec,
+    "evaluate": _evaluate_spec,
 }
 #: Where each stage class lives; its `upstream` attribute says which stages it reads.
 STAGE_CLASSES = {
@@ -109,6 +115,7 @@ STAGE_CLASSES = {
     "simulate": "xlebench.stages.simulate:SimulateStage",
     "render": "xlebench.stages.render:RenderStage",
     "annotate": "xlebench.stages.annotate:AnnotateStage",
+    "evaluate": "xlebench.stages.evaluate:EvaluateStage",
 }
 
 

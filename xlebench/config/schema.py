@@ -13,6 +13,8 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from xlebench.eval.parse import DEFAULT_FAILURE_PATTERNS
+
 PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "report")
 
 
@@ -193,10 +195,28 @@ class RenderConfig:
 
 
 @dataclass
+class EvalConfig:
+    #: Built-in systems: text_retrieval (offline), socratic, retrieve_socratic (need an llm).
+    systems: list[str] = field(default_factory=lambda: ["text_retrieval"])
+    #: A predictions file (JSONL of {"item_id", "response"}) scored as system predictions-<stem>.
+    predictions: str | None = None
+    ks: list[int] = field(default_factory=lambda: [1, 5])
+    tious: list[float] = field(default_factory=lambda: [0.3, 0.5])
+    bertscore: bool = True
+    #: null = the bundled all-MiniLM-L6-v2; or a local model folder (e.g. roberta-large).
+    bertscore_model: str | None = None
+    bertscore_layer: int | None = None
+    bootstrap: int = 1000
+    record_s: float = 30.0
+    failure_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_FAILURE_PATTERNS))
+
+
+@dataclass
 class XLeBenchConfig:
     name: str = "demo"
     seed: int = 0
-    stages: list[str] = field(default_factory=lambda: ["library", "persona", "plan", "simulate"])
+    stages: list[str] = field(default_factory=lambda: [
+        "library", "persona", "plan", "simulate", "render", "annotate", "evaluate"])
     force: list[str] = field(default_factory=list)
     workers: int = 1
     fail_fast: bool = False
@@ -214,6 +234,7 @@ class XLeBenchConfig:
     tasks: dict[str, Any] = field(default_factory=dict)
     #: How multi-video and holistic summaries are aggregated: offline | llm.
     aggregator: str = "offline"
+    eval: EvalConfig = field(default_factory=EvalConfig)
 
 
 SCHEMAS: dict[str, dict[str, type]] = {

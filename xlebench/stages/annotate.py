@@ -6,6 +6,7 @@ the unit payload and the fingerprint; every other unit is reused by the runner's
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -50,15 +51,8 @@ class AnnotateStage(BaseStage):
         return prompt_files([self.aggregator.prompt]) if self.aggregator else []
 
     def setup(self, ctx: StageContext) -> None:
-        uid, _ = ctx["library"].only()
-        lib_dir = ctx["library"].unit_dir(uid)
-        self._videos = {v.video_uid: v for v in LibraryView(lib_dir).videos}
-        root = self.annotations_root or (lib_dir / "corpus" if (lib_dir / "corpus").is_dir()
-                                         else None)
-        if root is not None:
-            uids = {s["video_uid"] for r in ctx["simulate"].records.values()
-                    for s in r["segments"]}
-            self._ann = load_annotations(root, uids, self.min_duration_s)
+        self._videos, self._ann = library_and_annotations(ctx, self.annotations_root,
+                                                          self.min_duration_s)
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{lid}.{sub}", {"lifelog": lid, "subtask": sub})
@@ -89,8 +83,6 @@ class AnnotateStage(BaseStage):
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
         simulate = dest / "lifelogs"
-        import json
-
         for lid, items in sorted(by_log.items()):
             log = json.loads((simulate / f"{lid}.json").read_text("utf-8"))
             persona, category = log["persona_id"], log["category"]
@@ -104,12 +96,31 @@ class AnnotateStage(BaseStage):
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())}}
 
 
+def library_and_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
+                            ) -> tuple[dict, AnnotationIndex]:
+    """The library's videos by uid, and the Ego4D annotations of the videos the logs use
+    (from the Ego4D root, or the synthetic corpus kept with the library; none for the
+    X-LeBench release, whose logs then get no annotation-based items, counted)."""
+    uid, _ = ctx["library"].only()
+    lib_dir = ctx["library"].unit_dir(uid)
+    videos = {v.video_uid: v for v in LibraryView(lib_dir).videos}
+    root = root or (lib_dir / "corpus" if (lib_dir / "corpus").is_dir() else None)
+    if root is None:
+        return videos, AnnotationIndex()
+    uids = {s["video_uid"] for r in ctx["simulate"].records.values() for s in r["segments"]}
+    return videos, load_annotations(root, uids, min_duration_s)
+
+
+def annotations_root(cfg: DictConfig) -> Path | None:
+    lib = OmegaConf.to_container(cfg.library, resolve=True)
+    return Path(lib["root"]) if lib["kind"] == "ego4d" else None
+
+
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:
     recipes = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
     if not recipes:
         raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
-    lib = OmegaConf.to_container(cfg.library, resolve=True)
-    root = Path(lib["root"]) if lib["kind"] == "ego4d" else None
+    root = annotations_root(cfg)
     aggregator = None
     if cfg.aggregator == "llm":
         aggregator = LLMAggregator(llm_client(cfg, "aggregator=llm"),

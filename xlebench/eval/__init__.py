@@ -1,0 +1,1 @@
+"""Evaluation: response parsing, exact metrics, baselines and the results table."""

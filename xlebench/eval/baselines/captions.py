@@ -1,0 +1,55 @@
+"""Caption sources: time-stamped text describing a life log, for text-based baselines.
+
+``OracleNarrations`` turns the Ego4D narrations of each segment's video (first pass) into
+captions on the virtual clock ("oracle captions", paper section 4). Model captioners (frames ->
+text) plug in through the same `CaptionSource` interface, cached per (video, 30-s segment).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from xlebench.tasks.items import to_day
+from xlebench.tasks.source import AnnotationIndex
+
+_TAG = re.compile(r"^#\s*[co]\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Caption:
+    virtual_s: float
+    video_uid: str
+    source_s: float
+    text: str
+
+
+class CaptionSource(Protocol):
+    name: str
+
+    def captions(self, log: dict) -> list[Caption]: ...
+
+
+def clean_narration(text: str) -> str:
+    t = _TAG.sub("", text.replace("#unsure", "").strip())
+    return " ".join(t.split())
+
+
+class OracleNarrations:
+    name = "oracle_narrations"
+
+    def __init__(self, ann: AnnotationIndex) -> None:
+        self.ann = ann
+
+    def captions(self, log: dict) -> list[Caption]:
+        out = []
+        for seg in log["segments"]:
+            passes = self.ann.narrations.get(seg["video_uid"]) or []
+            if not passes:
+                continue
+            for n in passes[0]:
+                if seg.get("source_start_s", 0.0) <= n.t <= seg["source_end_s"]:
+                    out.append(Caption(to_day(seg, n.t), seg["video_uid"], n.t,
+                                       clean_narration(n.text)))
+        return sorted(out, key=lambda c: c.virtual_s)

