@@ -131,8 +131,7 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     digest = None
     if ec.get("predictions"):
         path = Path(ec["predictions"])
-        if not path.is_file():
-            raise ConfigError(f"eval.predictions={path}: file not found")
+        load_predictions(path)  # a malformed file stops the run here, before any work
         systems[f"predictions-{path.stem}"] = path
         import hashlib
 

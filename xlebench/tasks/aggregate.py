@@ -29,7 +29,11 @@ def _clause(summary: str) -> str:
 
 
 def offline_aggregate(summaries: Sequence[str], scope: str) -> str:
-    """``In the morning, C ... Then C ... Finally C ...`` — every source sentence kept."""
+    """``In the morning, C ... Then, C ... Finally, C ...`` — every source sentence kept, in
+    order; period paragraphs are joined as they are (the holistic summary)."""
+    if summaries and all(s.strip() and not s.strip().startswith("C ") for s in summaries):
+        # Already period paragraphs ("In the morning, C ..."): the day is their sequence.
+        return " ".join(s.strip() for s in summaries)
     parts = [_clause(s) for s in summaries if s.strip()]
     if not parts:
         return ""

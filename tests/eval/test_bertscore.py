@@ -1,0 +1,29 @@
+"""Offline BERTScore with the bundled MiniLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from xlebench.eval.bertscore import BERTScorer
+
+
+@pytest.fixture(scope="module")
+def scorer() -> BERTScorer:
+    return BERTScorer()
+
+
+def test_identical_text_scores_one_and_order_is_kept(scorer) -> None:
+    f1 = scorer.f1(["C cooks pasta in the kitchen.", "C walks the dog.", ""],
+                   ["C cooks pasta in the kitchen.", "C cooks pasta in the kitchen.", "x"])
+    assert f1[0] == pytest.approx(1.0, abs=1e-4)
+    assert 0 < f1[1] < f1[0]
+    assert f1[2] == 0.0, "an empty candidate scores 0"
+    close = scorer.f1(["C is cooking pasta at home."], ["C cooks pasta in the kitchen."])[0]
+    assert close > f1[1], "a paraphrase beats an unrelated sentence"
+
+
+def test_model_and_layer_are_recorded(scorer) -> None:
+    d = scorer.describe()
+    assert d["model"] == "sentence-transformers/all-MiniLM-L6-v2" and d["layer"] == 6
+    with pytest.raises(ValueError, match="layers"):
+        BERTScorer(layer=99).describe()

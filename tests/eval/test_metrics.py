@@ -1,0 +1,87 @@
+"""Metrics against hand-computed cases, edge cases included."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from xlebench.eval.metrics import (
+    counting_accuracy,
+    hit_at,
+    kendall_tau,
+    pooled,
+    position_accuracy,
+    recall_grid,
+    rouge_l,
+    tiou,
+)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ((0, 10), (5, 15), 5 / 15),
+    ((0, 10), (0, 10), 1.0),
+    ((0, 10), (10, 20), 0.0),          # touching: no overlap
+    ((2, 4), (0, 10), 0.2),
+    ((10, 0), (0, 10), 0.0),           # reversed prediction: invalid, IoU 0
+    ((5, 5), (0, 10), 0.0),            # zero-length prediction
+    ((5, 5), (5, 5), 0.0),             # both zero-length: 0/0 defined as 0, never NaN
+    ((math.nan, 3), (0, 10), 0.0),     # NaN bound
+])
+def test_tiou(a, b, expected) -> None:
+    assert tiou(a, b) == pytest.approx(expected)
+
+
+def test_threshold_is_strictly_greater() -> None:
+    # IoU exactly 0.3 is not a hit at t=0.3 (official Ego4D semantics).
+    assert tiou((0, 3), (0, 10)) == pytest.approx(0.3)
+    assert not hit_at([(0, 3)], [(0, 10)], 1, 0.3)
+    assert hit_at([(0, 3.01)], [(0, 10)], 1, 0.3)
+
+
+def test_only_the_first_k_windows_count_in_the_given_order() -> None:
+    gt = [(100, 110)]
+    pred = [(0, 1), (0, 1), (0, 1), (0, 1), (0, 1), (100, 110)]  # the hit is 6th
+    assert not hit_at(pred, gt, 5, 0.3)
+    assert hit_at(pred, gt, 6, 0.3)
+    dup = [(100, 110)] * 5
+    assert hit_at(dup, gt, 1, 0.5), "duplicates are kept; the first one already hits"
+
+
+def test_empty_prediction_and_multi_span_ground_truth() -> None:
+    assert not hit_at([], [(0, 10)], 5, 0.3)
+    gt = [(0, 10), (50, 60)]
+    assert hit_at([(51, 59)], gt, 1, 0.5), "any span of a multi-span item counts"
+    assert recall_grid([(51, 59)], gt, (1, 5), (0.3, 0.9)) == {
+        "R@1,0.3": 1.0, "R@1,0.9": 0.0, "R@5,0.3": 1.0, "R@5,0.9": 0.0}
+
+
+def test_counting_and_ordering() -> None:
+    gt = {"pick up cup": 2, "wash dish": 1, "open door": 3}
+    assert counting_accuracy({"pick up cup": 2, "wash dish": 5}, gt) == pytest.approx(1 / 3)
+    assert math.isnan(counting_accuracy({}, {}))
+    assert position_accuracy([2, 0, 1], [2, 0, 1]) == 1.0
+    assert position_accuracy([2, 1], [2, 0, 1]) == pytest.approx(1 / 3)
+    assert kendall_tau([0, 1, 2, 3], [0, 1, 2, 3]) == 1.0
+    assert kendall_tau([3, 2, 1, 0], [0, 1, 2, 3]) == -1.0
+    # one swapped adjacent pair out of 6 pairs: (5 - 1) / 6
+    assert kendall_tau([1, 0, 2, 3], [0, 1, 2, 3]) == pytest.approx(4 / 6)
+    assert math.isnan(kendall_tau([9], [0, 1]))
+
+
+def test_rouge_l() -> None:
+    assert rouge_l("C cooks pasta.", "C cooks pasta.") == 1.0
+    assert 0 < rouge_l("C cooks rice in the kitchen.", "C cooks pasta.") < 1
+    assert rouge_l("", "C cooks pasta.") == 0.0
+
+
+def test_pooled_average_uses_query_counts_as_the_paper() -> None:
+    # n behind the paper's Table 5 (objects/people/moments): short 60/20/39, medium 52/29/38,
+    # long 57/9/120. With per-subtask means m, AVG = sum(m*n)/sum(n).
+    for ns in ((60, 20, 39), (52, 29, 38), (57, 9, 120)):
+        means = (0.25, 0.10, 0.40)
+        mean, n = pooled(list(zip(means, ns, strict=True)))
+        assert n == sum(ns)
+        assert mean == pytest.approx(sum(m * k for m, k in zip(means, ns, strict=True)) / sum(ns))
+    assert pooled([(0.5, 60), (0.0, 20), (1.0, 39)])[0] == pytest.approx((30 + 39) / 119)
+    assert math.isnan(pooled([])[0])

@@ -1,0 +1,45 @@
+"""Parsing free-form responses; detecting failed replies."""
+
+from __future__ import annotations
+
+import pytest
+
+from xlebench.eval.parse import is_failure, parse_counts, parse_order, parse_spans
+
+
+@pytest.mark.parametrize("text, spans", [
+    ("[07:12:05 - 07:12:30]", [(25925, 25950)]),
+    ("It happened at 07:12 to 07:14, and maybe [08:00:00 – 08:00:10].",
+     [(25920, 26040), (28800, 28810)]),
+    ("[+1 00:10:00 - +1 00:11:00]", [(87000, 87060)]),
+    ("[10:00:10 - 10:00:00]", [(36010, 36000)]),  # reversed kept as given: scores 0
+    ("no times here", []),
+])
+def test_parse_spans(text, spans) -> None:
+    assert parse_spans(text) == spans
+
+
+def test_parse_counts() -> None:
+    actions = ["pick up cup", "wash dishes", "open door"]
+    text = "1. Pick up cup: 3\n2. wash dishes = 1; open door - 0"
+    assert parse_counts(text, actions) == {"pick up cup": 3, "wash dishes": 1, "open door": 0}
+    assert parse_counts("pick up cup: 2; fly: 9", actions) == {"pick up cup": 2}
+
+
+def test_parse_order() -> None:
+    assert parse_order("Correct order of the summaries: 7, 2, 0, 1") == [7, 2, 0, 1]
+    assert parse_order("3 1 2") == [3, 1, 2]
+    assert parse_order("I cannot tell") == []
+
+
+@pytest.mark.parametrize("text", ["", "   ", "There is no information available about that.",
+                                  "I'm sorry, but I cannot determine the time.",
+                                  "This is not mentioned in the records."])
+def test_failures(text) -> None:
+    assert is_failure(text)
+
+
+def test_answers_are_not_failures() -> None:
+    assert not is_failure("[07:12:05 - 07:12:30]")
+    assert not is_failure("C cooks pasta and then washes the dishes.")
+    assert is_failure("n/a", patterns=[r"^n/a$"])

@@ -1,0 +1,135 @@
+"""Task recipes on a fixed, hand-built life log: exact expected items (golden file) plus
+hand-computed checks of the remapping rule and the counting rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from xlebench.library.records import LibraryVideo
+from xlebench.tasks.actions import action_of, count_actions
+from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.export import release_layout
+from xlebench.tasks.recipes import RECIPES, Context
+from xlebench.tasks.source import AnnotationIndex, Moment, Narration, NLQQuery, clean_query
+
+GOLDEN = Path(__file__).parent / "golden_items.json"
+PARAMS = {
+    "object_retrieval": {"templates": ["Objects:", "Place:"], "max_per_segment": 2,
+                         "max_items_per_log": 8},
+    "people_retrieval": {"templates": ["People:"], "max_per_segment": 2, "max_items_per_log": 8},
+    "moment_retrieval": {"max_per_segment": 2, "max_items_per_log": 8},
+    "single_summary": {"max_items_per_log": None},
+    "multi_summary": {"boundaries": ["12:00", "17:00"], "min_segments": 1},
+    "holistic_summary": {"boundaries": ["12:00", "17:00"]},
+    "action_counting": {"window_lengths_s": [60], "min_window_s": 60, "min_actions": 2,
+                        "max_actions": 5, "max_items_per_log": 4},
+    "summary_ordering": {"min_summaries": 3},
+}
+
+
+def _video(uid: str, dur: float, summary: str) -> LibraryVideo:
+    return LibraryVideo(uid, dur, "UK", "bristol", ("Cooking",), "daytime", "indoor", summary)
+
+
+VIDEOS = {v.video_uid: v for v in (
+    _video("v-cook", 600.5, "C cooks pasta in the kitchen."),
+    _video("v-walk", 300.0, "C walks the dog in the park."),
+    _video("v-read", 420.0, "C reads a book on the sofa."),
+)}
+LOG = {
+    "lifelog_id": "uk-intj-000000-short", "persona_id": "uk-intj-000000", "category": "short",
+    "n_chunks": 3, "segments": [
+        {"index": 0, "video_uid": "v-cook", "start_s": 27000, "end_s": 27601,
+         "source_start_s": 0.0, "source_end_s": 600.5},
+        {"index": 1, "video_uid": "v-walk", "start_s": 50400, "end_s": 50700,
+         "source_start_s": 0.0, "source_end_s": 300.0},
+        {"index": 2, "video_uid": "v-read", "start_s": 72000, "end_s": 72420,
+         "source_start_s": 0.0, "source_end_s": 420.0},
+    ]}
+
+
+def _annotations() -> AnnotationIndex:
+    ann = AnnotationIndex(narration_file="v2/annotations/narration.json")
+    f = "v2/annotations/nlq_val.json"
+    ann.nlq["v-cook"] = [
+        NLQQuery("v-cook", clean_query("Query Text: where is the pot?  "),
+                 "Objects: Where is object X?", 12.0210286, 19.5, "ann-1", 0, "clip-1", f),
+        NLQQuery("v-cook", "Who did I talk to in the kitchen?",
+                 "People: Who did I talk to in location X?", 300.0, 310.0, "ann-2", 1,
+                 "clip-1", f)]
+    ann.moments["v-walk"] = [
+        Moment("v-walk", "converse_/_interact_with_someone", 10.0, 40.0, ("m1",), "m.json"),
+        Moment("v-walk", "converse_/_interact_with_someone", 100.0, 130.0, ("m2",), "m.json")]
+    cycle = ("#C C picks up a pot", "#C C cuts an onion", "#C C cuts an onion",
+             "#O man X opens the door", "#C C picks up a pot", "#C C stirs the soup")
+    pass1 = [Narration(float(t), cycle[k % 6], f"n{t}") for k, t in enumerate(range(5, 600, 7))]
+    pass2 = [Narration(float(t), txt, f"p{t}") for t, txt in (
+        (6, "#C C lifts a pot"), (15, "#C C slices onion"))]
+    ann.narrations["v-cook"] = [pass1, pass2]
+    return ann
+
+
+def _build() -> dict[str, list[dict]]:
+    ann = _annotations()
+    out = {}
+    for name, recipe in RECIPES.items():
+        ctx = Context(LOG, VIDEOS, ann, random.Random(7), offline_aggregate)
+        out[name] = recipe(ctx, PARAMS[name]).items
+    return out
+
+
+def test_golden_items() -> None:
+    built = _build()
+    if os.environ.get("XLEBENCH_UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps(built, indent=1, sort_keys=True) + "\n")
+    assert built == json.loads(GOLDEN.read_text()), "set XLEBENCH_UPDATE_GOLDEN=1 to review"
+
+
+def test_remapping_follows_the_authors_rule() -> None:
+    obj = _build()["object_retrieval"][0]
+    # segment start on the day + language query video seconds, offsets kept (no flooring)
+    assert obj["answer"]["spans"] == [[27000 + 12.021, 27000 + 19.5]]
+    assert obj["answer"]["text"] == "[07:30:12 - 07:30:19]"
+    assert obj["query"] == ("Where is the pot in the record provided for the 07:30 - 07:40 "
+                            "time period?")
+    assert obj["provenance"]["annotation_ids"] == ["ann-1"]
+    moment = _build()["moment_retrieval"][0]
+    assert moment["query"].startswith("When did I (converse / interact with someone) in the")
+    assert moment["answer"]["spans"] == [[50410.0, 50440.0], [50500.0, 50530.0]]
+
+
+def test_counting_uses_one_pass_never_both() -> None:
+    # pass 1 in [0, 42): t = 5, 12, 19, 26, 33, 40 -> one full cycle of six narrations
+    counts, which = count_actions(_annotations().narrations["v-cook"], 0, 42)
+    assert which == 0 and counts == {"pick up pot": 2, "cut onion": 2, "stir soup": 1}
+    counts, which = count_actions(_annotations().narrations["v-cook"], 0, 10)
+    assert which == 0 and counts == {"pick up pot": 1}, "ties keep the first pass"
+    assert action_of("#O man X opens the door") is None
+    assert action_of("#C C picks up a pot #unsure") is None
+
+
+def test_periods_and_ordering() -> None:
+    built = _build()
+    parts = [it["part"] for it in built["multi_summary"]]
+    assert parts == ["morning", "afternoon", "evening"]
+    order = built["summary_ordering"][0]
+    shown = [s.split(": ", 1)[1].split(" Summary")[0].strip() for s in
+             order["query"].split("Summary ")[1:]]
+    truth = [VIDEOS[s["video_uid"]].summary for s in LOG["segments"]]
+    assert [shown[i] for i in order["answer"]["order"]] == truth
+
+
+def test_release_export_layout() -> None:
+    items = [it for v in _build().values() for it in v]
+    out = release_layout(LOG, items)
+    assert [s["start_time"] for s in out["simulations"]] == ["07:30", "14:00", "20:00"]
+    q = out["tasks"]["objects_retrieval"]["query_list"][0]
+    assert q["query_metadata"]["query_range"] == {"start_time": "07:30", "end_time": "07:40"}
+    assert q["queries"][0]["response_start_time_sec"] == pytest.approx(27012.021)
+    assert set(out["tasks"]["summarisation"]) == {"individual_sum", "multi_video_sum",
+                                                  "holistic_sum"}
