@@ -68,6 +68,27 @@ def _print_summary(result, console: Console) -> None:
             console.print(f"... and {len(c.errors) - 10} more failures in {c.stage}")
 
 
+#: What a user looks at first in a compiled benchmark, when it is there.
+CONTENTS = (
+    ("lifelogs/", "life-log timelines (with match and reflection traces)"),
+    ("videos/", "rendered life logs (.mp4) and virtual-clock subtitles (.vtt)"),
+    ("annotations/", "task items per subtask (JSONL)"),
+    ("export/xlebench/", "the same items in the X-LeBench release layout"),
+    ("stats/", "library, simulation and task statistics (JSON + PNG)"),
+    ("manifest.json", "config, fingerprints, checksums, package versions"),
+)
+
+
+def _print_contents(bench: Path, console: Console) -> None:
+    for rel, what in CONTENTS:
+        if (bench / rel).exists():
+            console.print(f"  {rel:<17} {what}")
+    for table in sorted(bench.glob("results/*/table.md")):
+        console.print(f"  {str(table.relative_to(bench)):<17} results table "
+                      f"({table.parent.name})")
+        console.print(table.read_text(encoding="utf-8"), markup=False)
+
+
 def _write_run_summary(result) -> None:
     """Counters and timings of this run, in the Hydra run folder (not in the benchmark)."""
     from dataclasses import asdict
@@ -103,6 +124,7 @@ def run(cfg: DictConfig) -> int:
         )
         return 1
     console.print(f"benchmark: [bold]{result.benchmark_dir}[/bold]")
+    _print_contents(Path(result.benchmark_dir), console)
     console.print(f"cache:     {cfg.paths.cache}")
     try:
         console.print(f"run log:   {HydraConfig.get().runtime.output_dir}")

@@ -107,6 +107,15 @@ def to_markdown(table: dict[str, Any], title: str = "") -> str:
         lines.append(f"| {sub} | {metric} | " + " | ".join(_fmt(cells[c]) for c in cols)
                      + f" | {'' if robust is None else f'{100 * robust:.1f}'} | "
                      f"{cells['all'].get('failed', '')} |")
+    extra = [(sub, m, cells["all"]) for sub, metrics in table.get("extra", {}).items()
+             for m, cells in metrics.items() if cells["all"].get("mean") is not None]
+    if extra:
+        lines += ["", "| subtask | secondary metric | all |", "|---|---|---|"]
+        lines += [f"| {sub} | {m} | {_fmt(c)} |" for sub, m, c in extra]
+    if table.get("bertscore"):
+        b = table["bertscore"]
+        lines += ["", f"BERTScore: model {b['model']}, layer {b['layer']}, no idf, "
+                  "no baseline rescaling."]
     lines += ["", "Scores x100; n = evaluated items (failed replies excluded); [95% CI, "
               "bootstrap over life logs]; robust = failed replies scored 0; AVG rows pool "
               "subtasks by query count."]

@@ -67,6 +67,8 @@ class ScriptedModel:
             return Reply('{"this is": not json')
         if fault == "wrong_shape":
             return Reply(json.dumps({"answer": "a list of things", "items": [1, 2, 3]}))
+        if name == "socratic":
+            return Reply(socratic_reply(user))
         answer = ANSWERS.get(name)
         if answer is None:
             return Reply(json.dumps({"error": f"unknown task {name}"}))
@@ -154,6 +156,15 @@ def _consolidate(data: dict, _: bool) -> dict:
     first = clips[0]["text"].split(".")[0].strip() if clips else "records the day"
     first = first[2:] if first.startswith("C ") else first
     return {"summary": f"C {first[:1].lower()}{first[1:]}."}
+
+
+_RECORD = re.compile(r"during time of \[([0-9:+ ]+) – ([0-9:+ ]+)\]")
+
+
+def socratic_reply(text: str) -> str:
+    """A plain-text answer to an eval/socratic prompt: the first record's time span."""
+    m = _RECORD.search(text)
+    return f"[{m.group(1)} - {m.group(2)}]" if m else "There is no information available."
 
 
 ANSWERS: dict[str, Callable[[dict, bool], dict]] = {
