@@ -85,7 +85,7 @@ def server(scripted: ScriptedModel) -> Iterator[LoopbackLLMServer]:
 
 
 def make_client(server: LoopbackLLMServer, cache: Path, **overrides) -> LLMClient:
-    settings = dict(model="openai/scripted", api_base=server.base_url, backoff_s=0.01,
+    settings = dict(backend="litellm", model="openai/scripted", api_base=server.base_url, backoff_s=0.01,
                     timeout_s=1.0, max_retries=2, max_retries_on_rate_limit=3,
                     api_key_env="XLEBENCH_TEST_KEY")
     settings.update(overrides)

@@ -11,7 +11,7 @@ from xlebench.llm.scripted import Fault, ScriptedModel
 
 SMALL = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan,UK]",
          "persona.mbti=[INTJ]", "simulation=medium", "progress=false", "planner=llm",
-         "llm.model=openai/scripted"]
+         "llm.model=openai/scripted", "stages=[library,persona,plan,simulate,annotate]"]
 STAGES = ("persona", "plan", "simulate")
 SECRET = "sk-test-NEVER-IN-OUTPUTS-9731"
 

@@ -7,13 +7,13 @@ goes into each stage's fingerprint.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import logging
 import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,92 +36,35 @@ def _plain(node: Any) -> Any:
     return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
 
 
-def _persona_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.persona import PersonaStage
-
-    pc = cfg.persona
-    if pc.kind == "files":
-        folder = Path(pc.dir)
-        files = sorted(folder.glob(pc.glob))
-        if not files:
-            raise ConfigError(
-                f"persona.dir={pc.dir}: no files match {pc.glob!r}; point persona.dir at a "
-                "folder of persona YAML files (see personas/ in the repository)"
-            )
-        stage = PersonaStage(kind="files", files=files)
-        digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
-        return StageSpec(stage, {"kind": "files", "files": digests})
-    from xlebench.llm.setup import llm_fingerprint
-    from xlebench.stages.plan import llm_planner
-
-    llm = llm_planner(cfg, "planner=llm (persona profiles)")
-    stage = PersonaStage(kind="grid", locations=list(pc.locations), mbti=list(pc.mbti), llm=llm)
-    fp = _plain(pc)
-    if llm is not None:
-        fp["llm"] = llm_fingerprint(cfg, [llm.prompts.persona])
-    return StageSpec(stage, fp)
+#: Stage name -> its class in ``xlebench.stages.<name>``; each module also defines
+#: ``build_<name>_stage(cfg) -> StageSpec``. The class's `upstream` says which stages it reads.
+STAGE_CLASSES = {
+    "library": "LibraryStage",
+    "persona": "PersonaStage",
+    "plan": "PlanStage",
+    "simulate": "SimulateStage",
+    "render": "RenderStage",
+    "annotate": "AnnotateStage",
+    "evaluate": "EvaluateStage",
+}
 
 
-def _library_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.library import build_library_stage
-
-    return build_library_stage(cfg)
-
-
-def _plan_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.plan import build_plan_stage
-
-    return build_plan_stage(cfg)
+def _module(name: str):
+    # Imported on demand: `xlebench --help` and cache hits never load torch or faiss.
+    return importlib.import_module(f"xlebench.stages.{name}")
 
 
-def _simulate_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.simulate import build_simulate_stage
-
-    return build_simulate_stage(cfg)
-
-
-def _render_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.render import build_render_stage
-
-    return build_render_stage(cfg)
-
-
-def _annotate_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.annotate import build_annotate_stage
-
-    return build_annotate_stage(cfg)
-
-
-def _evaluate_spec(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.evaluate import build_evaluate_stage
-
-    return build_evaluate_stage(cfg)
+def _build(name: str, cfg: DictConfig) -> StageSpec:
+    return getattr(_module(name), f"build_{name}_stage")(cfg)
 
 
 BUILDERS: dict[str, Callable[[DictConfig], StageSpec]] = {
-    "library": _library_spec,
-    "persona": _persona_spec,
-    "plan": _plan_spec,
-    "simulate": _simulate_spec,
-    "render": _render_spec,
-    "annotate": _annotate_spec,
-    "evaluate": _evaluate_spec,
-}
-#: Where each stage class lives; its `upstream` attribute says which stages it reads.
-STAGE_CLASSES = {
-    "library": "xlebench.stages.library:LibraryStage",
-    "persona": "xlebench.stages.persona:PersonaStage",
-    "plan": "xlebench.stages.plan:PlanStage",
-    "simulate": "xlebench.stages.simulate:SimulateStage",
-    "render": "xlebench.stages.render:RenderStage",
-    "annotate": "xlebench.stages.annotate:AnnotateStage",
-    "evaluate": "xlebench.stages.evaluate:EvaluateStage",
+    name: partial(_build, name) for name in STAGE_CLASSES
 }
 
 
 def _upstream(name: str) -> tuple[str, ...]:
-    module, cls = STAGE_CLASSES[name].split(":")
-    return tuple(getattr(importlib.import_module(module), cls).upstream)
+    return tuple(getattr(_module(name), STAGE_CLASSES[name]).upstream)
 
 
 def resolve_stages(requested: list[str]) -> list[str]:

@@ -75,7 +75,8 @@ def test_missing_key_without_api_base_is_a_config_error(tmp_path, monkeypatch) -
     monkeypatch.delenv("XLEBENCH_ABSENT_KEY", raising=False)
     from xlebench.llm.client import LLMClient
 
-    client = LLMClient(LLMSettings(model="gpt-4o-mini", api_key_env="XLEBENCH_ABSENT_KEY"),
+    client = LLMClient(LLMSettings(backend="litellm", model="gpt-4o-mini",
+                                   api_key_env="XLEBENCH_ABSENT_KEY"),
                        tmp_path)
     with pytest.raises(ConfigError, match="XLEBENCH_ABSENT_KEY is not set"):
         client.complete(HELLO)

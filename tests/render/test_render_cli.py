@@ -19,7 +19,7 @@ from xlebench.render.render import sha256_file
 
 SMALL = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
          "persona.mbti=[INTJ,ENFP,ISTP]", "progress=false",
-         "stages=[library,persona,plan,simulate,render]"]
+         "render.max_logs=null", "stages=[library,persona,plan,simulate,render]"]
 
 
 def test_missing_media_lists_every_uid_and_writes_nothing(tmp_path: Path) -> None:

@@ -14,10 +14,11 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlebench.config.schema import LLMConfig
 from xlebench.errors import ConfigError, LLMCallError, UserError
 from xlebench.llm.cache import CachedResponse, ResponseCache, cache_key
 
@@ -25,30 +26,20 @@ log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 60.0
 
 
-@dataclass(frozen=True)
-class LLMSettings:
-    backend: str = "litellm"
-    model: str = "gpt-4o-mini"
-    api_base: str | None = None
-    api_key_env: str | None = "OPENAI_API_KEY"
-    temperature: float = 0.7
-    max_tokens: int = 2048
-    max_retries: int = 3
-    max_retries_on_rate_limit: int = 5
-    backoff_s: float = 1.0
-    max_concurrency: int = 8
-    timeout_s: float = 60.0
-    extra: dict[str, Any] = field(default_factory=dict)
+#: The client is configured by the `llm` config group's own schema (one definition of the
+#: fields, their defaults and their meaning).
+LLMSettings = LLMConfig
 
-    @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> LLMSettings:
-        known = {k: v for k, v in cfg.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
 
-    def sampling(self) -> dict[str, Any]:
-        """The parameters that change an answer: part of the cache key."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
-                **{k: self.extra[k] for k in sorted(self.extra)}}
+def settings_from(cfg: dict[str, Any]) -> LLMConfig:
+    """Settings from a plain `llm` config mapping (unknown keys ignored)."""
+    return LLMConfig(**{k: v for k, v in cfg.items() if k in LLMConfig.__dataclass_fields__})
+
+
+def sampling(s: LLMConfig) -> dict[str, Any]:
+    """The parameters that change an answer: part of the cache key."""
+    return {"temperature": s.temperature, "max_tokens": s.max_tokens,
+            **{k: s.extra[k] for k in sorted(s.extra)}}
 
 
 @dataclass(frozen=True)
@@ -104,7 +95,7 @@ class LLMClient:
     """Thread-safe: one client serves every thread of a stage; at most `max_concurrency`
     requests are in flight at once."""
 
-    def __init__(self, settings: LLMSettings, cache_dir: Path) -> None:
+    def __init__(self, settings: LLMConfig, cache_dir: Path) -> None:
         if settings.backend not in ("litellm", "replay"):
             raise ConfigError(f"llm.backend={settings.backend!r}: an LLM client needs "
                               "llm=litellm or llm=replay")
@@ -117,7 +108,7 @@ class LLMClient:
 
     def complete(self, messages: list[dict[str, str]], *, sample: int = 0) -> Completion:
         s = self.settings
-        key = cache_key(s.model, s.sampling(), messages, sample)
+        key = cache_key(s.model, sampling(s), messages, sample)
         hit = self.cache.get(key)
         if hit is not None:
             with self._lock:
@@ -134,7 +125,7 @@ class LLMClient:
             response = self._call_with_retries(messages)
         with self._lock:
             self.live_calls += 1
-        self.cache.put(key, {"model": s.model, "params": s.sampling(), "messages": messages,
+        self.cache.put(key, {"model": s.model, "params": sampling(s), "messages": messages,
                              "sample": sample}, response)
         return Completion(response.text, response.prompt_tokens, response.completion_tokens,
                           response.cost_usd, False)

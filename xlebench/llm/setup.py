@@ -9,7 +9,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
-from xlebench.llm.client import LLMClient, LLMSettings, Usage
+from xlebench.llm.client import LLMClient, Usage, settings_from
 from xlebench.llm.prompts import prompt_path
 from xlebench.runner.atomic import write_json
 from xlebench.runner.stage import StageResult
@@ -27,7 +27,7 @@ def llm_client(cfg: DictConfig, who: str) -> LLMClient:
         raise ConfigError(f"{who} needs a language model: add llm=litellm llm.model=<model> "
                           "(any litellm model, or an OpenAI-compatible llm.api_base), or "
                           "llm=replay to answer from the response cache")
-    return LLMClient(LLMSettings.from_config(llm), Path(cfg.paths.cache) / "llm")
+    return LLMClient(settings_from(llm), Path(cfg.paths.cache) / "llm")
 
 
 def llm_fingerprint(cfg: DictConfig, prompts: list[str]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
 
     def __init__(self, *, recipes: dict[str, dict], annotations_root: Path | None,
@@ -64,15 +64,20 @@ class AnnotateStage(BaseStage):
         rctx = Context(log, self._videos, self._ann, unit_random(ctx.seed, self.name, unit.id),
                        self.aggregator or offline_aggregate)
         built = RECIPES[sub](rctx, self.recipes[sub])
+        uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
         return {"subtask": sub, "lifelog_id": log["lifelog_id"], "category": log["category"],
-                "items": built.items, "stats": dict(sorted(built.stats.items()))}
+                "items": built.items, "stats": dict(sorted(built.stats.items())),
+                "annotation_skips": {u: dict(sorted(self._ann.skips_by_uid[u].items()))
+                                     for u in uids}}
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub: dict[str, list] = defaultdict(list)
         by_log: dict[str, list] = defaultdict(list)
         counts: dict[str, Counter] = defaultdict(Counter)
         reasons: dict[str, Counter] = defaultdict(Counter)
+        per_video: dict[str, dict] = {}
         for rec in result.records.values():
+            per_video.update(rec.get("annotation_skips", {}))
             by_sub[rec["subtask"]] += rec["items"]
             by_log[rec["lifelog_id"]] += rec["items"]
             counts[rec["subtask"]][rec["category"]] += len(rec["items"])
@@ -91,7 +96,8 @@ class AnnotateStage(BaseStage):
                        release_layout(log, sorted(items, key=lambda it: it["item_id"])))
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
-                 "annotation_skips": dict(sorted(self._ann.skips.items()))}
+                 "annotation_skips": dict(sorted(sum(
+                     (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())}}
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any, ClassVar
+
+from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
 from xlebench.llm.client import Usage
@@ -13,6 +16,7 @@ from xlebench.persona.offline import generate_persona
 from xlebench.persona.profile import MBTI_TYPES, Persona, persona_id
 from xlebench.plan.llm import LLMPlanner
 from xlebench.runner.atomic import write_jsonl
+from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 
 
@@ -75,3 +79,26 @@ class PersonaStage(BaseStage):
         n = write_jsonl(dest / "personas.jsonl", result.records.values())
         model = self.llm.client.settings.model if self.llm else None
         return export_usage(model, result, dest, {"personas": n})
+
+
+def build_persona_stage(cfg: DictConfig) -> StageSpec:
+    from xlebench.llm.setup import llm_fingerprint
+    from xlebench.stages.plan import llm_planner
+
+    pc = cfg.persona
+    if pc.kind == "files":
+        files = sorted(Path(pc.dir).glob(pc.glob))
+        if not files:
+            raise ConfigError(
+                f"persona.dir={pc.dir}: no files match {pc.glob!r}; point persona.dir at a "
+                "folder of persona YAML files (see personas/ in the repository)"
+            )
+        digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+        return StageSpec(PersonaStage(kind="files", files=files),
+                         {"kind": "files", "files": digests})
+    llm = llm_planner(cfg, "planner=llm (persona profiles)")
+    stage = PersonaStage(kind="grid", locations=list(pc.locations), mbti=list(pc.mbti), llm=llm)
+    fp = OmegaConf.to_container(pc, resolve=True)
+    if llm is not None:
+        fp["llm"] = llm_fingerprint(cfg, [llm.prompts.persona])
+    return StageSpec(stage, fp)

@@ -55,6 +55,12 @@ class AnnotationIndex:
     narrations: dict[str, list[list[Narration]]] = field(default_factory=dict)
     narration_file: str = ""
     skips: Counter = field(default_factory=Counter)
+    #: The same skips per video, so each life log can report those of its own videos.
+    skips_by_uid: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+
+    def skip(self, uid: str, reason: str) -> None:
+        self.skips[reason] += 1
+        self.skips_by_uid[uid][reason] += 1
 
 
 _PREFIX = re.compile(r"^\s*query text:\s*", re.IGNORECASE)
@@ -94,56 +100,55 @@ def _videos(path: Path):
     return data["videos"]
 
 
-def _read_nlq(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,
-              layout: Ego4DLayout) -> None:
-    rel = _rel(path, layout)
+def _entries(path: Path, wanted: set, key: str):
+    """(video_uid, clip, annotation, index, entry) for every query / label of wanted videos."""
     for video in _videos(path):
         uid = video.get("video_uid")
         if uid not in wanted:
             continue
         for clip in video.get("clips") or []:
             for ann in clip.get("annotations") or []:
-                for qi, q in enumerate(ann.get("language_queries") or []):
-                    text = q.get("query")
-                    if not text or not str(text).strip():
-                        idx.skips["nlq: missing or empty query"] += 1
-                        continue
-                    start, end = q.get("video_start_sec"), q.get("video_end_sec")
-                    if start is None or end is None:
-                        idx.skips["nlq: no video times (test split?)"] += 1
-                        continue
-                    if float(end) - float(start) <= min_dur:
-                        idx.skips[f"nlq: window <= {min_dur}s"] += 1
-                        continue
-                    idx.nlq[uid].append(NLQQuery(
-                        uid, clean_query(text), str(q.get("template") or ""), float(start),
-                        float(end), str(ann.get("annotation_uid", "")), qi,
-                        str(clip.get("clip_uid", "")), rel))
+                for i, entry in enumerate(ann.get(key) or []):
+                    yield uid, clip, ann, i, entry
+
+
+def _read_nlq(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,
+              layout: Ego4DLayout) -> None:
+    rel = _rel(path, layout)
+    for uid, clip, ann, qi, q in _entries(path, wanted, "language_queries"):
+        text = q.get("query")
+        if not text or not str(text).strip():
+            idx.skip(uid, "nlq: missing or empty query")
+            continue
+        start, end = q.get("video_start_sec"), q.get("video_end_sec")
+        if start is None or end is None:
+            idx.skip(uid, "nlq: no video times (test split?)")
+            continue
+        if float(end) - float(start) <= min_dur:
+            idx.skip(uid, f"nlq: window <= {min_dur}s")
+            continue
+        idx.nlq[uid].append(NLQQuery(
+            uid, clean_query(text), str(q.get("template") or ""), float(start), float(end),
+            str(ann.get("annotation_uid", "")), qi, str(clip.get("clip_uid", "")), rel))
 
 
 def _read_moments(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,
                   layout: Ego4DLayout) -> None:
     rel = _rel(path, layout)
     merged: dict[tuple, list[str]] = defaultdict(list)
-    for video in _videos(path):
-        uid = video.get("video_uid")
-        if uid not in wanted:
+    for uid, _clip, ann, _i, lab in _entries(path, wanted, "labels"):
+        label = str(lab.get("label") or "").strip().strip('"').strip()
+        start, end = lab.get("video_start_time"), lab.get("video_end_time")
+        if not label or start is None or end is None:
+            idx.skip(uid, "moments: label or times missing")
             continue
-        for clip in video.get("clips") or []:
-            for ann in clip.get("annotations") or []:
-                for lab in ann.get("labels") or []:
-                    label = str(lab.get("label") or "").strip().strip('"').strip()
-                    start, end = lab.get("video_start_time"), lab.get("video_end_time")
-                    if not label or start is None or end is None:
-                        idx.skips["moments: label or times missing"] += 1
-                        continue
-                    if float(end) - float(start) <= min_dur:
-                        idx.skips[f"moments: window <= {min_dur}s"] += 1
-                        continue
-                    key = (uid, label, round(float(start), 1), round(float(end), 1))
-                    if key in merged:
-                        idx.skips["moments: duplicate label (several annotators)"] += 1
-                    merged[key].append(str(ann.get("annotator_uid", "")))
+        if float(end) - float(start) <= min_dur:
+            idx.skip(uid, f"moments: window <= {min_dur}s")
+            continue
+        key = (uid, label, round(float(start), 1), round(float(end), 1))
+        if key in merged:
+            idx.skip(uid, "moments: duplicate label (several annotators)")
+        merged[key].append(str(ann.get("annotator_uid", "")))
     for (uid, label, start, end), ids in sorted(merged.items()):
         idx.moments[uid].append(Moment(uid, label, start, end, tuple(ids), rel))
 
