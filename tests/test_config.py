@@ -52,7 +52,9 @@ def test_experiment_paper_is_the_paper_grid() -> None:
 
 
 @pytest.mark.parametrize("typo", ["library.n_vidoes=5", "sed=1", "matcher.top_k_sampel=2",
-                                  "planner.min_chunks=many"])
+                                  "planner.min_chunks=many", "render.fsp=3",
+                                  "tasks.action_counting.window_length_s=[9]",
+                                  "eval.bootstrp=5", "tasks=[object_retreival]"])
 def test_typos_fail_at_compose_time(typo: str) -> None:
     with pytest.raises(ConfigCompositionException):
         _compose([typo])

@@ -195,6 +195,50 @@ class RenderConfig:
 
 
 @dataclass
+class RetrievalTaskConfig:
+    #: NLQ template categories (text before the colon) that make this subtask.
+    templates: list[str] = field(default_factory=list)
+    max_per_segment: int | None = 2
+    max_items_per_log: int | None = 8
+
+
+@dataclass
+class MomentTaskConfig:
+    max_per_segment: int | None = 2
+    max_items_per_log: int | None = 8
+
+
+@dataclass
+class SingleSummaryTaskConfig:
+    max_items_per_log: int | None = None
+
+
+@dataclass
+class MultiSummaryTaskConfig:
+    boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
+    min_segments: int = 1
+
+
+@dataclass
+class HolisticSummaryTaskConfig:
+    boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
+
+
+@dataclass
+class CountingTaskConfig:
+    window_lengths_s: list[int] = field(default_factory=lambda: [60, 120, 180])
+    min_window_s: int = 60
+    min_actions: int = 2
+    max_actions: int = 5
+    max_items_per_log: int | None = 4
+
+
+@dataclass
+class OrderingTaskConfig:
+    min_summaries: int = 3
+
+
+@dataclass
 class EvalConfig:
     #: Built-in systems: text_retrieval (offline), socratic, retrieve_socratic (need an llm).
     systems: list[str] = field(default_factory=lambda: ["text_retrieval"])
@@ -251,6 +295,12 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "planner": {"planner": PlannerConfig},
     "simulation": {"simulation": SimulationConfig},
     "render": {"render": RenderConfig},
+    "tasks": {
+        "object_retrieval": RetrievalTaskConfig, "people_retrieval": RetrievalTaskConfig,
+        "moment_retrieval": MomentTaskConfig, "single_summary": SingleSummaryTaskConfig,
+        "multi_summary": MultiSummaryTaskConfig, "holistic_summary": HolisticSummaryTaskConfig,
+        "action_counting": CountingTaskConfig, "summary_ordering": OrderingTaskConfig,
+    },
 }
 
 
