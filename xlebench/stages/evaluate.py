@@ -6,6 +6,7 @@ Writes per-item scores and the results table (Table 5 layout) as JSON and Markdo
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, ClassVar
@@ -133,8 +134,6 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         path = Path(ec["predictions"])
         load_predictions(path)  # a malformed file stops the run here, before any work
         systems[f"predictions-{path.stem}"] = path
-        import hashlib
-
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
