@@ -86,7 +86,7 @@ def _print_contents(bench: Path, console: Console) -> None:
     for table in sorted(bench.glob("results/*/table.md")):
         console.print(f"  {str(table.relative_to(bench)):<17} results table "
                       f"({table.parent.name})")
-        console.print(table.read_text(encoding="utf-8"), markup=False)
+        console.print(table.read_text(encoding="utf-8"), markup=False, soft_wrap=True)
 
 
 def _write_run_summary(result) -> None:

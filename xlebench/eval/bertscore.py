@@ -39,7 +39,10 @@ class BERTScorer:
     def _model(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()  # a bar per load would clutter the run log
+        hf_logging.set_verbosity_error()
         tok = AutoTokenizer.from_pretrained(self.model_path)
         model = AutoModel.from_pretrained(self.model_path).eval()
         n_layers = model.config.num_hidden_layers
