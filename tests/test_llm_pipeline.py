@@ -80,3 +80,24 @@ def test_planner_llm_without_a_model_is_a_clear_config_error(tmp_path: Path) -> 
     assert proc.returncode == 2
     assert "planner=llm" in proc.stderr and "llm=litellm" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
+            "persona.mbti=[INTJ]", "progress=false", "eval.bertscore=false",
+            "eval.bootstrap=20", "eval.systems=[retrieve_socratic]",
+            "stages=[library,persona,plan,simulate,annotate,evaluate]",
+            "llm.model=openai/scripted"]
+    model = ScriptedModel()
+    with LoopbackLLMServer(model) as srv:
+        run_cli(out, *args, *_llm(srv.base_url))
+        asked = model.by_task.get("socratic", 0)
+    table = json.loads((out / "benchmarks" / "demo" / "results" / "retrieve_socratic" /
+                        "table.json").read_text())
+    n_items = sum(c["all"]["total"] for s, c in table["rows"].items() if "AVG" not in s)
+    assert asked == n_items > 0, "one request per item"
+    # The scripted model answers every question with the first record's span: localisation
+    # replies parse, everything else is unparseable and lands in the failed count.
+    assert table["rows"]["single_summary"]["all"]["failed"] == 0
+    assert table["rows"]["summary_ordering"]["all"]["failed"] == 1

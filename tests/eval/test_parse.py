@@ -30,6 +30,7 @@ def test_parse_order() -> None:
     assert parse_order("Correct order of the summaries: 7, 2, 0, 1") == [7, 2, 0, 1]
     assert parse_order("3 1 2") == [3, 1, 2]
     assert parse_order("I cannot tell") == []
+    assert parse_order("[07:28:30 - 07:29:00]") == [], "clock times are not an order"
 
 
 @pytest.mark.parametrize("text", ["", "   ", "There is no information available about that.",

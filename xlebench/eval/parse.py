@@ -57,8 +57,9 @@ def parse_counts(text: str, actions: Sequence[str]) -> dict[str, int]:
 
 def parse_order(text: str) -> list[int]:
     """The integers after the last colon (``Correct order of the summaries: 7, 2, ...``), or
-    every integer when there is no colon."""
-    tail = (text or "").rsplit(":", 1)[-1] if ":" in (text or "") else (text or "")
+    every integer when there is no colon; clock times (``07:12:05``) are ignored."""
+    text = re.sub(_TIME, " ", text or "")  # clock times are not summary numbers
+    tail = text.rsplit(":", 1)[-1] if ":" in text else text
     return [int(x) for x in re.findall(r"\d+", tail)]
 
 

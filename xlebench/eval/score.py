@@ -52,7 +52,8 @@ def _metrics_for(item: dict, response: str, s: ScoreSettings) -> dict[str, float
         counts = parse_counts(response, list(ans["counts"]))
         return {"count_acc": counting_accuracy(counts, ans["counts"])} if counts else None
     if sub == "summary_ordering":
-        order = parse_order(response)
+        # Numbers that are not summary indices (a clock time, a year) make no order.
+        order = [i for i in parse_order(response) if 0 <= i < len(ans["order"])]
         if not order:
             return None
         return {"position_acc": position_accuracy(order, ans["order"]),
@@ -93,6 +94,9 @@ def score_items(items: Sequence[dict], responses: dict[str, str], s: ScoreSettin
         rows.append(row)
     if s.bertscore and bertscorer is not None:
         _add_bertscore(rows, items, bertscorer)
+    for row in rows:  # undefined values (tau over < 2 summaries) are null, never NaN
+        for key in ("scores", "robust"):
+            row[key] = {m: (v if finite(v) else None) for m, v in row[key].items()}
     return rows
 
 
