@@ -1,0 +1,39 @@
+"""Run every benchmark in turn (`make bench`), printing each one's JSON report.
+
+Benchmarks that need the authors' library file skip themselves when it is absent. Expect
+tens of minutes on 2 cores: the 100k-video library run is opt-in (``--with-100k``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VIDEO_INFO = HERE.parent.parent / "shared" / "data" / "xlebench_video_info.json"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--with-100k", action="store_true", help="also the 100k synthetic library")
+    args = ap.parse_args()
+    runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"]]
+    if VIDEO_INFO.is_file():
+        runs += [["library_build.py", "--video-info", str(VIDEO_INFO)],
+                 ["grid_compile.py", "--video-info", str(VIDEO_INFO)]]
+    else:
+        print(f"skipping library_build.py and grid_compile.py: {VIDEO_INFO} not found")
+    if args.with_100k:
+        runs.append(["library_build.py", "--video-info", "/nonexistent", "--synthetic",
+                     "100000"])
+    failed = 0
+    for script, *rest in runs:
+        print(f"== {script} {' '.join(rest)}", flush=True)
+        failed += subprocess.run([sys.executable, str(HERE / script), *rest]).returncode != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
