@@ -15,11 +15,16 @@ Temporal localisation follows the official Ego4D NLQ evaluator:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 Span = Sequence[float]
+
+
+def finite(x: object) -> bool:
+    """A real number that is neither NaN nor infinite (None and text are not)."""
+    return isinstance(x, (int, float)) and math.isfinite(x)
 
 
 def tiou(a: Span, b: Span) -> float:
@@ -125,5 +130,3 @@ def pooled(values: Sequence[tuple[float, int]]) -> tuple[float, int]:
         return float("nan"), 0
     return sum(m * n for m, n in values) / total, total
 
-
-Scorer = Callable[..., dict[str, float]]

@@ -7,7 +7,6 @@ columns (as the paper does) and counted, and it scores 0 in the ``robust`` colum
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from xlebench.eval.metrics import (
     PRIMARY,
     counting_accuracy,
+    finite,
     kendall_tau,
     position_accuracy,
     recall_grid,
@@ -110,6 +110,3 @@ def _add_bertscore(rows: list[dict], items: Sequence[dict], scorer: Any) -> None
         r["scores"]["bertscore_f1"] = v
         r["robust"]["bertscore_f1"] = v
 
-
-def finite(x: float) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval.metrics import PRIMARY, REGISTRY, pooled
+from xlebench.eval.metrics import PRIMARY, REGISTRY, finite, pooled
 
 CATEGORIES = ("short", "medium", "long")
 GROUPS = {
@@ -42,15 +42,11 @@ def clustered_ci(values: Sequence[tuple[str, float]], n_boot: int, seed: int
     return round(float(lo), 4), round(float(hi), 4)
 
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and math.isfinite(v)
-
-
 def _cell(rows: list[dict], metric: str, n_boot: int, seed: int) -> dict[str, Any]:
     ok = [(r["lifelog_id"], r["scores"][metric]) for r in rows
-          if r["status"] == "ok" and _finite(r["scores"].get(metric))]
+          if r["status"] == "ok" and finite(r["scores"].get(metric))]
     robust = [r["robust"].get(metric) for r in rows]
-    robust = [v for v in robust if _finite(v)]
+    robust = [v for v in robust if finite(v)]
     mean = sum(v for _, v in ok) / len(ok) if ok else math.nan
     return {
         "metric": metric, "mean": round(mean, 4) if ok else None, "n": len(ok),

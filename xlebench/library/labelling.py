@@ -73,19 +73,26 @@ def label_scene(scenarios: Sequence[str], narrations: Sequence[str]) -> str:
     return score.most_common(1)[0][0]
 
 
-def consolidate_extractive(summaries: Sequence[ClipSummary]) -> str:
-    """The clip summary sharing most words with the others, cut to one "C ..." sentence."""
-    texts = [s.text for s in summaries if s.text.strip()]
-    if not texts:
-        return ""
-    bags = [Counter(_WORD.findall(t.lower())) for t in texts]
-    total = sum(bags, Counter())
+def most_central(bags: Sequence[Counter]) -> int:
+    """Index of the word bag sharing most words with the others (length-normalised; the
+    earliest wins ties). Linear in the total number of words."""
+    total: Counter = Counter()
+    for bag in bags:
+        total.update(bag)
 
     def centrality(i: int) -> float:
         bag = bags[i]
         return sum(min(c, total[w] - c) for w, c in bag.items()) / (1 + sum(bag.values()))
 
-    best = texts[max(range(len(texts)), key=lambda i: (centrality(i), -i))]
+    return max(range(len(bags)), key=lambda i: (centrality(i), -i))
+
+
+def consolidate_extractive(summaries: Sequence[ClipSummary]) -> str:
+    """The clip summary sharing most words with the others, cut to one "C ..." sentence."""
+    texts = [s.text for s in summaries if s.text.strip()]
+    if not texts:
+        return ""
+    best = texts[most_central([Counter(_WORD.findall(t.lower())) for t in texts])]
     sentence = _SENTENCE.split(best.strip())[0].strip()
     if not sentence.startswith("C "):
         sentence = "C " + sentence[0].lower() + sentence[1:] if sentence else "C is recording."

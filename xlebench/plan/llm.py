@@ -9,7 +9,7 @@ remaining chunks are then repaired deterministically and the repair is recorded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -34,9 +34,7 @@ from xlebench.plan.answers import (
 from xlebench.plan.chunks import DayPlan, PlanChunk
 from xlebench.plan.clock import fmt_hhmmss, time_class
 from xlebench.plan.offline import PlannerParams
-from xlebench.simulate.reflect import Revision, repair, violations
-
-TimeClass = Callable[[int], str]
+from xlebench.simulate.reflect import Revision, TimeClass, repair, violations
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ class LLMPlanner:
         p = self.params
         brief = persona_brief(persona)
         agenda: AgendaAnswer = self._ask(
-            self.prompts.daily_plan, partial(_agenda, p), usage, seed,
+            self.prompts.daily_plan, _agenda, usage, seed,
             f"daily plan of {persona.persona_id}", input={"persona": brief})
         chunking: ChunkingAnswer = self._ask(
             self.prompts.chunking, partial(_chunking, p), usage, seed,
@@ -173,7 +171,7 @@ def memory_entry(segment: dict, video: LibraryVideo) -> dict[str, Any]:
 
 # -- parsers: JSON value -> validated answer (ValueError messages go back to the model) ------
 
-def _agenda(p: PlannerParams, value: Any) -> AgendaAnswer:
+def _agenda(value: Any) -> AgendaAnswer:
     a = AgendaAnswer.model_validate(value)
     check_sequence(a.agenda, "agenda")
     return a

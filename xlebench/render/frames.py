@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,10 +98,3 @@ def frames_at(video: Path, uid: str, times: Sequence[float], root: Path, spec: F
                 _save(chosen, folder / want[t], spec)
     return {t: f"{uid}/{spec.width}x{spec.height}/at/{name}" for t, name in want.items()}
 
-
-def group_by_video(positions: Sequence[tuple[float, str, float]]) -> dict[str, list[float]]:
-    """(out_s, uid, source_s) triples -> source times per uid."""
-    grouped: dict[str, list[float]] = defaultdict(list)
-    for _, uid, src in positions:
-        grouped[uid].append(src)
-    return grouped

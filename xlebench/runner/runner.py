@@ -165,7 +165,7 @@ class Runner:
         wanted = opts.workers
         if stage.io_bound:
             # Network-bound units mostly wait: run as many threads as the stage can keep busy.
-            wanted = max(wanted, int(getattr(stage, "threads", 1)))
+            wanted = max(wanted, int(stage.threads))
         workers = max(1, min(wanted, len(pending)))
         if workers == 1:
             stage.setup(ctx)

@@ -100,6 +100,8 @@ class Stage(Protocol):
     uses_seed: ClassVar[bool]
     #: True for stages that wait on the network: they run in threads, not processes.
     io_bound: ClassVar[bool]
+    #: Threads an io-bound stage can keep busy (the runner uses max(workers, threads)).
+    threads: ClassVar[int]
 
     def prompt_files(self) -> Sequence[Path]:
         """Prompt templates whose content is part of the fingerprint."""
@@ -131,6 +133,13 @@ class BaseStage:
     upstream: ClassVar[Sequence[str]] = ()
     uses_seed: ClassVar[bool] = True
     io_bound: ClassVar[bool] = False
+    threads: ClassVar[int] = 1
+
+    def waits_on_network(self, concurrency: int) -> None:
+        """Mark this instance network-bound (an LLM behind it): its units run in threads, as
+        many as the client lets run at once."""
+        self.io_bound = True  # type: ignore[misc] - per instance, set by configuration
+        self.threads = max(1, concurrency)  # type: ignore[misc]
 
     def prompt_files(self) -> Sequence[Path]:
         return ()

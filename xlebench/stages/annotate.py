@@ -42,8 +42,7 @@ class AnnotateStage(BaseStage):
         self.min_duration_s = min_duration_s
         self.aggregator = aggregator
         if aggregator is not None:
-            self.io_bound = True
-            self.threads = aggregator.client.settings.max_concurrency
+            self.waits_on_network(aggregator.client.settings.max_concurrency)
         self._videos: dict = {}
         self._ann = AnnotationIndex()
 
@@ -51,8 +50,9 @@ class AnnotateStage(BaseStage):
         return prompt_files([self.aggregator.prompt]) if self.aggregator else []
 
     def setup(self, ctx: StageContext) -> None:
-        self._videos, self._ann = library_and_annotations(ctx, self.annotations_root,
-                                                          self.min_duration_s)
+        uid, _ = ctx["library"].only()
+        self._videos = {v.video_uid: v for v in LibraryView(ctx["library"].unit_dir(uid)).videos}
+        self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{lid}.{sub}", {"lifelog": lid, "subtask": sub})
@@ -102,19 +102,18 @@ class AnnotateStage(BaseStage):
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())}}
 
 
-def library_and_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
-                            ) -> tuple[dict, AnnotationIndex]:
-    """The library's videos by uid, and the Ego4D annotations of the videos the logs use
-    (from the Ego4D root, or the synthetic corpus kept with the library; none for the
-    X-LeBench release, whose logs then get no annotation-based items, counted)."""
+def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
+                      ) -> AnnotationIndex:
+    """The Ego4D annotations of the videos the logs use (from the Ego4D root, or the synthetic
+    corpus kept with the library; none for the X-LeBench release, whose logs then get no
+    annotation-based items, counted)."""
     uid, _ = ctx["library"].only()
     lib_dir = ctx["library"].unit_dir(uid)
-    videos = {v.video_uid: v for v in LibraryView(lib_dir).videos}
     root = root or (lib_dir / "corpus" if (lib_dir / "corpus").is_dir() else None)
     if root is None:
-        return videos, AnnotationIndex()
+        return AnnotationIndex()
     uids = {s["video_uid"] for r in ctx["simulate"].records.values() for s in r["segments"]}
-    return videos, load_annotations(root, uids, min_duration_s)
+    return load_annotations(root, uids, min_duration_s)
 
 
 def annotations_root(cfg: DictConfig) -> Path | None:

@@ -24,7 +24,7 @@ from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.stages.annotate import annotations_root, library_and_annotations
+from xlebench.stages.annotate import annotations_root, stage_annotations
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("text_retrieval", "socratic", "retrieve_socratic")
@@ -61,7 +61,7 @@ class EvaluateStage(BaseStage):
         self.systems, self.settings = systems, settings
         self.bertscorer, self.n_boot, self.root = bertscorer, n_boot, root
         if any(isinstance(s, SocraticBaseline) for s in systems.values()):
-            self.io_bound = True
+            self.waits_on_network(1)
         self._ann = AnnotationIndex()
 
     def prompt_files(self) -> list[Path]:
@@ -69,7 +69,7 @@ class EvaluateStage(BaseStage):
         return prompt_files(["eval/socratic.v1"]) if llm else []
 
     def setup(self, ctx: StageContext) -> None:
-        _, self._ann = library_and_annotations(ctx, self.root)
+        self._ann = stage_annotations(ctx, self.root)
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(name) for name in self.systems]

@@ -158,17 +158,9 @@ class LibraryStage(BaseStage):
 
 def _labelling_usage(how: Labelling | None) -> Usage | None:
     """Token use of the LLM labeller and consolidator together (None without an LLM)."""
-    parts = [p.usage for p in ((how.labeller, how.consolidator) if how else ())
+    parts = [p.usage.to_dict() for p in ((how.labeller, how.consolidator) if how else ())
              if isinstance(getattr(p, "usage", None), Usage)]
-    if not parts:
-        return None
-    total = Usage()
-    for u in parts:
-        total.requests += u.requests
-        total.prompt_tokens += u.prompt_tokens
-        total.completion_tokens += u.completion_tokens
-        total.cost_usd += u.cost_usd
-    return total
+    return Usage(**Usage.total(parts)) if parts else None
 
 
 def _source_fingerprint(src: dict) -> dict:

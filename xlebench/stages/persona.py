@@ -38,8 +38,7 @@ class PersonaStage(BaseStage):
         self.kind = kind
         self.llm = llm
         if llm is not None:
-            self.io_bound = True
-            self.threads = llm.client.settings.max_concurrency
+            self.waits_on_network(llm.client.settings.max_concurrency)
         self.locations = list(locations or [])
         self.mbti = [m.upper() for m in (mbti or [])]
         self.files = [Path(f) for f in (files or [])]

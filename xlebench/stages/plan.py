@@ -47,8 +47,7 @@ class PlanStage(BaseStage):
         self.llm = llm
         if llm is not None:
             # LLM plans wait on the network: threads, as many as the client lets run at once.
-            self.io_bound = True
-            self.threads = llm.client.settings.max_concurrency
+            self.waits_on_network(llm.client.settings.max_concurrency)
         self.embedder_cfg = embedder
         self.embedding_store = embedding_store
         self._state: dict[str, Any] = {}

@@ -50,8 +50,7 @@ class SimulateStage(BaseStage):
         self.llm = llm
         self.embedder_cfg, self.embedding_store = embedder, embedding_store
         if llm is not None:
-            self.io_bound = True
-            self.threads = llm.client.settings.max_concurrency
+            self.waits_on_network(llm.client.settings.max_concurrency)
         self._lib: Library | None = None
         self._encode = None
         self._vocab: Vocabulary | None = None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from xlebench.eval.baselines.captions import Caption
+from xlebench.library.labelling import most_central
 from xlebench.plan.clock import fmt_hhmmss
 from xlebench.tasks.aggregate import offline_aggregate
 
@@ -111,12 +112,7 @@ class TextRetrievalBaseline:
         texts = [c.text for c in captions if lo <= c.virtual_s <= hi and c.text.startswith("C ")]
         if not texts:
             return NO_INFO
-        bags = [Counter(words(t)) for t in texts]
-        total: Counter = Counter()
-        for bag in bags:
-            total.update(bag)
-        best = max(range(len(texts)), key=lambda i: (sum(
-            min(n, total[w] - n) for w, n in bags[i].items()) / (1 + sum(bags[i].values())), -i))
+        best = most_central([Counter(words(t)) for t in texts])
         return texts[best].rstrip(".") + "."
 
     def _multi(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
