@@ -143,3 +143,10 @@ class EmbeddingStore:
         if not keys:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32)
+
+
+def make_encoder(embedder: dict, store_dir: Path | None):
+    """``encode(texts) -> vectors`` for an embedder config, through the shared store when a
+    folder is given (so repeated sentences are never encoded twice)."""
+    model = make_embedder(**embedder)
+    return (EmbeddingStore(store_dir, model) if store_dir else model).encode

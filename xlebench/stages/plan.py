@@ -13,7 +13,7 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
-from xlebench.library.embed import EmbeddingStore, make_embedder
+from xlebench.library.embed import make_encoder
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import (
@@ -55,9 +55,8 @@ class PlanStage(BaseStage):
     def setup(self, ctx: StageContext) -> None:
         uid, _ = ctx["library"].only()
         view = LibraryView(ctx["library"].unit_dir(uid))
-        embedder = make_embedder(**self.embedder_cfg)
-        store = EmbeddingStore(self.embedding_store, embedder) if self.embedding_store else None
-        self._state = {"vocabulary": view.scenario_vocabulary, "encode": (store or embedder).encode}
+        self._state = {"vocabulary": view.scenario_vocabulary,
+                       "encode": make_encoder(self.embedder_cfg, self.embedding_store)}
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(pid) for pid in ctx["persona"].records]

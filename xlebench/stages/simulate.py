@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from xlebench.library.embed import EmbeddingStore, make_embedder
+from xlebench.library.embed import make_encoder
 from xlebench.library.records import LibraryVideo
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import Usage
@@ -65,10 +65,7 @@ class SimulateStage(BaseStage):
         self._vocab = Vocabulary(view.scenario_vocabulary)
         if self.llm is not None and self.embedder_cfg:
             # LLM reflection may rewrite descriptions; those are embedded here (cached).
-            embedder = make_embedder(**self.embedder_cfg)
-            store = EmbeddingStore(self.embedding_store, embedder) if self.embedding_store \
-                else None
-            self._encode = (store or embedder).encode
+            self._encode = make_encoder(self.embedder_cfg, self.embedding_store)
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{pid}-{cat}", {"persona": pid, "category": cat, "n": n})
