@@ -42,11 +42,13 @@ def test_same_config_twice_and_worker_counts_give_identical_outputs(tmp_path: Pa
 
 def test_changing_one_stage_key_recomputes_it_and_downstream_only(tmp_path: Path) -> None:
     run_cli(tmp_path, *FAST)
-    run_cli(tmp_path, *FAST, "planner.gap_max_s=900")
+    # Another configuration publishes under another name (the same name is refused).
+    run_cli(tmp_path, *FAST, "planner.gap_max_s=900", "name=gap900")
     s = last_summary(tmp_path)
     assert s["library"]["cached"] == 1 and s["persona"]["cached"] == 6
     assert s["plan"]["done"] == 6 and s["simulate"]["done"] == 6
-    run_cli(tmp_path, *FAST, "planner.gap_max_s=900", "simulation.day_end=truncate")
+    run_cli(tmp_path, *FAST, "planner.gap_max_s=900", "simulation.day_end=truncate",
+            "name=truncate")
     s = last_summary(tmp_path)
     assert s["plan"]["cached"] == 6 and s["simulate"]["done"] == 6
 
@@ -79,7 +81,8 @@ def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
 
 def test_multirun_sweep_with_joblib_shares_the_cache(tmp_path: Path) -> None:
     run_cli(tmp_path, "-m", "seed=0,1", "hydra/launcher=joblib", *FAST, timeout=400)
-    benches = sorted((tmp_path / "benchmarks" / "demo").iterdir())
+    benches = sorted(p for p in (tmp_path / "benchmarks" / "demo").iterdir()
+                     if not p.name.startswith("."))
     assert [b.name.rsplit(",", 1)[-1] for b in benches] == ["seed=0", "seed=1"]
     assert len(list((tmp_path / "cache" / "library").iterdir())) == 1  # shared across seeds
     assert len(list((tmp_path / "cache" / "simulate").iterdir())) == 2

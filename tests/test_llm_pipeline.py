@@ -69,10 +69,13 @@ def test_unusable_answers_fail_only_that_unit(tmp_path: Path) -> None:
     assert "LLMResponseError" in proc.stdout + proc.stderr
     failed = next((out / "cache" / "persona").glob("*/failed/uk-intj-*.json"))
     record = json.loads(failed.read_text())
-    assert record["user_error"] and len(record["artifacts"]) == 3
+    assert not record["user_error"] and len(record["artifacts"]) == 3
     raw = next(p for p in record["artifacts"] if p.endswith("response_0.txt"))
     assert '"items"' in Path(raw).read_text()
-    assert last_summary(out)["simulate"]["done"] == 1, "the Japan persona's log still compiles"
+    summary = last_summary(out)
+    assert summary["persona"]["done"] == 1, "the Japan persona is built and cached"
+    assert "plan" not in summary, "nothing downstream runs on an incomplete persona stage"
+    assert "not run, because a stage before them failed: plan, simulate" in proc.stderr
 
 
 def test_planner_llm_without_a_model_is_a_clear_config_error(tmp_path: Path) -> None:

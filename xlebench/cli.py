@@ -14,13 +14,14 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from omegaconf import DictConfig
 from rich.console import Console
 from rich.table import Table
 
 from xlebench.config.schema import register
-from xlebench.errors import UserError
+from xlebench.errors import UserError, storage_error
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 log = logging.getLogger("xlebench")
@@ -51,6 +52,42 @@ def _is_multirun() -> bool:
         return False
 
 
+def _fail(message: str) -> int:
+    """Print a user error as one line (no markup parsing of the message) and return 2."""
+    Console(stderr=True).print(f"[bold red]error:[/bold red] {_escape(message)}", soft_wrap=True)
+    return 2
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+class OutputsCheck(Callback):
+    """Hydra creates its run folder under ``paths.outputs`` before xlebench runs: check that
+    the folder can be written first, so a read-only or impossible path is one clear line."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: object) -> None:
+        self._check(config)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: object) -> None:
+        self._check(config)
+
+    @staticmethod
+    def _check(config: DictConfig) -> None:
+        outputs = Path(str(config.paths.outputs))
+        probe = outputs / f".xlebench-write-check-{os.getpid()}"
+        try:
+            outputs.mkdir(parents=True, exist_ok=True)
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            err = storage_error(exc)
+            message = str(err) if err else f"cannot use paths.outputs={outputs}: {exc}"
+            sys.exit(_fail(message))
+
+
 def _print_summary(result, console: Console) -> None:
     table = Table(title="xlebench run", show_lines=False)
     for col in ("stage", "fingerprint", "units", "done", "cached", "failed", "retried", "s"):
@@ -62,10 +99,13 @@ def _print_summary(result, console: Console) -> None:
         )
     console.print(table)
     for c in result.summary.counters:
-        for unit, err in list(c.errors.items())[:10]:
-            console.print(f"[red]failed[/red] {c.stage}/{unit}: {err}")
+        for unit, err in sorted(c.errors.items())[:10]:
+            console.print(f"[red]failed[/red] {c.stage}/{unit}: {_escape(err)}")
         if len(c.errors) > 10:
             console.print(f"... and {len(c.errors) - 10} more failures in {c.stage}")
+    if result.summary.skipped:
+        console.print(f"not run, because a stage before them failed: "
+                      f"{', '.join(result.summary.skipped)}")
 
 
 #: What a user looks at first in a compiled benchmark, when it is there.
@@ -102,19 +142,25 @@ def _write_run_summary(result) -> None:
     write_json(out / "run_summary.json", {
         "benchmark": str(result.benchmark_dir) if result.benchmark_dir else None,
         "stages": [asdict(c) for c in result.summary.counters],
+        "skipped": result.summary.skipped,
     })
 
 
 def run(cfg: DictConfig) -> int:
     """Run the pipeline for one composed config; returns the process exit status."""
+    from xlebench.config.validate import validate_config
     from xlebench.pipeline import run_pipeline
 
     console = Console(stderr=True)
     try:
+        validate_config(cfg)
         result = run_pipeline(cfg, _bench_subdir())
     except UserError as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}")
-        return 2
+        return _fail(str(exc))
+    except OSError as exc:
+        if (err := storage_error(exc)) is None:
+            raise
+        return _fail(str(err))
     _print_summary(result, console)
     _write_run_summary(result)
     if result.benchmark_dir is None:

@@ -6,6 +6,8 @@ and keeps its traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class UserError(Exception):
     """A problem with the user's input or configuration, reported without a traceback."""
@@ -28,6 +30,33 @@ class DataError(UserError):
         super().__init__(msg + (f" ({hint})" if hint else ""))
 
 
+class StorageError(UserError):
+    """The output folder cannot be written (read-only, full, not a folder).
+
+    Not a bug and not retried: the same write fails the same way until the user frees space
+    or points ``paths.outputs`` elsewhere.
+    """
+
+
+#: errno values that mean "this storage cannot take the write", not "this code is wrong".
+STORAGE_ERRNOS = frozenset(
+    getattr(errno, name) for name in
+    ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM", "ENOTDIR", "EISDIR")
+    if hasattr(errno, name))
+
+
+def storage_error(exc: BaseException) -> StorageError | None:
+    """The `StorageError` an ``OSError`` stands for, or None for any other exception."""
+    if isinstance(exc, StorageError):
+        return exc
+    if not isinstance(exc, OSError) or exc.errno not in STORAGE_ERRNOS:
+        return None
+    where = exc.filename or "the output folder"
+    return StorageError(
+        f"cannot write {where}: {exc.strerror or exc}; free space or fix permissions, or "
+        "point paths.outputs=<folder> somewhere writable")
+
+
 class NotImplementedStageError(UserError):
     """A pipeline stage that this version of xlebench does not provide yet."""
 
@@ -36,11 +65,11 @@ class UnitError(Exception):
     """A failure inside one unit of work, recorded by the runner with the unit id."""
 
 
-class LLMResponseError(UserError):
-    """An LLM kept answering with something unusable after every allowed retry.
+class LLMResponseError(Exception):
+    """An LLM kept answering with something unusable after every allowed correction.
 
-    Not retried by the runner: the response cache would replay the same answers. Carries the
-    raw responses (``artifacts``), which the runner saves next to the failure record.
+    Carries the raw responses (``artifacts``), which the runner saves next to the failure
+    record. Nothing of the failed exchange is cached, so a rerun asks the model again.
     """
 
     def __init__(self, message: str, artifacts: dict[str, str] | None = None) -> None:

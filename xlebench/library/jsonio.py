@@ -36,8 +36,9 @@ def json_path(prefix: str, loc: tuple) -> str:
     return out
 
 
-def validate(adapter: TypeAdapter, value: Any, file: Path, where: str) -> Any:
-    """Validate one value with pydantic; the first error becomes a `DataError`."""
+def validate(adapter: TypeAdapter, value: Any, file: Path, where: str, hint: str = "") -> Any:
+    """Validate one value with pydantic; the first error becomes a `DataError` (``hint``:
+    what the user can do about it)."""
     try:
         return adapter.validate_python(value)
     except ValidationError as exc:
@@ -45,7 +46,7 @@ def validate(adapter: TypeAdapter, value: Any, file: Path, where: str) -> Any:
         got = err.get("input")
         shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
         raise DataError(str(file), json_path(where, tuple(err["loc"])),
-                        f"{err['msg']} (got {shown[:80]})") from None
+                        f"{err['msg']} (got {shown[:80]})", hint) from None
 
 
 def expect(cond: bool, file: Path, where: str, expected: str) -> None:

@@ -6,24 +6,29 @@ from collections import Counter
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from xlebench.library.jsonio import expect, load_json, validate
 from xlebench.library.records import LibraryVideo
+from xlebench.library.uids import MAX_VIDEO_S, check_uid
 
 
 class ReleaseRow(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    video_uid: str = Field(min_length=1)
-    video_duration: float = Field(gt=0)
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, str_strip_whitespace=True)
+    video_uid: str
+    video_duration: float = Field(gt=0, le=MAX_VIDEO_S)
     video_source: str = Field(min_length=1)
-    video_scenarios: list[str]
+    video_scenarios: list[str] = Field(min_length=1)
     time_period: Literal["daytime", "nighttime", "twilight", "not know", "uncertain"]
     main_scene: Literal["indoor", "outdoor", "mixed"]
-    consolidated_summary: str
+    consolidated_summary: str = Field(min_length=1)
+
+    _uid = field_validator("video_uid")(check_uid)
 
 
 _ROW = TypeAdapter(ReleaseRow)
+HINT = ("fix or remove this row; the authors' file is generation/ego4d_info/video_info.json "
+        "in X-Intelligence-Labs/X-LeBench")
 
 
 def load_release(path: Path, skips: Counter) -> list[LibraryVideo]:
@@ -33,7 +38,7 @@ def load_release(path: Path, skips: Counter) -> list[LibraryVideo]:
     expect(isinstance(data, list), path, "$", "expected a JSON list of video objects")
     out, seen = [], set()
     for i, raw in enumerate(data):
-        row: ReleaseRow = validate(_ROW, raw, path, f"$[{i}]")
+        row: ReleaseRow = validate(_ROW, raw, path, f"$[{i}]", HINT)
         if row.video_uid in seen:
             skips["duplicate video_uid"] += 1
             continue

@@ -106,7 +106,14 @@ class LLMClient:
         self.live_calls = 0
         self.cache_hits = 0
 
-    def complete(self, messages: list[dict[str, str]], *, sample: int = 0) -> Completion:
+    def complete(self, messages: list[dict[str, str]], *, sample: int = 0,
+                 remember: bool = True) -> Completion:
+        """The model's answer, from the cache or from one live request (with retries).
+
+        With ``remember=False`` a live answer is returned but not cached: the caller validates
+        it first and stores it with `remember` only if it is usable, so a malformed answer
+        never outlives the run that received it.
+        """
         s = self.settings
         key = cache_key(s.model, sampling(s), messages, sample)
         hit = self.cache.get(key)
@@ -125,10 +132,23 @@ class LLMClient:
             response = self._call_with_retries(messages)
         with self._lock:
             self.live_calls += 1
-        self.cache.put(key, {"model": s.model, "params": sampling(s), "messages": messages,
-                             "sample": sample}, response)
-        return Completion(response.text, response.prompt_tokens, response.completion_tokens,
+        done = Completion(response.text, response.prompt_tokens, response.completion_tokens,
                           response.cost_usd, False)
+        if remember:
+            self.remember(messages, done, sample=sample)
+        return done
+
+    def remember(self, messages: list[dict[str, str]], answer: Completion, *,
+                 sample: int = 0) -> None:
+        """Cache a validated live answer (cache hits are already stored)."""
+        if answer.cached:
+            return
+        s = self.settings
+        self.cache.put(cache_key(s.model, sampling(s), messages, sample),
+                       {"model": s.model, "params": sampling(s), "messages": messages,
+                        "sample": sample},
+                       CachedResponse(answer.text, answer.prompt_tokens,
+                                      answer.completion_tokens, answer.cost_usd))
 
     # -- one request, with the retry policy ------------------------------------------------
 
@@ -155,7 +175,8 @@ class LLMClient:
                 raise ConfigError(self._say(f"the provider rejected the request: {exc}; "
                                             "check llm.model and llm.api_base")) from None
             except (lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
-                    lm.ServiceUnavailableError, lm.BadGatewayError, lm.APIError) as exc:
+                    lm.ServiceUnavailableError, lm.BadGatewayError, lm.APIError,
+                    InvalidBody) as exc:
                 transient += 1
                 if transient > s.max_retries:
                     raise LLMCallError(self._say(
@@ -176,7 +197,7 @@ class LLMClient:
         resp = lm.completion(model=s.model, messages=messages, temperature=s.temperature,
                              max_tokens=s.max_tokens, timeout=s.timeout_s, max_retries=0,
                              **kwargs)
-        text = resp.choices[0].message.content or ""
+        text = _content(resp)
         usage = getattr(resp, "usage", None)
         try:
             cost = float(lm.completion_cost(completion_response=resp))
@@ -201,6 +222,21 @@ class LLMClient:
         msg = f"llm {self.settings.model}: {text}"
         key = os.environ.get(self.settings.api_key_env or "")
         return msg.replace(key, "***") if key else msg
+
+
+class InvalidBody(Exception):
+    """A 200 answer without a usable message (no choices, null or empty content): retried
+    like a transport fault, never cached."""
+
+
+def _content(resp: Any) -> str:
+    choices = getattr(resp, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    text = getattr(message, "content", None)
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidBody("the server answered 200 without message content "
+                          f"({'no choices' if not choices else repr(text)})")
+    return text
 
 
 def _retry_after(exc: Exception) -> float | None:

@@ -64,25 +64,36 @@ def ask_json(
     sample: int = 0,
     what: str = "answer",
 ) -> T:
-    """Parsed answer; each attempt (and its correction) is a separate, cached request."""
+    """Parsed answer; each attempt (and its correction) is a separate request.
+
+    Only a conversation that ends in a valid answer is cached — every turn of it, so a replay
+    walks the same corrections — and a failed one leaves nothing behind: a rerun (against a
+    healthy server, say) asks afresh instead of replaying the invalid answers.
+    """
     convo = list(messages)
     raws: list[str] = []
     errors: list[str] = []
+    turns: list[tuple[list[dict[str, str]], Completion]] = []
     for _attempt in range(max_retries + 1):
-        reply: Completion = client.complete(convo, sample=sample)
+        reply: Completion = client.complete(convo, sample=sample, remember=False)
         usage.add(reply)
         raws.append(reply.text)
+        turns.append((convo, reply))
         try:
-            return parse(extract_json(reply.text))
+            value = parse(extract_json(reply.text))
         except (ValueError, ValidationError, TypeError, KeyError) as exc:
             error = _explain(exc)
             errors.append(error)
             convo = convo + [{"role": "assistant", "content": reply.text},
                              {"role": "user", "content": RETRY_MESSAGE.format(error=error)}]
+            continue
+        for asked, answer in turns:
+            client.remember(asked, answer, sample=sample)
+        return value
     artifacts = {f"response_{i}.txt": raw for i, raw in enumerate(raws)}
     artifacts["errors.txt"] = "\n".join(f"attempt {i}: {e}" for i, e in enumerate(errors))
     raise LLMResponseError(
         f"{what}: the model's answer was still invalid after {max_retries} retries "
-        f"(last problem: {errors[-1]}). Answers are cached, so a plain rerun replays them: "
-        "raise llm.max_retries, or change llm.model or the prompt version, to ask again",
+        f"(last problem: {errors[-1]}). Nothing of this exchange was cached: rerun to ask "
+        "again, or raise llm.max_retries, or change llm.model or the prompt version",
         artifacts)

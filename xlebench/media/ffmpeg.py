@@ -8,15 +8,13 @@ used in a path or an argument.
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from functools import cache
 from pathlib import Path
 
 from xlebench.errors import ConfigError, DataError
-
-_UID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+from xlebench.library.uids import UID_RULE, is_safe_uid
 
 
 class FFmpegError(RuntimeError):
@@ -37,9 +35,9 @@ def ffmpeg_exe() -> str:
 
 def safe_uid(uid: str, source: str = "library") -> str:
     """A video uid usable as a file name and an ffmpeg argument, or a DataError."""
-    if not isinstance(uid, str) or not _UID.match(uid) or ".." in uid:
-        raise DataError(source, "video_uid", f"a plain identifier (letters, digits, '_', '-', "
-                        f"'.'), got {uid!r}", "refusing to use it in a path or a command")
+    if not is_safe_uid(uid):
+        raise DataError(source, "video_uid", f"expected {UID_RULE}, got {uid!r}",
+                        "refusing to use it in a path or a command")
     return uid
 
 

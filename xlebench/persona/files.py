@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from xlebench.errors import DataError
 from xlebench.persona.offline import generate_persona
@@ -36,12 +36,22 @@ class PersonaFile(BaseModel):
     location: str
     mbti: str
     name: str | None = None
-    age: int | None = None
+    age: int | None = Field(default=None, ge=0, le=120)
     occupation: str | None = None
     traits: list[str] | None = None
     lifestyle: str | None = None
     daily_routine: list[RoutineModel] | None = None
     hobbies: list[str] | None = None
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, v: str) -> str:
+        from xlebench.config.validate import unknown_location
+        from xlebench.persona.locations import LOCATIONS
+
+        if v not in LOCATIONS:
+            raise ValueError(unknown_location(v))
+        return v
 
     @field_validator("mbti")
     @classmethod

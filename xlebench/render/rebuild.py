@@ -1,7 +1,7 @@
 """Regenerate a shared benchmark's videos from its timelines and your own Ego4D media.
 
-A compiled benchmark can be shared without its videos: the life-log timelines (with their
-render records) and ``manifest.json`` say exactly what to stitch. This command re-renders each
+A compiled benchmark can be shared without its videos: the life-log timelines, the render
+sidecars (``videos/<log>.json``) and ``manifest.json`` say exactly what to stitch. This command re-renders each
 log from ``<media_root>/v2/full_scale/<video_uid>.mp4`` with the benchmark's own render
 settings and compares the result with the recorded sha256 (byte-identical with the same media
 and ffmpeg build; otherwise the mapping and durations are still checked).
@@ -34,9 +34,12 @@ def rebuild(benchmark: Path, media_root: Path, out: Path) -> dict:
         raise UserError(f"{manifest_path}: this benchmark was compiled with render=none; "
                         "there are no videos to rebuild")
     settings = render_settings(rc)
-    logs = [json.loads(p.read_text("utf-8"))
-            for p in sorted((benchmark / "lifelogs").glob("*.json"))]
-    logs = [lg for lg in logs if "render" in lg]
+    logs = []
+    for path in sorted((benchmark / "lifelogs").glob("*.json")):
+        sidecar = benchmark / "videos" / path.name
+        if sidecar.is_file():  # rendered logs have a sidecar beside their video
+            logs.append({**json.loads(path.read_text("utf-8")),
+                         "render": json.loads(sidecar.read_text("utf-8"))})
     resolver = MediaResolver(root=media_root, report_dir=out)
     resolver.check(s["video_uid"] for lg in logs for s in lg["segments"])
     report = {"rebuilt": 0, "identical": 0, "different": []}

@@ -16,7 +16,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlebench.errors import UserError
+from xlebench.errors import UserError, storage_error
 from xlebench.runner.atomic import write_json, write_text
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
 
@@ -30,6 +30,8 @@ class Outcome:
     attempts: int
     seconds: float
     error: str = ""
+    #: The failure is the user's input or configuration (exit status 2), not a bug.
+    user_error: bool = False
 
 
 def marker_path(stage_dir: Path, unit_id: str) -> Path:
@@ -58,7 +60,8 @@ def _publish(tmp: Path, stage_dir: Path, unit_id: str, meta: dict) -> None:
 def _record_failure(stage_dir: Path, unit: Unit, exc: BaseException, attempts: int) -> str:
     """Write failed/<unit>.json, plus any raw material the error carries (an LLM's rejected
     answers) as failed/<unit>/<name>, named in the record so a user can open them."""
-    message = f"{type(exc).__name__}: {exc}"
+    # A user error is a message for the user; anything else keeps its type for the developer.
+    message = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
     saved = []
     for name, text in sorted(getattr(exc, "artifacts", {}).items()):
         path = failure_path(stage_dir, unit.id).with_suffix("") / name
@@ -86,6 +89,8 @@ def execute_unit(
     """Compute, publish and mark one unit, retrying unexpected errors up to `retries` times.
 
     A `UserError` (bad input or config) is not retried: the same input fails the same way.
+    A storage error (disk full, read-only folder) is raised at once as `StorageError`: there
+    is nowhere to record it, and every other unit would fail the same way.
     """
     start = time.perf_counter()
     tmp_root = stage_dir / ".tmp"
@@ -103,9 +108,13 @@ def execute_unit(
             _publish(tmp, stage_dir, unit.id, {"unit": unit.id, "attempts": attempt})
             return Outcome(unit.id, True, attempt, seconds)
         except Exception as exc:  # noqa: BLE001 - the runner records every unit failure
-            if isinstance(exc, UserError) or attempt > retries:
+            if (storage := storage_error(exc)) is not None:
+                raise storage from None
+            user = isinstance(exc, UserError)
+            if user or attempt > retries:
                 error = _record_failure(stage_dir, unit, exc, attempt)
-                return Outcome(unit.id, False, attempt, time.perf_counter() - start, error)
+                return Outcome(unit.id, False, attempt, time.perf_counter() - start, error,
+                               user)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     raise AssertionError("unreachable")

@@ -51,6 +51,8 @@ class StageCounters:
     not_run: int = 0
     seconds: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
+    #: Units whose failure is the user's input or configuration (reported with exit 2).
+    user_errors: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -58,6 +60,8 @@ class RunSummary:
     counters: list[StageCounters] = field(default_factory=list)
     results: dict[str, StageResult] = field(default_factory=dict)
     fingerprint_inputs: dict[str, dict] = field(default_factory=dict)
+    #: Stages that were not run because an upstream stage had failed units.
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> int:
@@ -98,17 +102,40 @@ class Runner:
         specs: Sequence[StageSpec],
         on_stage_done: Callable[[StageResult], None] | None = None,
     ) -> RunSummary:
+        """Run each stage in order. A stage with failed units is neither exported nor read
+        downstream: the stages after it are listed in ``summary.skipped``, because their
+        inputs would be incomplete."""
         summary = RunSummary()
         with self._progress() as progress:
-            for spec in specs:
+            for k, spec in enumerate(specs):
                 result, counters = self._run_stage(spec, summary, progress)
                 summary.counters.append(counters)
                 summary.results[spec.stage.name] = result
+                if counters.failed or counters.not_run:
+                    summary.skipped = [s.stage.name for s in specs[k + 1:]]
+                    break
                 if on_stage_done is not None:
                     on_stage_done(result)
-                if counters.failed and self.options.fail_fast:
-                    break
         return summary
+
+    def fingerprints(self, specs: Sequence[StageSpec]) -> dict[str, tuple[str, dict]]:
+        """Each stage's (fingerprint, hashed inputs), computed without running anything."""
+        out: dict[str, tuple[str, dict]] = {}
+        for spec in specs:
+            out[spec.stage.name] = self._fingerprint(
+                spec, {name: out[name][0] for name in spec.stage.upstream})
+        return out
+
+    def _fingerprint(self, spec: StageSpec, upstream: Mapping[str, str]) -> tuple[str, dict]:
+        stage = spec.stage
+        return stage_fingerprint(
+            name=stage.name,
+            version=stage.version,
+            config=spec.config,
+            prompt_files=stage.prompt_files(),
+            upstream=upstream,
+            seed=self.options.seed if stage.uses_seed else None,
+        )
 
     # -- one stage -------------------------------------------------------------------------
 
@@ -117,14 +144,7 @@ class Runner:
     ) -> tuple[StageResult, StageCounters]:
         stage = spec.stage
         upstream = {name: summary.results[name] for name in stage.upstream}
-        fp, inputs = stage_fingerprint(
-            name=stage.name,
-            version=stage.version,
-            config=spec.config,
-            prompt_files=stage.prompt_files(),
-            upstream={name: r.fingerprint for name, r in upstream.items()},
-            seed=self.options.seed if stage.uses_seed else None,
-        )
+        fp, inputs = self._fingerprint(spec, {n: r.fingerprint for n, r in upstream.items()})
         summary.fingerprint_inputs[stage.name] = inputs
         stage_dir = self.options.cache_dir / stage.name / fp
         if stage.name in self.options.force:
@@ -195,7 +215,11 @@ class Runner:
             return False
         counters.failed += 1
         counters.errors[outcome.unit_id] = outcome.error
-        log.error("unit %s failed: %s", outcome.unit_id, outcome.error)
+        if outcome.user_error:
+            counters.user_errors.append(outcome.unit_id)
+            log.debug("unit %s: %s", outcome.unit_id, outcome.error)  # reported once, by the CLI
+        else:
+            log.error("unit %s failed: %s", outcome.unit_id, outcome.error)
         return self.options.fail_fast
 
     def _pool(self, stage: Stage, ctx: StageContext, stage_dir: Path, workers: int) -> Executor:

@@ -122,8 +122,14 @@ class Stage(Protocol):
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         """Write the user-facing files of this stage into the benchmark folder.
 
-        Returns counts for the manifest. Must be deterministic given the records.
+        Returns counts for the manifest. Must be deterministic given the records, and write
+        only paths listed by `owned_paths`.
         """
+        ...
+
+    def owned_paths(self) -> Sequence[str]:
+        """Paths (globs relative to the benchmark folder) that this stage's export writes and
+        that no other stage writes: they are removed before the stage exports anew."""
         ...
 
 
@@ -134,6 +140,8 @@ class BaseStage:
     uses_seed: ClassVar[bool] = True
     io_bound: ClassVar[bool] = False
     threads: ClassVar[int] = 1
+    #: What `owned_paths` returns unless a stage decides per result.
+    outputs: ClassVar[tuple[str, ...]] = ()
 
     def waits_on_network(self, concurrency: int) -> None:
         """Mark this instance network-bound (an LLM behind it): its units run in threads, as
@@ -149,3 +157,6 @@ class BaseStage:
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         return {"records": len(result.records)}
+
+    def owned_paths(self) -> Sequence[str]:
+        return self.outputs

@@ -29,6 +29,8 @@ from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
+    outputs: ClassVar[tuple[str, ...]] = (
+        "annotations", "export/xlebench", "stats/tasks.json", "stats/llm_usage_annotate.json")
     version: ClassVar[str] = "2"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
 

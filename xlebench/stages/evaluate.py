@@ -31,23 +31,51 @@ SYSTEMS = ("text_retrieval", "socratic", "retrieve_socratic")
 
 
 def load_predictions(path: Path) -> dict[str, str]:
-    """``{"item_id": ..., "response": ...}`` per line; clear errors naming file and line."""
+    """``{"item_id": ..., "response": ...}`` per line; clear errors naming file and line.
+
+    An empty file and a second line for the same item are errors, not silent choices.
+    """
     if not path.is_file():
         raise ConfigError(f"eval.predictions={path}: file not found")
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(str(path), "$", f"expected UTF-8 text ({exc.reason})") from None
     out: dict[str, str] = {}
-    for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+    first_line: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError(str(path), f"line {n}", f"a JSON object ({exc.msg})") from None
+            raise DataError(str(path), f"line {n}", f"expected a JSON object ({exc.msg})") \
+                from None
         if not isinstance(row, dict) or not isinstance(row.get("item_id"), str) \
                 or not isinstance(row.get("response"), str):
-            raise DataError(str(path), f"line {n}", 'an object with string fields "item_id" '
-                            'and "response"')
-        out[row["item_id"]] = row["response"]
+            raise DataError(str(path), f"line {n}", 'expected an object with string fields '
+                            '"item_id" and "response"')
+        item = row["item_id"]
+        if item in first_line:
+            raise DataError(str(path), f"line {n}.item_id", f"{item!r} was already predicted on "
+                            f"line {first_line[item]}", "keep one prediction per item")
+        first_line[item] = n
+        out[item] = row["response"]
+    if not out:
+        raise DataError(str(path), "$", "expected one JSON object per line, found none",
+                        'write {"item_id": ..., "response": ...} for each item of '
+                        "annotations/*.jsonl")
     return out
+
+
+def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
+    """Predictions for items this benchmark does not have are an error (a file from another
+    benchmark or another seed), never silently ignored."""
+    unknown = sorted(set(responses) - known)
+    if unknown:
+        raise DataError(str(path), "item_id", f"{len(unknown)} of {len(responses)} ids are not "
+                        f"items of this benchmark (e.g. {', '.join(unknown[:3])})",
+                        "predict the items of this benchmark's annotations/*.jsonl")
 
 
 class EvaluateStage(BaseStage):
@@ -94,15 +122,20 @@ class EvaluateStage(BaseStage):
         system = self.systems[unit.id]
         responses = self._responses(system, items, logs)
         known = {it["item_id"] for it in items}
+        if isinstance(system, Path):
+            check_known(system, responses, known)
         rows = score_items(items, responses, self.settings, self.bertscorer)
         table = results_table(rows, n_boot=self.n_boot, seed=ctx.seed)
         table["system"] = unit.id
         table["captions"] = "oracle_narrations" if not isinstance(system, Path) else None
-        table["unknown_item_ids"] = len(set(responses) - known)
         table["bertscore"] = self.bertscorer.describe() if self.bertscorer else None
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
         write_text(ctx.workdir / "table.md", to_markdown(table, f"{unit.id}"))
         return table
+
+    def owned_paths(self) -> list[str]:
+        """Results are owned per system: scoring one system keeps every other's results."""
+        return [f"results/{name}" for name in self.systems]
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         out = {}

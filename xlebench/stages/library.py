@@ -55,6 +55,9 @@ CONSOLIDATE_PROMPT = "library/consolidate.v1"
 
 class LibraryStage(BaseStage):
     name: ClassVar[str] = "library"
+    outputs: ClassVar[tuple[str, ...]] = (
+        "library.parquet", "stats/library.json", "stats/library.png",
+        "stats/llm_usage_library.json")
     version: ClassVar[str] = "2"
     uses_seed: ClassVar[bool] = False
 

@@ -24,6 +24,7 @@ class PersonaStage(BaseStage):
     """Builds persona profiles. Ids depend only on (location, mbti, seed) (and file stem)."""
 
     name: ClassVar[str] = "persona"
+    outputs: ClassVar[tuple[str, ...]] = ("personas.jsonl", "stats/llm_usage_persona.json")
     version: ClassVar[str] = "1"
 
     def __init__(

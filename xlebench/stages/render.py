@@ -7,7 +7,6 @@ never taken for a finished one. Media for every log is checked before the first 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -28,6 +27,7 @@ from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, Un
 
 class RenderStage(BaseStage):
     name: ClassVar[str] = "render"
+    outputs: ClassVar[tuple[str, ...]] = ("videos",)
     version: ClassVar[str] = "1"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     uses_seed: ClassVar[bool] = False
@@ -69,11 +69,9 @@ class RenderStage(BaseStage):
             src = result.unit_dir(lid)
             _link_or_copy(src / VIDEO, dest / "videos" / f"{lid}.mp4")
             _link_or_copy(src / VTT, dest / "videos" / f"{lid}.vtt")
-            timeline = dest / "lifelogs" / f"{lid}.json"
-            if timeline.is_file():  # add the output-time mapping to the timeline record
-                data = json.loads(timeline.read_text("utf-8"))
-                data["render"] = {k: v for k, v in record.items() if k != "lifelog_id"}
-                write_json(timeline, data)
+            # The sidecar (output-time mapping, checksums, frames) is what a user shares to
+            # let others rebuild the video from their own Ego4D copy.
+            write_json(dest / "videos" / f"{lid}.json", record)
             checksums[f"videos/{lid}.mp4"] = record["video"]["sha256"]
             checksums[f"videos/{lid}.vtt"] = record["vtt"]["sha256"]
         return {"rendered": len(result.records), "kind": self.settings.kind,

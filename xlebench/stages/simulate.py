@@ -34,6 +34,9 @@ from xlebench.stages.plan import CHUNK_EMBEDDINGS, embedder_settings, llm_planne
 
 class SimulateStage(BaseStage):
     name: ClassVar[str] = "simulate"
+    outputs: ClassVar[tuple[str, ...]] = (
+        "lifelogs", "stats/simulation.json", "stats/simulation.png",
+        "stats/llm_usage_simulate.json")
     version: ClassVar[str] = "1"
     upstream: ClassVar[tuple[str, ...]] = ("plan", "persona", "library")
 

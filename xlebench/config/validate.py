@@ -1,0 +1,123 @@
+"""Check a composed config before any work: every knob's range, and the rules that tie
+several knobs together (``simulation.n_chunks`` against ``planner.min_chunks``, known
+locations and MBTI types).
+
+Hydra already rejects unknown keys and wrong types while composing; this adds what a type
+cannot say. A violation is one `ConfigError` line naming the key, the value, what was
+expected and what to do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Iterator
+from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+from xlebench.config.knobs import check_of
+from xlebench.errors import ConfigError
+
+
+def validate_config(cfg: DictConfig) -> None:
+    """Raise `ConfigError` naming every invalid knob (at most a few per message)."""
+    problems = list(_walk(cfg, "")) + list(_cross_checks(cfg))
+    if problems:
+        shown = "; ".join(problems[:3])
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise ConfigError(f"invalid configuration: {shown}{more}")
+
+
+def _walk(node: Any, path: str) -> Iterator[str]:
+    if isinstance(node, ListConfig):
+        for i, item in enumerate(node):
+            yield from _walk(item, f"{path}[{i}]")
+        return
+    if not isinstance(node, DictConfig):
+        return
+    kind = OmegaConf.get_type(node)
+    fields = {f.name: f for f in dataclasses.fields(kind)} \
+        if dataclasses.is_dataclass(kind) else {}
+    for key in node:
+        sub = f"{path}.{key}" if path else str(key)
+        if OmegaConf.is_missing(node, key):
+            continue
+        value = node[key]
+        check = check_of(fields[key]) if key in fields else None
+        if check is not None:
+            values = _elements(value, sub) if check.each else [(sub, _plain(value))]
+            for where, v in values:
+                if (why := check.problem(v)) is not None:
+                    yield f"{where}={_show(v)}: {why}"
+        if key != "hydra":
+            yield from _walk(value, sub)
+
+
+def _elements(value: Any, path: str) -> list[tuple[str, Any]]:
+    plain = _plain(value)
+    if isinstance(plain, dict):
+        return [(f"{path}.{k}", v) for k, v in plain.items()]
+    if isinstance(plain, list):
+        return [(f"{path}[{i}]", v) for i, v in enumerate(plain)]
+    return [(path, plain)]
+
+
+def _plain(value: Any) -> Any:
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def _show(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+# -- rules across knobs --------------------------------------------------------------------------
+
+def _cross_checks(cfg: DictConfig) -> Iterator[str]:
+    yield from _lengths(cfg)
+    yield from _persona(cfg)
+    planner = cfg.planner
+    if int(planner.gap_max_s) < int(planner.gap_min_s):
+        yield (f"planner.gap_max_s={planner.gap_max_s}: expected >= planner.gap_min_s="
+               f"{planner.gap_min_s}")
+    for name, params in (cfg.get("tasks") or {}).items():
+        if "min_actions" in params and "max_actions" in params \
+                and int(params.min_actions) > int(params.max_actions):
+            yield (f"tasks.{name}.min_actions={params.min_actions}: expected <= "
+                   f"tasks.{name}.max_actions={params.max_actions}")
+
+
+def _lengths(cfg: DictConfig) -> Iterator[str]:
+    """A life log samples N chunks of one day plan, which has at least planner.min_chunks."""
+    sim, floor = cfg.simulation, int(cfg.planner.min_chunks)
+    asked = ({"n_chunks": int(sim.n_chunks)} if sim.get("n_chunks") is not None
+             else {f"lengths.{k}": int(v) for k, v in (sim.lengths or {}).items()})
+    for key, n in asked.items():
+        if n > floor:
+            yield (f"simulation.{key}={n}: a day plan guarantees only planner.min_chunks="
+                   f"{floor} chunks to sample from; add planner.min_chunks={n} or choose "
+                   f"at most {floor}")
+
+
+def _persona(cfg: DictConfig) -> Iterator[str]:
+    from xlebench.persona.locations import LOCATIONS
+    from xlebench.persona.profile import MBTI_TYPES
+
+    if cfg.persona.get("kind") != "grid":
+        return
+    for i, loc in enumerate(cfg.persona.locations):
+        if loc not in LOCATIONS:
+            yield f"persona.locations[{i}]={loc!r}: {unknown_location(loc)}"
+    for i, mbti in enumerate(cfg.persona.mbti):
+        if str(mbti).upper() not in MBTI_TYPES:
+            yield f"persona.mbti[{i}]={mbti!r}: expected one of the 16 MBTI types (e.g. INTJ)"
+
+
+def unknown_location(name: str) -> str:
+    """'not a known location; did you mean Japan?' (the 9 Ego4D countries are known)."""
+    from xlebench.persona.locations import LOCATIONS
+
+    close = difflib.get_close_matches(str(name), list(LOCATIONS), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (f"not a known location; {hint}choose from {', '.join(LOCATIONS)} (the countries "
+            "of the Ego4D videos the matcher can keep)")

@@ -1,0 +1,230 @@
+"""Publishing a compiled benchmark without ever losing what was published before.
+
+A run builds the new benchmark folder beside the published one (``.<name>.staging-<pid>``) and
+swaps it in with two renames at the end, only when every unit succeeded. Three rules keep a
+published benchmark safe:
+
+* **Same configuration or nothing.** A run whose benchmark configuration (everything but the
+  machine-local keys and ``eval``) differs from the published one's is refused before any work,
+  naming the keys that differ, unless ``overwrite=true``; ``name=<other>`` publishes beside it.
+* **A partial run updates only what it computed.** The staging folder starts as a hard-linked
+  copy of the published one; each exported stage first removes the paths it owns (each path
+  has exactly one owner stage), then writes them anew. Evaluation results are owned per
+  system, so scoring a predictions file keeps every other system's results.
+* **Nothing stale is kept silently.** If a stage run now produces other outputs than the
+  published ones (new code, same configuration), the carried-over outputs computed from the
+  old ones are stale: the run is refused, naming them, unless ``overwrite=true``.
+
+Leftovers of killed runs are settled at the next start: dead staging folders are removed, and
+a benchmark caught between the two renames is restored.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlebench.errors import ConfigError
+from xlebench.runner.atomic import read_json
+from xlebench.runner.runner import _pid_alive
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+#: Config sections that may differ between runs sharing one published benchmark: evaluation
+#: settings are recorded per system instead (``manifest["evaluations"]``).
+PER_RUN_SECTIONS = ("eval",)
+
+
+def benchmark_config(content_config: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a run's content config that defines the benchmark itself.
+
+    How LLM answers are fetched is not part of it (``llm=replay`` answers from the cache a
+    ``llm=litellm`` run filled, from any ``api_base``), only what changes them.
+    """
+    out = {k: v for k, v in content_config.items() if k not in PER_RUN_SECTIONS}
+    if isinstance(out.get("llm"), Mapping):
+        llm = {k: v for k, v in out["llm"].items() if k != "api_base"}
+        if llm.get("backend") == "replay":
+            llm["backend"] = "litellm"
+        out["llm"] = llm
+    return out
+
+
+def config_diff(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ, with both values (``simulation.n_chunks: 4 -> 9``)."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in old:
+                out.append(f"{path}: (absent) -> {_short(new[key])}")
+            elif key not in new:
+                out.append(f"{path}: {_short(old[key])} -> (absent)")
+            else:
+                out += config_diff(old[key], new[key], path)
+        return out
+    return [] if old == new else [f"{prefix}: {_short(old)} -> {_short(new)}"]
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass
+class Publication:
+    """One run's staging folder for the benchmark `final`, and what was published before."""
+
+    final: Path
+    staging: Path
+    previous: dict[str, Any] | None = None
+    exported: dict[str, str] = field(default_factory=dict)
+
+    def stage_fingerprint(self, stage: str) -> str | None:
+        return (self.previous or {}).get("fingerprints", {}).get(stage)
+
+    def clear(self, owned: Sequence[str]) -> None:
+        """Remove a stage's own paths from staging before it writes them anew."""
+        for rel in owned:
+            for path in self.staging.glob(rel):
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+
+
+def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool
+                     ) -> Publication:
+    """Settle leftovers, check the published config, and start the staging folder."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(final):
+        settle_leftovers(final)
+        previous = _read_manifest(final)
+        if previous is not None and not overwrite:
+            _check_same_config(final, previous, config)
+        staging = final.parent / f".{final.name}.staging-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        if previous is not None and not overwrite:
+            # Hard links: no bytes copied; every writer replaces files by rename, so the
+            # published inodes are never written through.
+            shutil.copytree(final, staging, copy_function=os.link, symlinks=True)
+        else:
+            staging.mkdir(parents=True)
+            previous = None
+    return Publication(final, staging, previous)
+
+
+def _read_manifest(final: Path) -> dict[str, Any] | None:
+    path = final / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        return read_json(path)
+    except (OSError, json.JSONDecodeError):
+        raise ConfigError(f"{path}: the published manifest cannot be read; move the folder "
+                          "away or rerun with overwrite=true") from None
+
+
+def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any]) -> None:
+    diff = config_diff(benchmark_config(previous.get("config", {})), benchmark_config(config))
+    if diff:
+        shown = "; ".join(diff[:4]) + (f"; and {len(diff) - 4} more" if len(diff) > 4 else "")
+        raise ConfigError(
+            f"{final} was published from another configuration ({shown}); rerun with "
+            f"overwrite=true to replace it, or name=<new name> to publish beside it")
+
+
+def stale_outputs(previous: Mapping[str, Any] | None, ran: Mapping[str, str]) -> list[str]:
+    """Published outputs this run keeps but whose inputs it changed.
+
+    ``ran`` maps the stages run now to their fingerprints. A stage that ran with another
+    fingerprint than the published one changed its outputs; every carried-over stage or
+    evaluation computed from a changed (or itself stale) stage is stale.
+    """
+    if not previous:
+        return []
+    published = previous.get("fingerprints", {})
+    bad = {st for st, fp in ran.items() if published.get(st) not in (None, fp)}
+    inputs = {st: up for st, up in previous.get("upstream", {}).items() if st not in ran}
+    inputs.update({f"results/{name}": rec.get("upstream", {})
+                   for name, rec in previous.get("evaluations", {}).items()})
+    stale: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for out, up in inputs.items():
+            if out not in stale and set(up) & (bad | stale):
+                stale.add(out)
+                changed = True
+    return sorted(stale)
+
+
+def check_not_stale(pub: Publication, ran: Mapping[str, str], rerun: Sequence[str]) -> None:
+    """Refuse to keep carried-over outputs whose inputs this run changed (``rerun``: the
+    evaluation results this run writes anew, which are not carried)."""
+    stale = [s for s in stale_outputs(pub.previous, ran) if s not in rerun]
+    if stale:
+        raise ConfigError(
+            f"{pub.final}: this run changes the inputs of {', '.join(stale)}, which it would "
+            "keep from the published benchmark (same configuration, new code); run those "
+            "stages too, or rerun with overwrite=true to publish without them")
+
+
+def settle_leftovers(final: Path) -> None:
+    """Remove dead runs' staging folders; restore a benchmark caught between two renames."""
+    parent = final.parent
+    if not parent.is_dir():
+        return
+    olds = []
+    for path in parent.glob(f".{final.name}.*-*"):
+        kind, _, pid = path.name[len(final.name) + 2:].rpartition("-")
+        if kind not in ("staging", "old") or not pid.isdigit() or _pid_alive(int(pid)):
+            continue
+        if kind == "old":
+            olds.append(path)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+            log.info("removed %s, left by a run that was killed", path.name)
+    for old in sorted(olds):
+        if not final.exists():
+            os.rename(old, final)
+            log.warning("restored %s from %s (a run was killed while publishing)",
+                        final, old.name)
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def publish(pub: Publication) -> None:
+    """Swap the staged folder in: two renames under the benchmark's lock."""
+    final = pub.final
+    with _locked(final):
+        old = final.parent / f".{final.name}.old-{os.getpid()}"
+        if final.exists():
+            os.rename(final, old)
+        os.rename(pub.staging, final)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def discard(pub: Publication) -> None:
+    shutil.rmtree(pub.staging, ignore_errors=True)
+
+
+@contextmanager
+def _locked(final: Path) -> Iterator[None]:
+    """An exclusive lock per benchmark name, so two runs never swap the folder at once."""
+    lock = final.parent / f".{final.name}.lock"
+    with open(lock, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
