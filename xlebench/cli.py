@@ -110,8 +110,11 @@ def _print_summary(result, console: Console) -> None:
 
 #: What a user looks at first in a compiled benchmark, when it is there.
 CONTENTS = (
+    ("library.parquet", "the video selection library"),
+    ("personas.jsonl", "personas"),
+    ("plans.jsonl", "day plans and their chunks"),
     ("lifelogs/", "life-log timelines (with match and reflection traces)"),
-    ("videos/", "rendered life logs (.mp4) and virtual-clock subtitles (.vtt)"),
+    ("videos/", "rendered life logs (.mp4), virtual-clock subtitles (.vtt), sidecars (.json)"),
     ("annotations/", "task items per subtask (JSONL)"),
     ("export/xlebench/", "the same items in the X-LeBench release layout"),
     ("stats/", "library, simulation and task statistics (JSON + PNG)"),

@@ -29,6 +29,7 @@ from xlebench.publish import (
     publish,
 )
 from xlebench.runner.atomic import write_json
+from xlebench.runner.crash import crash_point
 from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
     def export(result) -> None:
         stage = exporters[result.name]
         pub.clear(stage.owned_paths())
+        crash_point(result.name, "export")
         counts[result.name] = stage.export(result, pub.staging)
 
     summary = runner.run(specs, on_stage_done=export)
@@ -170,6 +172,7 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
     manifest = build_manifest(config, fps, counts, upstream=upstream,
                               evaluations=evaluations, previous=pub.previous)
     write_json(pub.staging / MANIFEST, manifest)
+    crash_point("*", "publish")
     publish(pub)
     return PipelineResult(summary, pub.final, counts)
 

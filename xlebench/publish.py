@@ -21,6 +21,8 @@ a benchmark caught between the two renames is restored.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import fcntl
 import json
 import logging
@@ -204,14 +206,39 @@ def settle_leftovers(final: Path) -> None:
 
 
 def publish(pub: Publication) -> None:
-    """Swap the staged folder in: two renames under the benchmark's lock."""
+    """Swap the staged folder in, under the benchmark's lock.
+
+    On Linux one atomic exchange (``renameat2(RENAME_EXCHANGE)``): the benchmark folder is
+    never missing, and a kill just after it leaves the old content in the staging folder,
+    removed at the next start. Elsewhere two renames, with `settle_leftovers` restoring the
+    old folder if a kill lands between them.
+    """
     final = pub.final
     with _locked(final):
+        if final.exists() and _exchange(pub.staging, final):
+            shutil.rmtree(pub.staging, ignore_errors=True)
+            return
         old = final.parent / f".{final.name}.old-{os.getpid()}"
         if final.exists():
             os.rename(final, old)
         os.rename(pub.staging, final)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2); False where the call is unavailable."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False  # no such call, or a file system without exchange
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def discard(pub: Publication) -> None:

@@ -27,3 +27,11 @@ def test_model_and_layer_are_recorded(scorer) -> None:
     assert d["model"] == "sentence-transformers/all-MiniLM-L6-v2" and d["layer"] == 6
     with pytest.raises(ValueError, match="layers"):
         BERTScorer(layer=99).describe()
+
+
+def test_a_pair_scores_the_same_alone_and_among_others(scorer) -> None:
+    cands = ["C cooks.", "C walks the dog in the park.", "C is washing dishes.", "C reads a book"]
+    refs = ["C cooks pasta.", "C walks a dog.", "C washes the dishes at the sink.", "C reads"]
+    together = scorer.f1(cands, refs)
+    alone = [scorer.f1([c], [r])[0] for c, r in zip(cands, refs, strict=True)]
+    assert together == alone

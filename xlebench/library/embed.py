@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -56,19 +57,41 @@ class HashingEmbedder:
         return l2_normalise(np.stack([self._vector(t) for t in texts]))
 
 
-def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of equal token length, in a fixed order.
+#: Token rows (sequences x tokens) every forward pass is filled up to; see `same_length_batches`.
+MIN_TOKEN_ROWS = 64
 
-    A padded batch computes each sentence with matrix shapes set by the longest one, so the
-    same sentence gets vectors that differ in the 7th digit depending on its neighbours (and
-    so on worker count and resume order). Without padding, a sentence's vector is the same
-    in any batch: outputs stay byte-identical, at the cost of a few more, smaller batches.
+
+@dataclass(frozen=True)
+class Batch:
+    """One forward pass: the sentences it computes (``real``) and what it feeds the model
+    (``rows``: ``real`` plus repeats of them, up to `MIN_TOKEN_ROWS` token rows)."""
+
+    real: list[int]
+    rows: list[int]
+
+
+def same_length_batches(lengths: Sequence[int], batch_size: int,
+                        min_rows: int = MIN_TOKEN_ROWS) -> list[Batch]:
+    """Batches of equal token length, each filled to at least ``min_rows`` token rows.
+
+    Why: a sentence's vector must not depend on the sentences encoded with it, or outputs
+    change with worker count, resume order and cache history. Two things make it depend on
+    them on CPU: padding (matrix shapes set by the longest neighbour) and small matrix
+    products (BLAS takes another code path below a few dozen rows, measured on MKL). Equal
+    lengths remove the padding; repeating the batch's own sentences up to ``min_rows`` rows
+    keeps every product on the large-matrix path. ``benchmarks/deterministic_embedding.py``
+    checks the result (a sentence alone == in any batch) and what it costs.
     """
     by_len: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         by_len.setdefault(int(n), []).append(i)
-    return [idx[k:k + batch_size] for _, idx in sorted(by_len.items())
-            for k in range(0, len(idx), batch_size)]
+    out = []
+    for length, idx in sorted(by_len.items()):
+        for k in range(0, len(idx), batch_size):
+            real = idx[k:k + batch_size]
+            need = max(len(real), -(-min_rows // max(1, length)))
+            out.append(Batch(real, [real[j % len(real)] for j in range(need)]))
+    return out
 
 
 class MiniLMEmbedder:
@@ -109,9 +132,10 @@ class MiniLMEmbedder:
         lengths = [len(ids) for ids in model.tokenizer(
             list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]]
         for batch in same_length_batches(lengths, self.batch_size):
-            out[batch] = model.encode(
-                [texts[i] for i in batch], batch_size=len(batch), convert_to_numpy=True,
-                normalize_embeddings=True, show_progress_bar=False)
+            vectors = model.encode(
+                [texts[i] for i in batch.rows], batch_size=len(batch.rows),
+                convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+            out[batch.real] = vectors[: len(batch.real)]
         return out
 
 
@@ -124,6 +148,10 @@ def make_embedder(kind: str, dim: int = 384, model: str | None = None,
     raise ConfigError(f"matcher.embedder.kind={kind}: expected minilm or hashing")
 
 
+#: Bumped when stored vectors would differ for the same text (3: `same_length_batches`).
+STORE_FORMAT = 3
+
+
 class EmbeddingStore:
     """Persistent text -> vector cache (SQLite), shared by every build with the same embedder.
 
@@ -133,7 +161,8 @@ class EmbeddingStore:
     def __init__(self, path: Path, embedder: Embedder) -> None:
         self.embedder = embedder
         path.mkdir(parents=True, exist_ok=True)
-        self.db = path / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', embedder.key)}.sqlite"
+        name = re.sub(r'[^A-Za-z0-9_.-]', '_', embedder.key)
+        self.db = path / f"{name}.f{STORE_FORMAT}.sqlite"
         self.hits = 0
         self.misses = 0
 

@@ -164,7 +164,9 @@ class LLMClient:
                 if rate_limited > s.max_retries_on_rate_limit:
                     raise LLMCallError(self._say(f"still rate limited after {rate_limited} "
                                                  f"attempts: {exc}")) from None
-                delay = _retry_after(exc) or s.backoff_s * 2 ** (rate_limited - 1)
+                delay = _retry_after(exc)
+                if delay is None:
+                    delay = s.backoff_s * 2 ** (rate_limited - 1)
                 log.warning("llm %s: rate limited, retrying in %.2fs", s.model, delay)
                 time.sleep(min(delay, MAX_BACKOFF_S))
             except (lm.AuthenticationError, lm.PermissionDeniedError) as exc:
@@ -240,12 +242,18 @@ def _content(resp: Any) -> str:
 
 
 def _retry_after(exc: Exception) -> float | None:
+    """Seconds the server asked us to wait. litellm keeps the HTTP headers in
+    ``litellm_response_headers`` (its ``response`` is a stand-in without them)."""
     response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    try:
-        return float(headers.get("retry-after"))
-    except (TypeError, ValueError):
-        return None
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(exc, "headers", None), getattr(response, "headers", None)):
+        try:
+            value = float((headers or {}).get("retry-after"))
+        except (TypeError, ValueError):
+            continue
+        if value >= 0:
+            return value
+    return None
 
 
 def _short(exc: Exception, limit: int = 300) -> str:

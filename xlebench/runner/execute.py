@@ -18,6 +18,7 @@ from pathlib import Path
 
 from xlebench.errors import UserError, storage_error
 from xlebench.runner.atomic import write_json, write_text
+from xlebench.runner.crash import crash_point
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
 
 
@@ -52,6 +53,7 @@ def _publish(tmp: Path, stage_dir: Path, unit_id: str, meta: dict) -> None:
         # fingerprint means same content, so keep theirs.
         if not final.is_dir():
             raise
+    crash_point(stage_dir.parent.name, "unit")
     write_json(marker_path(stage_dir, unit_id), meta)
     failure_path(stage_dir, unit_id).unlink(missing_ok=True)
     shutil.rmtree(failure_path(stage_dir, unit_id).with_suffix(""), ignore_errors=True)

@@ -80,7 +80,7 @@ def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
 
 class EvaluateStage(BaseStage):
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 

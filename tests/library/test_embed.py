@@ -1,0 +1,40 @@
+"""Sentence vectors are a function of the sentence alone: the batching that makes them so."""
+
+from __future__ import annotations
+
+import pytest
+
+from xlebench.library.embed import MIN_TOKEN_ROWS, MiniLMEmbedder, same_length_batches
+
+SENTENCES = [
+    "C cooks pasta in the kitchen.", "C walks the dog.", "C is washing dishes at the sink.",
+    "C drives to work on a rainy morning and parks near the office.",
+    "C reads.", "C talks with a man in the living room about the football match on tv.",
+    "C paints a wall", "C repairs a bicycle tyre in the garage with a wrench and a pump.",
+    "C plays cards with friends.", "C shops for groceries, pays at the counter and leaves.",
+    "C waters the plants on the balcony.", "C walks the cat.", "C eats lunch at a cafe.",
+]
+
+
+def test_batches_group_equal_lengths_and_fill_small_passes() -> None:
+    batches = same_length_batches([3, 5, 3, 40, 3], batch_size=2)
+    assert [b.real for b in batches] == [[0, 2], [4], [1], [3]]
+    for b in batches:
+        length = {0: 3, 2: 3, 4: 3, 1: 5, 3: 40}[b.real[0]]
+        assert set(b.rows) == set(b.real) and b.rows[: len(b.real)] == b.real
+        assert len(b.rows) * length >= MIN_TOKEN_ROWS or len(b.rows) == len(b.real)
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_a_sentence_gets_the_same_bytes_alone_and_in_any_batch(minilm) -> None:
+    together = minilm.encode(SENTENCES)
+    for i, text in enumerate(SENTENCES):
+        assert minilm.encode([text])[0].tobytes() == together[i].tobytes(), text
+    shuffled = [SENTENCES[i] for i in (5, 0, 12, 3)]
+    again = minilm.encode(shuffled)
+    for row, i in zip(again, (5, 0, 12, 3), strict=True):
+        assert row.tobytes() == together[i].tobytes()
