@@ -345,3 +345,42 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(case, world, published)
     name = {"predictions": "small", "config": "small"}.get(case.family, case.family)
     assert _digest(out / "benchmarks" / name) == published[name], "the benchmark changed"
     assert not list((out / "benchmarks").glob(".*staging*")), "a staging folder was left"
+
+
+def test_an_output_folder_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    ran = run_inprocess(blocker / "outputs", "stages=[persona]")
+    assert ran.rc == 2 and "Traceback" not in ran.text
+    errors = [line for line in ran.text.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "cannot write" in errors[0] and "paths.outputs" in errors[0]
+
+
+def test_a_full_disk_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
+    """A file-size limit stands in for a full disk: every write past it fails (EFBIG)."""
+    import resource
+    import signal
+
+    from tests.conftest import run_cli
+
+    args = [*SMALL, "stages=[library]"]
+    run_cli(tmp_path, *args)
+    before = _digest(tmp_path / "benchmarks" / "demo")
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, cli_env
+
+    proc = subprocess.run([sys.executable, "-m", "xlebench", f"paths.outputs={tmp_path}",
+                           "progress=false", *args, "force=[library]"], cwd=ROOT,
+                          env=cli_env(), capture_output=True, text=True, timeout=300,
+                          preexec_fn=limit)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert "cannot write" in proc.stderr and "File too large" in proc.stderr
+    assert _digest(tmp_path / "benchmarks" / "demo") == before

@@ -104,3 +104,30 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
     # replies parse, everything else is unparseable and lands in the failed count.
     assert table["rows"]["single_summary"]["all"]["failed"] == 0
     assert table["rows"]["summary_ordering"]["all"]["failed"] == 1
+
+
+def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_path: Path
+                                                                         ) -> None:
+    """A Socratic evaluation behind an endpoint that answers 200 with no content: the client
+    retries, the evaluation unit fails, nothing is cached; against a healthy endpoint the
+    same command then scores real answers."""
+    from xlebench.llm.faults import FaultProxy
+
+    out = tmp_path / "out"
+    args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
+            "persona.mbti=[INTJ]", "progress=false", "eval.bertscore=false",
+            "eval.bootstrap=20", "eval.systems=[retrieve_socratic]", "render=none",
+            "llm.model=openai/scripted", "llm.max_retries=1"]
+    model = ScriptedModel()
+    with LoopbackLLMServer(model) as srv:
+        bad = lambda n, body: "null_content" if n > 3 else None  # noqa: E731 - a schedule
+        with FaultProxy(srv.base_url, rule=bad) as proxy:
+            proc = run_cli(out, *args, *_llm(proxy.base_url), check=False)
+        assert proc.returncode == 1 and "no usable answer after 2 attempts" in proc.stderr
+        assert not (out / "benchmarks" / "demo").exists()
+        cached = len(list((out / "cache" / "llm").rglob("*.json")))
+        assert cached == 3, "only the three answers received before the fault are cached"
+        run_cli(out, *args, *_llm(srv.base_url))
+    table = json.loads((out / "benchmarks" / "demo" / "results" / "retrieve_socratic" /
+                        "table.json").read_text())
+    assert table["rows"]["object_retrieval"]["all"]["n"] > 0

@@ -106,6 +106,13 @@ def _print_summary(result, console: Console) -> None:
     if result.summary.skipped:
         console.print(f"not run, because a stage before them failed: "
                       f"{', '.join(result.summary.skipped)}")
+    for stage, counts in result.counts.items():
+        skipped = counts.get("skipped") if isinstance(counts, dict) else None
+        if skipped:
+            reasons = ", ".join(f"{n} {why}" for why, n in sorted(
+                skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+            console.print(f"skipped input records ({stage}, counted in stats/): "
+                          f"{_escape(reasons)}", soft_wrap=True)
 
 
 #: What a user looks at first in a compiled benchmark, when it is there.

@@ -101,7 +101,8 @@ class AnnotateStage(BaseStage):
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
-        return {"items": {s: len(v) for s, v in sorted(by_sub.items())}}
+        return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
+                "skipped": stats["annotation_skips"]}
 
 
 def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
