@@ -96,14 +96,18 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
     with LoopbackLLMServer(model) as srv:
         run_cli(out, *args, *_llm(srv.base_url))
         asked = model.by_task.get("socratic", 0)
-    table = json.loads((out / "benchmarks" / "demo" / "results" / "retrieve_socratic" /
+    table = json.loads((out / "benchmarks" / "demo" / "results" / "oracle_retrieve_socratic" /
                         "table.json").read_text())
-    n_items = sum(c["all"]["total"] for s, c in table["rows"].items() if "AVG" not in s)
+    n_items = sum(c["all"]["n"] for s, c in table["rows"].items() if "AVG" not in s)
     assert asked == n_items > 0, "one request per item"
     # The scripted model answers every question with the first record's span: localisation
-    # replies parse, everything else is unparseable and lands in the failed count.
-    assert table["rows"]["single_summary"]["all"]["failed"] == 0
-    assert table["rows"]["summary_ordering"]["all"]["failed"] == 1
+    # replies parse, an ordering reply is unparseable and counts as a wrong answer.
+    assert table["rows"]["single_summary"]["all"]["unparseable"] == 0
+    assert table["rows"]["summary_ordering"]["all"]["unparseable"] == 1
+    assert table["rows"]["summary_ordering"]["all"]["mean"] == 0.0
+    assert table["oracle"] and "ORACLE" in (table_md := (
+        out / "benchmarks" / "demo" / "results" / "oracle_retrieve_socratic" / "table.md"
+    ).read_text()) and "Answers from:" in table_md
 
 
 def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_path: Path
@@ -128,6 +132,6 @@ def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_pat
         cached = len(list((out / "cache" / "llm").rglob("*.json")))
         assert cached == 3, "only the three answers received before the fault are cached"
         run_cli(out, *args, *_llm(srv.base_url))
-    table = json.loads((out / "benchmarks" / "demo" / "results" / "retrieve_socratic" /
+    table = json.loads((out / "benchmarks" / "demo" / "results" / "oracle_retrieve_socratic" /
                         "table.json").read_text())
-    assert table["rows"]["object_retrieval"]["all"]["n"] > 0
+    assert table["rows"]["single_summary"]["all"]["unparseable"] == 0

@@ -53,7 +53,7 @@ def test_scoring_predictions_keeps_everything_else(published: Path, tmp_path: Pa
     changed = sorted(k for k in before if after.get(k) != before[k])
     assert changed == ["manifest.json"], "only the manifest may change besides the new results"
     manifest = json.loads(after["manifest.json"])
-    assert sorted(manifest["evaluations"]) == ["predictions-mine", "text_retrieval"]
+    assert sorted(manifest["evaluations"]) == ["oracle_text_retrieval", "predictions-mine"]
     assert manifest["fingerprints"] == json.loads(before["manifest.json"])["fingerprints"] | {
         "evaluate": manifest["evaluations"]["predictions-mine"]["fingerprint"]}
 
@@ -90,7 +90,7 @@ def test_stale_outputs_are_refused(published: Path, tmp_path: Path) -> None:
     manifest = json.loads((bench / "manifest.json").read_text())
     fake = dict(manifest, fingerprints={**manifest["fingerprints"], "simulate": "0" * 16})
     stale = stale_outputs(fake, {"simulate": manifest["fingerprints"]["simulate"]})
-    assert {"annotate", "evaluate", "render", "results/text_retrieval"} <= set(stale)
+    assert {"annotate", "evaluate", "render", "results/oracle_text_retrieval"} <= set(stale)
     assert not {"library", "persona", "plan"} & set(stale)
     backup = (bench / "manifest.json").read_bytes()
     (bench / "manifest.json").write_text(json.dumps(fake))

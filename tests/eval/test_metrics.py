@@ -10,7 +10,6 @@ from xlebench.eval.metrics import (
     counting_accuracy,
     hit_at,
     kendall_tau,
-    pooled,
     position_accuracy,
     recall_grid,
     rouge_l,
@@ -73,15 +72,3 @@ def test_rouge_l() -> None:
     assert rouge_l("C cooks pasta.", "C cooks pasta.") == 1.0
     assert 0 < rouge_l("C cooks rice in the kitchen.", "C cooks pasta.") < 1
     assert rouge_l("", "C cooks pasta.") == 0.0
-
-
-def test_pooled_average_uses_query_counts_as_the_paper() -> None:
-    # n behind the paper's Table 5 (objects/people/moments): short 60/20/39, medium 52/29/38,
-    # long 57/9/120. With per-subtask means m, AVG = sum(m*n)/sum(n).
-    for ns in ((60, 20, 39), (52, 29, 38), (57, 9, 120)):
-        means = (0.25, 0.10, 0.40)
-        mean, n = pooled(list(zip(means, ns, strict=True)))
-        assert n == sum(ns)
-        assert mean == pytest.approx(sum(m * k for m, k in zip(means, ns, strict=True)) / sum(ns))
-    assert pooled([(0.5, 60), (0.0, 20), (1.0, 39)])[0] == pytest.approx((30 + 39) / 119)
-    assert math.isnan(pooled([])[0])

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from xlebench.eval.parse import is_failure, parse_counts, parse_order, parse_spans
+from xlebench.config.schema import EvalConfig
+from xlebench.eval.parse import parse_counts, parse_order, parse_spans, reply_status
+
+PATTERNS = {"refusal": EvalConfig().refusal_patterns,
+            "no_information": EvalConfig().no_information_patterns}
 
 
 @pytest.mark.parametrize("text, spans", [
@@ -33,14 +37,18 @@ def test_parse_order() -> None:
     assert parse_order("[07:28:30 - 07:29:00]") == [], "clock times are not an order"
 
 
-@pytest.mark.parametrize("text", ["", "   ", "There is no information available about that.",
-                                  "I'm sorry, but I cannot determine the time.",
-                                  "This is not mentioned in the records."])
-def test_failures(text) -> None:
-    assert is_failure(text)
+@pytest.mark.parametrize("text,status", [
+    (None, "missing"), ("", "unparseable"), ("   ", "unparseable"),
+    ("There is no information available about that.", "no_information"),
+    ("This is not mentioned in the records.", "no_information"),
+    ("I'm sorry, but I cannot determine the time.", "refusal"),
+    ("As an AI, I can't help with that.", "refusal"),
+])
+def test_reply_status(text, status) -> None:
+    assert reply_status(text, **PATTERNS) == status
 
 
-def test_answers_are_not_failures() -> None:
-    assert not is_failure("[07:12:05 - 07:12:30]")
-    assert not is_failure("C cooks pasta and then washes the dishes.")
-    assert is_failure("n/a", patterns=[r"^n/a$"])
+def test_answers_are_replies_to_parse() -> None:
+    assert reply_status("[07:12:05 - 07:12:30]", **PATTERNS) is None
+    assert reply_status("C cooks pasta and then washes the dishes.", **PATTERNS) is None
+    assert reply_status("n/a", refusal=[r"^n/a$"]) == "refusal"

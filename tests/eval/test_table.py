@@ -1,18 +1,23 @@
-"""Scoring rows and the Table 5 layout: exclusion of failed replies, robust column, pooling,
-clustered bootstrap."""
+"""Scoring rows and the results table: every item counts, the paper protocol as a labelled
+second column, chance floors, pooled counting, clustered bootstrap."""
 
 from __future__ import annotations
 
 import pytest
 
+from xlebench.config.schema import EvalConfig
+from xlebench.eval.floors import GENERIC_SUMMARY, floor_rows
 from xlebench.eval.score import ScoreSettings, score_items
 from xlebench.eval.table import clustered_ci, results_table, to_markdown
 
+SETTINGS = ScoreSettings(bertscore=False, refusal_patterns=tuple(EvalConfig().refusal_patterns),
+                         no_information_patterns=tuple(EvalConfig().no_information_patterns))
 
-def _item(i: int, sub: str, cat: str, log: str, **answer) -> dict:
+
+def _item(i: int, sub: str, cat: str, log: str, period=(0, 600), **answer) -> dict:
     base = {"text": "", "spans": [], "counts": {}, "order": []}
     return {"item_id": f"{log}-{sub}-{i}", "subtask": sub, "lifelog_id": log, "category": cat,
-            "answer": {**base, **answer}}
+            "period": {"start_s": period[0], "end_s": period[1]}, "answer": {**base, **answer}}
 
 
 ITEMS = [
@@ -21,51 +26,101 @@ ITEMS = [
     _item(2, "object_retrieval", "long", "c", spans=[[300, 310]]),
     _item(3, "moment_retrieval", "short", "a", spans=[[0, 60], [120, 180]]),
     _item(4, "action_counting", "long", "c", counts={"cut onion": 2, "wash pan": 1}),
-    _item(5, "summary_ordering", "long", "c", order=[2, 0, 1]),
-    _item(6, "single_summary", "short", "a", text="C cooks pasta."),
+    _item(5, "action_counting", "long", "d", counts={"open door": 1, "a": 1, "b": 1, "c": 1}),
+    _item(6, "summary_ordering", "long", "c", order=[2, 0, 1]),
+    _item(7, "single_summary", "short", "a", text="C cooks pasta."),
 ]
 RESPONSES = {
     "a-object_retrieval-0": "[00:01:41 - 00:01:49]",                 # hit
-    "b-object_retrieval-1": "There is no information available.",    # failed: excluded
+    "b-object_retrieval-1": "There is no information available.",    # no-information
     "c-object_retrieval-2": "[00:00:00 - 00:00:05]",                 # miss
     "a-moment_retrieval-3": "[00:02:05 - 00:02:55], [00:00:00 - 00:00:01]",  # second GT span
-    "c-action_counting-4": "cut onion: 2; wash pan: 3",
-    "c-summary_ordering-5": "Correct order of the summaries: 2, 1, 0",
-    "a-single_summary-6": "C cooks pasta.",
+    "c-action_counting-4": "cut onion: 2; wash pan: 3",             # 1 of 2 actions
+    "d-action_counting-5": "open door: 1; a: 1; b: 1; c: 1",        # 4 of 4
+    "c-summary_ordering-6": "Correct order of the summaries: 2, 1, 0",
+    "a-single_summary-7": "C cooks pasta.",
 }
 
 
-def test_rows_and_table() -> None:
-    rows = score_items(ITEMS, RESPONSES, ScoreSettings(bertscore=False))
+def _table(responses, items=ITEMS, **kw):
+    rows = score_items(items, responses, SETTINGS)
+    floors = floor_rows(items, SETTINGS, seed=0, draws=16)
+    return rows, results_table(rows, floors, n_boot=200, seed=1, **kw)
+
+
+def test_headline_counts_every_item_and_the_paper_column_drops_no_information() -> None:
+    rows, t = _table(RESPONSES)
     status = {r["item_id"]: r["status"] for r in rows}
-    assert status["b-object_retrieval-1"] == "failed"
-    assert sum(s == "ok" for s in status.values()) == 6
-    t = results_table(rows, n_boot=200, seed=1)
+    assert status["b-object_retrieval-1"] == "no_information"
     obj = t["rows"]["object_retrieval"]
-    assert (obj["short"]["mean"], obj["short"]["n"], obj["short"]["total"]) == (1.0, 1, 2)
-    assert obj["short"]["robust_mean"] == 0.5 and obj["short"]["failed"] == 1
-    assert (obj["all"]["mean"], obj["all"]["n"], obj["all"]["coverage"]) == (0.5, 2, 0.6667)
+    assert (obj["short"]["mean"], obj["short"]["n"]) == (0.5, 2)
+    assert (obj["short"]["paper"]["mean"], obj["short"]["paper"]["n"]) == (1.0, 1)
+    assert obj["short"]["no_information"] == 1 and obj["short"]["missing"] == 0
+    assert (obj["all"]["mean"], obj["all"]["n"]) == (pytest.approx(1 / 3, abs=1e-4), 3)
     assert t["rows"]["moment_retrieval"]["all"]["mean"] == 1.0
-    assert t["rows"]["action_counting"]["all"]["mean"] == 0.5
     assert t["rows"]["summary_ordering"]["all"]["mean"] == pytest.approx(1 / 3, abs=1e-4)
-    assert t["extra"]["summary_ordering"]["kendall_tau"]["all"]["mean"] == pytest.approx(1 / 3, abs=1e-4)
     assert t["rows"]["single_summary"]["all"]["mean"] == 1.0
     avg = t["rows"]["temporal localisation AVG"]["all"]
-    assert (avg["mean"], avg["n"]) == (pytest.approx((0.5 * 2 + 1.0 * 1) / 3, abs=1e-4), 3)
-    md = to_markdown(t, "demo")
-    assert "| object_retrieval | R@5,0.3 | 100.0 (n=1)" in md and "(n=3)" in md
+    assert (avg["mean"], avg["n"]) == (pytest.approx((1 / 3 * 3 + 1.0 * 1) / 4, abs=1e-4), 4)
+
+
+def test_counting_is_pooled_over_actions_with_the_item_mean_secondary() -> None:
+    _, t = _table(RESPONSES)
+    assert t["rows"]["action_counting"]["all"]["mean"] == pytest.approx(5 / 6, abs=1e-4)
+    item_mean = t["extra"]["action_counting"]["count_acc_item"]["all"]["mean"]
+    assert item_mean == pytest.approx((0.5 + 1.0) / 2, abs=1e-4)
+
+
+def test_answering_only_easy_items_cannot_flatter() -> None:
+    """A perfect reply to half the items is worth half, not 100."""
+    items = [_item(i, "object_retrieval", "short", f"log{i % 7}", spans=[[10 * i, 10 * i + 8]])
+             for i in range(40)]
+    perfect = {it["item_id"]: f"[00:00:{10 * i:02d} - 00:00:{10 * i + 8:02d}]"
+               if i < 6 else f"[00:{i // 6:02d}:{10 * i % 60:02d} - 00:{i // 6:02d}:"
+               f"{10 * i % 60 + 8:02d}]" for i, it in enumerate(items)}
+    _, full = _table(perfect, items)
+    assert full["rows"]["object_retrieval"]["all"]["mean"] == 1.0
+    half = {k: v for k, v in list(perfect.items())[:20]}
+    rows, t = _table(half, items)
+    cell = t["rows"]["object_retrieval"]["all"]
+    assert cell["mean"] == 0.5 and cell["missing"] == 20
+    assert cell["paper"]["mean"] == 0.5, "missing replies are never left out"
+
+
+def test_floors_use_the_same_items_and_are_reproducible() -> None:
+    _, t = _table(RESPONSES)
+    obj = t["rows"]["object_retrieval"]["all"]["floor"]
+    assert 0 <= obj["mean"] < 0.2 and obj["n"] == 3
+    assert t["rows"]["summary_ordering"]["all"]["floor"]["mean"] == pytest.approx(1 / 3, abs=0.15)
+    counting = t["rows"]["action_counting"]["all"]["floor"]["mean"]
+    assert counting == pytest.approx(5 / 6, abs=1e-4), "the most common count (1) everywhere"
+    a = floor_rows(ITEMS, SETTINGS, seed=3, draws=16)
+    b = floor_rows(list(reversed(ITEMS)), SETTINGS, seed=3, draws=16)
+    assert sorted(a, key=lambda r: r["item_id"]) == sorted(b, key=lambda r: r["item_id"])
+    assert a != floor_rows(ITEMS, SETTINGS, seed=4, draws=16)
+    summary = next(r for r in a if r["subtask"] == "single_summary")
+    assert summary["response"] == GENERIC_SUMMARY
+
+
+def test_markdown_shows_floor_paper_and_failures() -> None:
+    _, t = _table(RESPONSES)
+    md = to_markdown(t, "demo — ORACLE", ["Answers from: Ego4D NLQ (object_retrieval)."])
+    assert md.startswith("### demo — ORACLE\n\nAnswers from: Ego4D NLQ")
+    assert "| floor (all) | paper protocol (all) | not answered (all) |" in md
+    line = next(x for x in md.splitlines() if x.startswith("| object_retrieval |"))
+    assert "33.3 " in line and "n=3" in line and "· floor" in line and "1 no-information" in line
 
 
 def test_missing_and_unparseable_replies_are_counted() -> None:
     rows = score_items(ITEMS[:2], {"a-object_retrieval-0": "somewhere in the kitchen"},
-                       ScoreSettings(bertscore=False))
+                       SETTINGS)
     assert [r["status"] for r in rows] == ["unparseable", "missing"]
-    assert all(r["robust"]["R@5,0.3"] == 0.0 for r in rows)
+    assert all(r["scores"]["R@5,0.3"] == 0.0 for r in rows)
 
 
 def test_clustered_bootstrap_resamples_logs() -> None:
-    values = [("a", 1.0)] * 10 + [("b", 0.0)] * 10 + [("c", 1.0)]
+    values = [("a", 1.0, 1.0)] * 10 + [("b", 0.0, 1.0)] * 10 + [("c", 1.0, 1.0)]
     lo, hi = clustered_ci(values, 500, seed=0)
     assert 0.0 <= lo < 0.5 < hi <= 1.0
     assert clustered_ci(values, 500, seed=0) == (lo, hi), "seeded: reproducible"
-    assert clustered_ci([("a", 1.0)], 100, 0) is None, "one cluster: no interval"
+    assert clustered_ci([("a", 1.0, 1.0)], 100, 0) is None, "one cluster: no interval"

@@ -14,7 +14,6 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from xlebench.config.knobs import knob
-from xlebench.eval.parse import DEFAULT_FAILURE_PATTERNS
 
 PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "report")
 
@@ -51,8 +50,11 @@ class SyntheticLibraryConfig(Ego4DSelection):
     quirk_rate: float = knob(0.02, ge=0, le=1)
     two_pass_fraction: float = knob(0.3, ge=0, le=1)
     narrations_per_min: float = knob(12.0, gt=0, le=120)
-    nlq_fraction: float = knob(0.5, ge=0, le=1)
-    moments_fraction: float = knob(0.4, ge=0, le=1)
+    #: Shares of videos with NLQ queries / moments labels. Ego4D's episodic-memory subsets
+    #: cover a minority of its videos (about one in seven for NLQ, one in six for moments;
+    #: a few 8-minute clips of each), not half.
+    nlq_fraction: float = knob(0.15, ge=0, le=1)
+    moments_fraction: float = knob(0.17, ge=0, le=1)
     media_width: int = knob(160, ge=16, le=3840)
     media_height: int = knob(120, ge=16, le=2160)
     media_fps: int = knob(2, ge=1, le=60)
@@ -243,10 +245,12 @@ class OrderingTaskConfig:
 
 @dataclass
 class EvalConfig:
-    #: Built-in systems: text_retrieval (offline), socratic, retrieve_socratic (need an llm).
-    systems: list[str] = field(default_factory=lambda: ["text_retrieval"])
+    #: Built-in systems: oracle_text_retrieval (offline), socratic, retrieve_socratic (an llm).
+    systems: list[str] = field(default_factory=lambda: ["oracle_text_retrieval"])
     #: A predictions file (JSONL of {"item_id", "response"}) scored as system predictions-<stem>.
     predictions: str | None = None
+    #: Score a predictions file that leaves items out (they score 0); refused otherwise.
+    allow_partial: bool = False
     ks: list[int] = knob(factory=lambda: [1, 5], ge=1, le=100, each=True)
     tious: list[float] = knob(factory=lambda: [0.3, 0.5], ge=0, lt=1, each=True)
     bertscore: bool = True
@@ -255,7 +259,20 @@ class EvalConfig:
     bertscore_layer: int | None = knob(None, ge=1)
     bootstrap: int = knob(1000, ge=0, le=100_000)
     record_s: float = knob(30.0, gt=0, le=3600)
-    failure_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_FAILURE_PATTERNS))
+    #: Random draws averaged per item for the chance floors (seeded: reproducible).
+    floor_draws: int = knob(32, ge=1, le=10_000)
+    #: Replies that say the records hold no answer, and replies that decline (regexes over the
+    #: lower-cased reply). Both score 0 in the headline; the paper protocol leaves them out.
+    no_information_patterns: list[str] = field(default_factory=lambda: [
+        r"there is no information",
+        r"no (?:relevant )?information (?:is )?(?:available|provided)",
+        r"\bnot (?:mentioned|provided|available|shown|visible) in the (?:records?|context|video)",
+        r"\bi (?:do not|don't) (?:have|know)\b",
+    ])
+    refusal_patterns: list[str] = field(default_factory=lambda: [
+        r"(?:cannot|can't|can not|unable to) (?:determine|find|answer|identify|provide|help)",
+        r"^\s*(?:i'?m sorry|sorry|as an ai)",
+    ])
 
 
 @dataclass

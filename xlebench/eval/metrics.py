@@ -98,7 +98,7 @@ def rouge_l(pred: str, ref: str) -> float:
 @dataclass(frozen=True)
 class Metric:
     name: str
-    aggregation: str  # how per-item values combine: "mean"
+    aggregation: str  # how per-item values combine: "mean", or "pooled" (weighted by count)
     higher_is_better: bool
     description: str
 
@@ -110,7 +110,9 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("R@5,0.5", "mean", True, "hit if any of the top 5 windows has tIoU > 0.5"),
     Metric("rougeL", "mean", True, "ROUGE-L F-measure (rouge-score, stemming)"),
     Metric("bertscore_f1", "mean", True, "BERTScore F1 (model and layer recorded)"),
-    Metric("count_acc", "mean", True, "share of queried actions counted exactly"),
+    Metric("count_acc", "pooled", True,
+           "share of all queried actions counted exactly (pooled over actions, as the paper)"),
+    Metric("count_acc_item", "mean", True, "per-item share of actions counted exactly"),
     Metric("position_acc", "mean", True, "share of positions holding the right summary"),
     Metric("kendall_tau", "mean", True, "Kendall's tau-a of predicted vs true order"),
 )}
@@ -121,12 +123,3 @@ PRIMARY = {
     "single_summary": "rougeL", "multi_summary": "rougeL", "holistic_summary": "rougeL",
     "action_counting": "count_acc", "summary_ordering": "position_acc",
 }
-
-
-def pooled(values: Sequence[tuple[float, int]]) -> tuple[float, int]:
-    """Query-weighted average of (mean, n) pairs, as the paper's AVG columns: sum(m*n)/sum(n)."""
-    total = sum(n for _, n in values)
-    if total == 0:
-        return float("nan"), 0
-    return sum(m * n for m, n in values) / total, total
-

@@ -13,16 +13,6 @@ from collections.abc import Sequence
 _TIME = r"(?:\+\d\s+)?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
 _SPAN = re.compile(rf"({_TIME})\s*(?:-|–|—|to|~)\s*({_TIME})")
 
-DEFAULT_FAILURE_PATTERNS = (
-    r"there is no information",
-    r"no (?:relevant )?information (?:is )?(?:available|provided)",
-    r"(?:cannot|can't|can not|unable to) (?:determine|find|answer|identify|provide)",
-    r"\bnot (?:mentioned|provided|available) in the (?:records?|context)",
-    r"^\s*(?:i'?m sorry|sorry|as an ai)",
-    r"\bi (?:do not|don't) (?:have|know)\b",
-)
-
-
 def clock_seconds(text: str) -> float:
     day = 0
     text = text.strip()
@@ -63,9 +53,17 @@ def parse_order(text: str) -> list[int]:
     return [int(x) for x in re.findall(r"\d+", tail)]
 
 
-def is_failure(text: str, patterns: Sequence[str] = DEFAULT_FAILURE_PATTERNS) -> bool:
-    """An empty reply, a refusal or a 'no information' answer (excluded like the paper)."""
-    if not (text or "").strip():
-        return True
+def reply_status(text: str | None, refusal: Sequence[str] = (),
+                 no_information: Sequence[str] = ()) -> str | None:
+    """``missing`` (no reply), ``unparseable`` (an empty one), ``no_information`` or
+    ``refusal`` (by pattern — ``eval.no_information_patterns`` / ``eval.refusal_patterns`` —
+    checked in that order), or None for a reply to parse."""
+    if text is None:
+        return "missing"
+    if not text.strip():
+        return "unparseable"
     low = text.lower()
-    return any(re.search(p, low, re.MULTILINE) for p in patterns)
+    for status, patterns in (("no_information", no_information), ("refusal", refusal)):
+        if any(re.search(p, low, re.MULTILINE) for p in patterns):
+            return status
+    return None

@@ -1,122 +1,170 @@
 """The results table in the paper's Table 5 layout: subtasks x (short, medium, long, all).
 
-Each cell: the mean of the subtask's primary metric over evaluated items (failed replies
-excluded, as the paper does), its n, a 95% bootstrap confidence interval clustered by life log
-(life logs are resampled, not items: items of one log are not independent), and the robust
-mean (failed replies scored 0, over all items) with the failure count. AVG rows pool
-subtasks by query count (sum of mean x n over sum of n), exactly as the paper's averages.
+Each cell holds the **headline** — the metric over every item of the benchmark, replies that
+are missing, unparseable, refusals or "no information" scoring a wrong answer's value — with
+its n (all items) and a 95% bootstrap confidence interval clustered by life log (life logs are
+resampled, not items: items of one log are not independent); the **paper protocol** (refusals
+and no-information replies left out, missing ones kept) with its own n and interval; the
+**chance floor** on the same items with the same metric and bootstrap (`xlebench.eval.floors`);
+and the count of each failure status. Pooled metrics (counting accuracy) weigh each row by its
+number of queried actions. AVG rows pool the subtasks of a task family over their items, which
+is the paper's query-weighted average, with the same columns.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from xlebench.eval.metrics import PRIMARY, REGISTRY, finite, pooled
+from xlebench.eval.metrics import PRIMARY, REGISTRY, finite
+from xlebench.eval.score import PAPER_EXCLUDES, STATUSES
 
 CATEGORIES = ("short", "medium", "long")
 GROUPS = {
     "temporal localisation AVG": ("object_retrieval", "people_retrieval", "moment_retrieval"),
     "summarisation AVG": ("single_summary", "multi_summary", "holistic_summary"),
 }
+FAILURES = tuple(s for s in STATUSES if s != "ok")
 
 
-def clustered_ci(values: Sequence[tuple[str, float]], n_boot: int, seed: int
+def clustered_ci(values: Sequence[tuple[str, float, float]], n_boot: int, seed: int
                  ) -> tuple[float, float] | None:
-    """95% percentile interval of the mean, resampling clusters (life logs) with replacement."""
-    per: dict[str, list[float]] = defaultdict(list)
-    for cluster, v in values:
-        per[cluster].append(v)
-    if len(per) < 2 or n_boot <= 0:
+    """95% percentile interval of a weighted mean, resampling clusters (life logs).
+
+    ``values`` are (cluster, value, weight) triples; a cluster's weighted sum and total weight
+    move together, so pooled metrics are resampled as ratios.
+    """
+    sums: dict[str, float] = defaultdict(float)
+    totals: dict[str, float] = defaultdict(float)
+    for cluster, v, w in values:
+        sums[cluster] += v * w
+        totals[cluster] += w
+    if len(sums) < 2 or n_boot <= 0:
         return None
-    sums = np.array([sum(v) for v in per.values()])
-    counts = np.array([len(v) for v in per.values()])
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(per), size=(n_boot, len(per)))
-    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
+    keys = sorted(sums)
+    s, t = np.array([sums[k] for k in keys]), np.array([totals[k] for k in keys])
+    picks = np.random.default_rng(seed).integers(0, len(keys), size=(n_boot, len(keys)))
+    denom = t[picks].sum(axis=1)
+    means = s[picks].sum(axis=1) / np.where(denom > 0, denom, np.nan)
+    lo, hi = np.nanpercentile(means, [2.5, 97.5])
     return round(float(lo), 4), round(float(hi), 4)
 
 
-def _cell(rows: list[dict], metric: str, n_boot: int, seed: int) -> dict[str, Any]:
-    ok = [(r["lifelog_id"], r["scores"][metric]) for r in rows
-          if r["status"] == "ok" and finite(r["scores"].get(metric))]
-    robust = [r["robust"].get(metric) for r in rows]
-    robust = [v for v in robust if finite(v)]
-    mean = sum(v for _, v in ok) / len(ok) if ok else math.nan
-    return {
-        "metric": metric, "mean": round(mean, 4) if ok else None, "n": len(ok),
-        "total": len(rows), "coverage": round(len(ok) / len(rows), 4) if rows else None,
-        "failed": sum(1 for r in rows if r["status"] != "ok"),
-        "robust_mean": round(sum(robust) / len(robust), 4) if robust else None,
-        "ci95": clustered_ci(ok, n_boot, seed),
-    }
+def _values(rows: Sequence[dict], metric: str) -> list[tuple[str, float, float]]:
+    return [(r["lifelog_id"], r["scores"][metric], r.get("weights", {}).get(metric, 1.0))
+            for r in rows if finite(r["scores"].get(metric))]
 
 
-def results_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
+def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int) -> dict[str, Any]:
+    vals = _values(rows, metric)
+    total = sum(w for _, _, w in vals)
+    mean = sum(v * w for _, v, w in vals) / total if total else None
+    return {"mean": round(mean, 4) if mean is not None else None, "n": len(rows),
+            "ci95": clustered_ci(vals, n_boot, seed) if vals else None}
+
+
+def _cell(rows: list[dict], floor: list[dict], metric: str, n_boot: int, seed: int
+          ) -> dict[str, Any]:
+    paper = [r for r in rows if r["status"] not in PAPER_EXCLUDES]
+    cell = {"metric": metric, **_estimate(rows, metric, n_boot, seed),
+            "paper": _estimate(paper, metric, n_boot, seed),
+            "floor": _estimate(floor, metric, n_boot, seed)}
+    cell.update({status: sum(r["status"] == status for r in rows) for status in FAILURES})
+    return cell
+
+
+def _by_cell(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
-        by[(r["subtask"], r["category"])].append(r)
-        by[(r["subtask"], "all")].append(r)
-    subtasks = [s for s in PRIMARY if any(k[0] == s for k in by)]
-    table: dict[str, Any] = {"columns": [*CATEGORIES, "all"], "rows": {}, "extra": {}}
+        out[(r["subtask"], r["category"])].append(r)
+        out[(r["subtask"], "all")].append(r)
+    return out
+
+
+def results_table(rows: Sequence[dict], floor_rows: Sequence[dict], *, n_boot: int = 1000,
+                  seed: int = 0) -> dict[str, Any]:
+    by, fby = _by_cell(rows), _by_cell(floor_rows)
+    subtasks = [s for s in PRIMARY if (s, "all") in by]
+    cols = [c for c in CATEGORIES if any((s, c) in by for s in subtasks)] + ["all"]
+    table: dict[str, Any] = {"columns": cols, "rows": {}, "extra": {}}
     for sub in subtasks:
-        table["rows"][sub] = {c: _cell(by[(sub, c)], PRIMARY[sub], n_boot, seed)
-                              for c in table["columns"]}
+        table["rows"][sub] = {c: _cell(by[(sub, c)], fby[(sub, c)], PRIMARY[sub], n_boot, seed)
+                              for c in cols}
         metrics = sorted({m for r in by[(sub, "all")] for m in r["scores"]} - {PRIMARY[sub]})
-        table["extra"][sub] = {m: {c: _cell(by[(sub, c)], m, n_boot, seed)
-                                   for c in table["columns"]} for m in metrics}
+        table["extra"][sub] = {m: {c: _cell(by[(sub, c)], fby[(sub, c)], m, n_boot, seed)
+                                   for c in cols} for m in metrics}
     for name, members in GROUPS.items():
         present = [s for s in members if s in table["rows"]]
-        if len(present) < 2:
-            continue
-        table["rows"][name] = {}
-        for c in table["columns"]:
-            cells = [table["rows"][s][c] for s in present if table["rows"][s][c]["n"]]
-            mean, n = pooled([(x["mean"], x["n"]) for x in cells])
-            table["rows"][name][c] = {"metric": "pooled", "mean": round(mean, 4) if n else None,
-                                      "n": n, "members": present}
+        if len(present) < 2 or len({PRIMARY[s] for s in present}) != 1:
+            continue  # pooling needs one shared metric
+        metric = PRIMARY[present[0]]
+        table["rows"][name] = {
+            c: {**_cell([r for s in present for r in by[(s, c)]],
+                        [r for s in present for r in fby[(s, c)]], metric, n_boot, seed),
+                "members": present}
+            for c in cols}
     table["metrics"] = {m: vars(REGISTRY[m]) for m in sorted(
         {PRIMARY[s] for s in subtasks} | {m for e in table["extra"].values() for m in e})
         if m in REGISTRY}
     return table
 
 
-def _fmt(cell: dict[str, Any]) -> str:
-    if cell.get("mean") is None:
+# -- Markdown ------------------------------------------------------------------------------------
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _fmt(est: dict[str, Any], floor: dict[str, Any] | None = None) -> str:
+    if est.get("mean") is None:
         return "–"
-    text = f"{100 * cell['mean']:.1f} (n={cell['n']})"
-    if cell.get("ci95"):
-        lo, hi = cell["ci95"]
-        text += f" [{100 * lo:.1f}, {100 * hi:.1f}]"
+    text = f"{_pct(est['mean'])}"
+    if est.get("ci95"):
+        lo, hi = est["ci95"]
+        text += f" [{_pct(lo)}, {_pct(hi)}]"
+    text += f" n={est['n']}"
+    if floor is not None and floor.get("mean") is not None:
+        text += f" · floor {_pct(floor['mean'])}"
     return text
 
 
-def to_markdown(table: dict[str, Any], title: str = "") -> str:
+def _failures(cell: dict[str, Any]) -> str:
+    parts = [f"{cell.get(s, 0)} {s.replace('_', '-')}" for s in FAILURES if cell.get(s)]
+    return ", ".join(parts) or "0"
+
+
+def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = ()) -> str:
     cols = table["columns"]
-    lines = ([f"### {title}", ""] if title else []) + [
-        "| subtask | metric | " + " | ".join(cols) + " | robust (all) | failed |",
-        "|---|---|" + "---|" * len(cols) + "---|---|"]
+    lines = ([f"### {title}", ""] if title else []) + [f"{n}" for n in notes]
+    if notes:
+        lines.append("")
+    lines += ["| subtask | metric | " + " | ".join(cols) + " | floor (all) | paper protocol "
+              "(all) | not answered (all) |",
+              "|---|---|" + "---|" * len(cols) + "---|---|---|"]
     for sub, cells in table["rows"].items():
-        metric = next(iter(cells.values()))["metric"]
-        robust = cells["all"].get("robust_mean")
-        lines.append(f"| {sub} | {metric} | " + " | ".join(_fmt(cells[c]) for c in cols)
-                     + f" | {'' if robust is None else f'{100 * robust:.1f}'} | "
-                     f"{cells['all'].get('failed', '')} |")
+        a = cells["all"]
+        lines.append(f"| {sub} | {a['metric']} | "
+                     + " | ".join(_fmt(cells[c], cells[c]["floor"]) for c in cols)
+                     + f" | {_fmt(a['floor'])} | {_fmt(a['paper'])} | {_failures(a)} |")
     extra = [(sub, m, cells["all"]) for sub, metrics in table.get("extra", {}).items()
              for m, cells in metrics.items() if cells["all"].get("mean") is not None]
     if extra:
-        lines += ["", "| subtask | secondary metric | all |", "|---|---|---|"]
-        lines += [f"| {sub} | {m} | {_fmt(c)} |" for sub, m, c in extra]
+        lines += ["", "| subtask | secondary metric | all | floor | paper protocol |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {sub} | {m} | {_fmt(c)} | {_fmt(c['floor'])} | {_fmt(c['paper'])} |"
+                  for sub, m, c in extra]
     if table.get("bertscore"):
         b = table["bertscore"]
         lines += ["", f"BERTScore: model {b['model']}, layer {b['layer']}, no idf, "
                   "no baseline rescaling."]
-    lines += ["", "Scores x100; n = evaluated items (failed replies excluded); [95% CI, "
-              "bootstrap over life logs]; robust = failed replies scored 0; AVG rows pool "
-              "subtasks by query count."]
+    lines += ["", "Scores x100 over every item of the benchmark (missing, unparseable, refusal "
+              "and no-information replies score as wrong answers); [95% CI, bootstrap over "
+              "life logs]; n = items; floor = chance on the same items (random windows of the "
+              "answers' widths, the most common count, a random order, a generic summary); "
+              "paper protocol = refusals and no-information replies left out, as in the "
+              "paper; counting accuracy pooled over queried actions; AVG rows pool subtasks "
+              "by query count."]
     return "\n".join(lines) + "\n"

@@ -40,8 +40,8 @@ class SyntheticSpec:
     quirk_rate: float = 0.02
     two_pass_fraction: float = 0.3
     narrations_per_min: float = 12.0
-    nlq_fraction: float = 0.5
-    moments_fraction: float = 0.4
+    nlq_fraction: float = 0.15
+    moments_fraction: float = 0.17
 
 
 @dataclass
@@ -119,7 +119,8 @@ def make_video(spec: SyntheticSpec, index: int) -> SyntheticVideo:
     pass2 = second_pass(rng, events) if rng.random() < spec.two_pass_fraction else None
     windows = summary_windows(rng, duration)
     by_name = {s.name: s for s in scenarios}
-    summaries = [clip_summary([e for e in events if a <= e.t < b], by_name) for a, b in windows]
+    summaries = [clip_summary([e for e in events if a <= e.t < b], by_name, rng)
+                 for a, b in windows]
     split = "val" if rng.random() < 0.3 else "train"
     nlq, moments = _annotations(rng, spec, scenarios[0], events, duration, split)
     return SyntheticVideo(
@@ -127,7 +128,7 @@ def make_video(spec: SyntheticSpec, index: int) -> SyntheticVideo:
         scenario_names=[_scenario_spelling(rng, s, spec.quirk_rate) for s in scenarios],
         duration=duration, time_period=time_period, scene=scene, events=events, pass2=pass2,
         windows=windows, summaries=summaries,
-        consolidated=consolidated_summary(scenarios, events), nlq=nlq, moments=moments,
+        consolidated=consolidated_summary(scenarios, events, rng), nlq=nlq, moments=moments,
         split=split, redacted=rng.random() < spec.quirk_rate,
         drop_pass1=pass2 is not None and rng.random() < spec.quirk_rate * 5,
         shuffled=rng.random() < spec.quirk_rate * 5,

@@ -8,12 +8,13 @@ window and moment interval points at narrated activity, as in real Ego4D.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 from xlebench.library.ego4d_facts import NLQ_TEMPLATES
 from xlebench.library.language import base_form, gerund, join_and, past, plural
-from xlebench.library.taxonomy import Scenario
+from xlebench.library.taxonomy import Scenario, load_object_aliases
 
 #: Cues a heuristic labeller can pick up (and real narrations sometimes contain).
 TIME_CUES = {
@@ -104,35 +105,70 @@ def summary_windows(rng: random.Random, duration: float) -> list[tuple[float, fl
     return windows
 
 
-def clip_summary(events: list[Event], scenario_of: dict[str, Scenario]) -> str:
-    """'#summary C cooked in the kitchen. C cut the onion and washed the pan.'"""
+def clip_summary(events: list[Event], scenario_of: dict[str, Scenario],
+                 rng: random.Random | None = None) -> str:
+    """``#summary`` + a few sentences in one of several styles, as Ego4D's annotators write:
+    a first sentence on the activity and place, then what C did, then who was there."""
+    rng = rng or random.Random(0)
     mine = [e for e in events if e.actor == "C"]
     if not mine:
-        return "#summary C moved around the room."
+        return "#summary C " + rng.choice(("moved around the room.", "walked about.",
+                                           "was idle for a while."))
     lead = scenario_of[_mode([e.scenario for e in mine])]
     place = _mode([e.place for e in mine])
-    pairs: list[str] = []
+    acts: list[str] = []
     for ev in mine:
         phrase = f"{past(base_form(ev.verb))} the {ev.obj}"
-        if phrase not in pairs:
-            pairs.append(phrase)
-        if len(pairs) == 3:
+        if phrase not in acts:
+            acts.append(phrase)
+        if len(acts) == 3:
             break
-    activity = lead.plan[0] if lead.plan else lead.short.lower()
+    activity = rng.choice(lead.plan) if lead.plan else lead.short.lower()
+    first = rng.choice((
+        f"C {_past_phrase(activity)} in the {place}.",
+        f"C was {_ing_phrase(activity)} in the {place}.",
+        f"In the {place}, C {_past_phrase(activity)}.",
+        f"C spent a while {_ing_phrase(activity)}.",
+        f"C {join_and(acts[:2])} in the {place}.",
+        f"C was in the {place}, {_ing_phrase(activity)}.",
+    ))
     people = sorted({e.actor for e in events if e.actor != "C"})
-    talk = f" C interacted with {people[0]}." if people else ""
-    return f"#summary C was busy with: {activity}, in the {place}. C {join_and(pairs)}.{talk}"
+    rest = [f"C {join_and(acts)}."] if rng.random() < 0.7 else []
+    if people:
+        rest.append(rng.choice((f"C talked with {people[0]}.",
+                                f"C interacted with {people[0]}.",
+                                f"{people[0][:1].upper()}{people[0][1:]} was with C.")))
+    tag = rng.choice(("#summary", "#summary", "#Summary"))
+    return " ".join([tag, first, *rest])
 
 
-def consolidated_summary(scenarios: list[Scenario], events: list[Event]) -> str:
-    """The video-level one-sentence summary in the X-LeBench "C ..." style."""
+def _ing_phrase(plan: str) -> str:
+    words = plan.split()
+    return " ".join([gerund(words[0])] + words[1:])
+
+
+def _past_phrase(plan: str) -> str:
+    words = plan.split()
+    return " ".join([past(words[0])] + words[1:])
+
+
+def consolidated_summary(scenarios: list[Scenario], events: list[Event],
+                         rng: random.Random | None = None) -> str:
+    """The video-level one-sentence summary in the X-LeBench "C ..." style, in one of several
+    sentence shapes."""
+    rng = rng or random.Random(0)
     mine = [e for e in events if e.actor == "C"] or events
     objs = [o for o in dict.fromkeys(e.obj for e in mine)][:2]
     place = _mode([e.place for e in mine]) if mine else "room"
     lead = scenarios[0]
     verb = gerund(base_form(mine[0].verb)) if mine else "moving"
     extra = f" and also {scenarios[1].short.lower()}" if len(scenarios) > 1 else ""
-    return f"C is {ing_phrase(lead)} in the {place}, {verb} the {join_and(objs)}{extra}."
+    return rng.choice((
+        f"C is {ing_phrase(lead)} in the {place}, {verb} the {join_and(objs)}{extra}.",
+        f"In the {place}, C is {ing_phrase(lead)} and handles the {join_and(objs)}{extra}.",
+        f"C spends time {ing_phrase(lead)}, {verb} the {join_and(objs)} in the {place}.",
+        f"While {ing_phrase(lead)}, C uses the {join_and(objs)} in the {place}{extra}.",
+    ))
 
 
 def ing_phrase(s: Scenario) -> str:
@@ -141,26 +177,34 @@ def ing_phrase(s: Scenario) -> str:
     return " ".join([gerund(words[0])] + words[1:])
 
 
+def _named(obj: str, rng: random.Random, share: float = 0.6) -> str:
+    """The object as the query's annotator calls it: often not the narrator's word."""
+    aliases = load_object_aliases().get(obj, ())
+    return rng.choice(aliases) if aliases and rng.random() < share else obj
+
+
 def _query_for(template: str, ev: Event, rng: random.Random) -> tuple[str, str, str]:
-    """(query text, slot_x, verb_x) for one template grounded on one event."""
+    """(query text, slot_x, verb_x) for one template grounded on one event. The query's
+    annotator did not read the narration: object names and verbs are their own."""
     b = base_form(ev.verb)
-    obj, place = ev.obj, ev.place
+    obj, place = _named(ev.obj, rng), ev.place
+    act = rng.choice(("use", "touch", "move", b))
     texts = {
-        NLQ_TEMPLATES[0]: f"Where was the {obj} before I {b} it?",
-        NLQ_TEMPLATES[1]: f"Where is the {obj}?",
+        NLQ_TEMPLATES[0]: f"Where was the {obj} before I {act} it?",
+        NLQ_TEMPLATES[1]: rng.choice((f"Where is the {obj}?", f"Where was the {obj}?")),
         NLQ_TEMPLATES[2]: f"What did I put in the {place}?",
-        NLQ_TEMPLATES[3]: f"How many {plural(obj)} did I {b}?",
-        NLQ_TEMPLATES[4]: f"What item did I {b} in the {place}?",
+        NLQ_TEMPLATES[3]: f"How many {plural(obj)} were there?",
+        NLQ_TEMPLATES[4]: f"What did I {act} in the {place}?",
         NLQ_TEMPLATES[5]: f"In what location did I see the {obj}?",
         NLQ_TEMPLATES[6]: f"What colour is the {obj}?",
         NLQ_TEMPLATES[7]: f"Was the {obj} open or closed?",
         NLQ_TEMPLATES[8]: f"Where is my {obj}?",
-        NLQ_TEMPLATES[9]: f"Where did I put the {obj}?",
-        NLQ_TEMPLATES[10]: f"Who did I interact with when I {past(b)} the {obj}?",
+        NLQ_TEMPLATES[9]: f"Where did I leave the {obj}?",
+        NLQ_TEMPLATES[10]: f"Who was with me when I had the {obj}?",
         NLQ_TEMPLATES[11]: f"Who did I talk to in the {place}?",
         NLQ_TEMPLATES[12]: f"When did I talk to the {ev.actor.split()[0]}?",
     }
-    return texts[template], obj, b
+    return texts[template], obj, act
 
 
 def nlq_queries(
@@ -211,20 +255,51 @@ def _language_query(rng, template, text, slot_x, verb_x, clip_off, c_start, c_en
     return q
 
 
+#: Words of moment labels that say nothing about what is seen.
+_LABEL_STOP = frozenset("a an the or of and with using while in on out to other etc "
+                        "someone something item items your their".split())
+
+
+def label_keywords(label: str) -> frozenset[str]:
+    """``cut_/_chop_/_slice_a_vegetable,_fruit,_or_meat`` -> {cut, chop, slice, vegetable,
+    fruit, meat} (singular)."""
+    words = re.findall(r"[a-z]+", label.lower())
+    return frozenset(_singular(w) for w in words if w not in _LABEL_STOP and len(w) > 2)
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("shes", "ches", "sses", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _shows(ev: Event, keywords: frozenset[str]) -> bool:
+    """Does the narrated event show the labelled activity (its verb or object named)?"""
+    if ev.actor != "C":
+        return bool(keywords & {"converse", "interact", "talk"})
+    return base_form(ev.verb) in keywords or bool(
+        {_singular(w) for w in ev.obj.split()} & keywords)
+
+
 def moment_labels(
     rng: random.Random, scenario: Scenario, events: list[Event], clip: tuple[float, float],
 ) -> list[dict]:
-    """One annotator's moment labels inside a clip (clip-relative ``*_time`` fields)."""
+    """One annotator's moment labels inside a clip (clip-relative ``*_time`` fields).
+
+    A label is only put where the narrations show its activity, and it spans the run of
+    narrated events that show it (real moments last from seconds to minutes)."""
     start, end = clip
     inside = [e for e in events if start <= e.t <= end - 2.0]
-    if not inside or not scenario.moments:
-        return []
+    pairs = [(k, lab) for lab in scenario.moments for k, ev in enumerate(inside)
+             if _shows(ev, label_keywords(lab))]
     labels = []
-    for _ in range(rng.randint(2, 5)):
-        anchor = rng.choice(inside).t - start
-        s = max(0.0, anchor - rng.uniform(0.0, 5.0))
-        e = min(end - start, s + rng.uniform(3.0, 60.0))
-        label = rng.choice(scenario.moments)
+    for _ in range(min(len(pairs), rng.randint(2, 5))):
+        k, label = rng.choice(pairs)
+        first, last = _run(inside, k, label_keywords(label))
+        s = max(0.0, inside[first].t - start - rng.uniform(0.5, 3.0))
+        e = min(end - start, max(inside[last].t - start + rng.uniform(2.0, 8.0), s + 3.0))
         labels.append({
             "start_time": round(s, 5), "end_time": round(e, 5),
             "video_start_time": round(start + s, 5), "video_end_time": round(start + e, 5),
@@ -234,3 +309,20 @@ def moment_labels(
             "primary": rng.random() < 0.7,
         })
     return labels
+
+
+def _run(events: list[Event], k: int, keywords: frozenset[str], gap_s: float = 25.0
+         ) -> tuple[int, int]:
+    """The events around ``k`` that show the same activity with no gap longer than gap_s."""
+    first = last = k
+    for j in range(k - 1, -1, -1):
+        if events[first].t - events[j].t > gap_s:
+            break
+        if _shows(events[j], keywords):
+            first = j
+    for j in range(k + 1, len(events)):
+        if events[j].t - events[last].t > gap_s:
+            break
+        if _shows(events[j], keywords):
+            last = j
+    return first, last

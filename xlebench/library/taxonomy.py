@@ -86,3 +86,11 @@ def load_taxonomy() -> Taxonomy:
             row[key] = tuple(row.get(key, ()))
         scenarios.append(Scenario(**row))
     return Taxonomy(tuple(scenarios))
+
+
+@lru_cache(maxsize=1)
+def load_object_aliases() -> dict[str, tuple[str, ...]]:
+    """Other names for objects (xlebench/data/object_aliases.yaml), as a second annotator
+    would write them."""
+    text = resources.files("xlebench").joinpath("data/object_aliases.yaml").read_text("utf-8")
+    return {str(k): tuple(v) for k, v in (yaml.safe_load(text) or {}).items()}

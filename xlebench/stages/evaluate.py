@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,6 +19,7 @@ from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.baselines.socratic import SocraticBaseline
 from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.floors import floor_rows
 from xlebench.eval.score import ScoreSettings, score_items
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
@@ -27,7 +29,7 @@ from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, Un
 from xlebench.stages.annotate import annotations_root, stage_annotations
 from xlebench.tasks.source import AnnotationIndex
 
-SYSTEMS = ("text_retrieval", "socratic", "retrieve_socratic")
+SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic")
 
 
 def load_predictions(path: Path) -> dict[str, str]:
@@ -68,6 +70,17 @@ def load_predictions(path: Path) -> dict[str, str]:
     return out
 
 
+def check_covers(path: Path, responses: dict[str, str], items: list[dict]) -> None:
+    """A file that leaves items out would be scored on what it chose to answer: refused."""
+    missing = [it["item_id"] for it in items if it["item_id"] not in responses]
+    if missing:
+        raise DataError(str(path), "item_id", f"covers {len(items) - len(missing)} of "
+                        f"{len(items)} items of this benchmark (missing e.g. "
+                        f"{', '.join(missing[:3])})", "predict every item of "
+                        "annotations/*.jsonl, or set eval.allow_partial=true to score the "
+                        "missing ones as wrong answers")
+
+
 def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
     """Predictions for items this benchmark does not have are an error (a file from another
     benchmark or another seed), never silently ignored."""
@@ -78,16 +91,47 @@ def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
                         "predict the items of this benchmark's annotations/*.jsonl")
 
 
+#: Where each subtask's answers come from (printed under every results table).
+ANSWER_SOURCE = {
+    "object_retrieval": "Ego4D NLQ", "people_retrieval": "Ego4D NLQ",
+    "moment_retrieval": "Ego4D moments", "action_counting": "Ego4D narrations",
+    "single_summary": "library summaries", "multi_summary": "library summaries",
+    "holistic_summary": "library summaries", "summary_ordering": "library summaries",
+}
+
+
+def answer_sources(subtasks: list[str]) -> str:
+    by: dict[str, list[str]] = {}
+    for sub in subtasks:
+        by.setdefault(ANSWER_SOURCE.get(sub, "the recipe's own annotations"), []).append(sub)
+    return "Answers from: " + "; ".join(f"{src} ({', '.join(subs)})"
+                                        for src, subs in by.items()) + "."
+
+
+@dataclass(frozen=True)
+class PredictionsFile:
+    """A model's replies from a JSONL file: the system name is ``predictions-<stem>``."""
+
+    path: Path
+    reads: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"predictions-{self.path.stem}"
+
+
 class EvaluateStage(BaseStage):
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
     def __init__(self, *, systems: dict[str, Any], settings: ScoreSettings,
-                 bertscorer: BERTScorer | None, n_boot: int, root: Path | None) -> None:
+                 bertscorer: BERTScorer | None, n_boot: int, root: Path | None,
+                 floor_draws: int = 32, allow_partial: bool = False) -> None:
         self.systems, self.settings = systems, settings
         self.bertscorer, self.n_boot, self.root = bertscorer, n_boot, root
+        self.floor_draws, self.allow_partial = floor_draws, allow_partial
         if any(isinstance(s, SocraticBaseline) for s in systems.values()):
             self.waits_on_network(1)
         self._ann = AnnotationIndex()
@@ -103,8 +147,12 @@ class EvaluateStage(BaseStage):
         return [Unit(name) for name in self.systems]
 
     def _responses(self, system: Any, items: list[dict], logs: dict) -> dict[str, str]:
-        if isinstance(system, Path):
-            return load_predictions(system)
+        if isinstance(system, PredictionsFile):
+            responses = load_predictions(system.path)
+            check_known(system.path, responses, {it["item_id"] for it in items})
+            if not self.allow_partial:
+                check_covers(system.path, responses, items)
+            return responses
         captions = OracleNarrations(self._ann)
         cache: dict[str, list] = {}
         out = {}
@@ -118,21 +166,21 @@ class EvaluateStage(BaseStage):
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         items = sorted((it for r in ctx.upstream["annotate"].records.values()
                         for it in r["items"]), key=lambda it: it["item_id"])
-        logs = ctx.upstream["simulate"].records
         system = self.systems[unit.id]
-        responses = self._responses(system, items, logs)
-        known = {it["item_id"] for it in items}
-        if isinstance(system, Path):
-            check_known(system, responses, known)
+        responses = self._responses(system, items, ctx.upstream["simulate"].records)
         rows = score_items(items, responses, self.settings, self.bertscorer)
-        table = results_table(rows, n_boot=self.n_boot, seed=ctx.seed)
-        table["system"] = unit.id
-        table["captions"] = "oracle_narrations" if not isinstance(system, Path) else None
-        table["bertscore"] = self.bertscorer.describe() if self.bertscorer else None
+        floors = floor_rows(items, self.settings, seed=ctx.seed, draws=self.floor_draws,
+                            bertscorer=self.bertscorer)
+        table = results_table(rows, floors, n_boot=self.n_boot, seed=ctx.seed)
+        table.update(system=unit.id, oracle=system.reads,
+                     answers=answer_sources(sorted({it["subtask"] for it in items})),
+                     coverage={"items": len(items), "answered": len(
+                         set(responses) & {it["item_id"] for it in items})},
+                     bertscore=self.bertscorer.describe() if self.bertscorer else None)
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
-        write_text(ctx.workdir / "table.md", to_markdown(table, f"{unit.id}"))
+        write_text(ctx.workdir / "table.md",
+                   to_markdown(table, _title(unit.id, system), _notes(table, system)))
         return table
-
     def owned_paths(self) -> list[str]:
         """Results are owned per system: scoring one system keeps every other's results."""
         return [f"results/{name}" for name in self.systems]
@@ -149,34 +197,62 @@ class EvaluateStage(BaseStage):
         return {"systems": out}
 
 
+def _title(name: str, system: Any) -> str:
+    return f"{name} — ORACLE" if system.reads else name
+
+
+def _notes(table: dict[str, Any], system: Any) -> list[str]:
+    """One line on where answers come from, one on what the system read."""
+    notes = [table["answers"]]
+    if system.reads:
+        notes.append(f"ORACLE: this system reads {system.reads}, the annotations the answers "
+                     "were built from (or close kin of them); its numbers are upper bounds, "
+                     "not a baseline.")
+    cov = table["coverage"]
+    if isinstance(system, PredictionsFile):
+        notes.append(f"Replies: {system.path.name}, answering {cov['answered']} of "
+                     f"{cov['items']} items.")
+    return notes
+
+
+def make_system(name: str, cfg: DictConfig, record_s: float) -> Any:
+    if name == "oracle_text_retrieval":
+        return TextRetrievalBaseline()
+    if name in ("socratic", "retrieve_socratic"):
+        return SocraticBaseline(llm_client(cfg, f"eval.systems=[{name}]"),
+                                retrieve=name == "retrieve_socratic", record_s=record_s,
+                                captions=OracleNarrations.reads)
+    hint = " (renamed: it reads the narrations, so it is oracle_text_retrieval)" \
+        if name == "text_retrieval" else ""
+    raise ConfigError(f"eval.systems: {name!r} is not a system{hint}; choose from "
+                      f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
+
+
 def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     ec = OmegaConf.to_container(cfg.eval, resolve=True)
     systems: dict[str, Any] = {}
     for name in ec["systems"]:
-        if name == "text_retrieval":
-            systems[name] = TextRetrievalBaseline()
-        elif name in ("socratic", "retrieve_socratic"):
-            systems[name] = SocraticBaseline(llm_client(cfg, f"eval.systems=[{name}]"),
-                                             retrieve=name == "retrieve_socratic",
-                                             record_s=float(ec["record_s"]))
-        else:
-            raise ConfigError(f"eval.systems: {name!r} is not a system; choose from "
-                              f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
+        system = make_system(name, cfg, float(ec["record_s"]))
+        systems[system.name] = system
     digest = None
     if ec.get("predictions"):
         path = Path(ec["predictions"])
         load_predictions(path)  # a malformed file stops the run here, before any work
-        systems[f"predictions-{path.stem}"] = path
+        system = PredictionsFile(path)
+        systems[system.name] = system
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
     settings = ScoreSettings(ks=tuple(ec["ks"]), tious=tuple(ec["tious"]),
-                             failure_patterns=tuple(ec["failure_patterns"]),
+                             refusal_patterns=tuple(ec["refusal_patterns"]),
+                             no_information_patterns=tuple(ec["no_information_patterns"]),
                              bertscore=bool(ec["bertscore"]))
     scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer")) \
         if ec["bertscore"] else None
     stage = EvaluateStage(systems=systems, settings=settings, bertscorer=scorer,
-                          n_boot=int(ec["bootstrap"]), root=annotations_root(cfg))
+                          n_boot=int(ec["bootstrap"]), root=annotations_root(cfg),
+                          floor_draws=int(ec["floor_draws"]),
+                          allow_partial=bool(ec["allow_partial"]))
     llm = any(isinstance(s, SocraticBaseline) for s in systems.values())
     fp = {"eval": {k: v for k, v in ec.items() if k != "predictions"},
           "predictions_sha256": digest,

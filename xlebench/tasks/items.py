@@ -1,19 +1,10 @@
-"""The task item record (DESIGN.md section 5) and the wording shared by every recipe."""
+"""The task item record (DESIGN.md section 5); the words of queries and answers are in
+`xlebench.tasks.wording`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-
-from xlebench.plan.clock import fmt_hhmm, fmt_hhmmss
-
-
-def span_text(spans: Sequence[Sequence[float]]) -> str:
-    return ", ".join(f"[{fmt_hhmmss(a)} - {fmt_hhmmss(b)}]" for a, b in spans)
-
-
-def period_text(start_s: float, end_s: float) -> str:
-    return f"{fmt_hhmm(start_s)} - {fmt_hhmm(end_s)}"
 
 
 def to_day(segment: dict, video_s: float) -> float:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from xlebench.library.records import LibraryVideo
 from xlebench.plan.answers import parse_clock
+from xlebench.tasks import wording as W
 from xlebench.tasks.actions import count_actions
 from xlebench.tasks.aggregate import Aggregator
-from xlebench.tasks.items import make_item, period_text, span_text, to_day
+from xlebench.tasks.items import make_item, to_day
 from xlebench.tasks.source import AnnotationIndex
 
 
@@ -67,11 +68,10 @@ def _retrieval(ctx: Context, p: dict, subtask: str) -> Built:
     for k, (seg, q) in enumerate(_sample(ctx.rng, candidates, p.get("max_items_per_log"))):
         period = _segment_period(seg)
         span = (to_day(seg, q.start_s), to_day(seg, q.end_s))
-        query = (f"{q.query.rstrip(' ?')} in the record provided for the "
-                 f"{period_text(*period)} time period?")
+        query = W.retrieval_query(q.query, *period)
         out.items.append(make_item(
             log=ctx.log, subtask=subtask, k=k, query=query, period=period, spans=[span],
-            text=span_text([span]), evidence=[_evidence(seg, q.start_s, q.end_s)],
+            text=W.span_text([span]), evidence=[_evidence(seg, q.start_s, q.end_s)],
             provenance={"source_file": q.file, "annotation_ids": [q.annotation_uid],
                         "query_idx": q.query_idx, "clip_uid": q.clip_uid,
                         "template": q.template}))
@@ -100,13 +100,11 @@ def moment_retrieval(ctx: Context, p: dict) -> Built:
     for k, (seg, label, moments) in enumerate(
             _sample(ctx.rng, candidates, p.get("max_items_per_log"))):
         period = _segment_period(seg)
-        words = " ".join(label.replace("_/_", " / ").replace("_", " ").split())
         spans = [(to_day(seg, m.start_s), to_day(seg, m.end_s)) for m in moments]
         out.items.append(make_item(
             log=ctx.log, subtask="moment_retrieval", k=k,
-            query=f"When did I ({words}) in the record provided for the "
-                  f"{period_text(*period)} time period?",
-            period=period, spans=spans, text=span_text(spans),
+            query=W.moment_query(label, *period),
+            period=period, spans=spans, text=W.span_text(spans),
             evidence=[_evidence(seg, m.start_s, m.end_s) for m in moments],
             provenance={"source_file": moments[0].file, "label": label,
                         "annotation_ids": sorted({i for m in moments
@@ -127,8 +125,7 @@ def single_summary(ctx: Context, p: dict) -> Built:
         period = _segment_period(seg)
         out.items.append(make_item(
             log=ctx.log, subtask="single_summary", k=k,
-            query=("Summarize the activities performed in the recordings provided for the "
-                   f"time period {period_text(*period)}."),
+            query=W.single_summary_query(*period),
             period=period, text=_summary_of(ctx, seg),
             evidence=[_evidence(seg, seg.get("source_start_s", 0.0), seg["source_end_s"])],
             provenance={"source_file": "library.parquet", "annotation_ids": [seg["video_uid"]]}))
@@ -159,7 +156,7 @@ def multi_summary(ctx: Context, p: dict) -> Built:
         summaries = [_summary_of(ctx, s) for s in segs]
         out.items.append(make_item(
             log=ctx.log, subtask="multi_summary", k=k,
-            query=f"Summarize the activities performed in the recordings provided {phrase}.",
+            query=W.multi_summary_query(phrase),
             period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
             text=ctx.aggregate(summaries, phrase),
             evidence=[_evidence(s, s.get("source_start_s", 0.0), s["source_end_s"])
@@ -184,7 +181,7 @@ def holistic_summary(ctx: Context, p: dict) -> Built:
         return out
     out.items.append(make_item(
         log=ctx.log, subtask="holistic_summary", k=0,
-        query="Summarize the activities performed in all provided life-log recordings.",
+        query=W.HOLISTIC_QUERY,
         period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
         text=ctx.aggregate(parts, "over the whole day") if len(parts) > 1 else
         (parts[0] if parts else ""),
@@ -222,14 +219,11 @@ def action_counting(ctx: Context, p: dict) -> Built:
             _sample(ctx.rng, candidates, p.get("max_items_per_log"))):
         period = _segment_period(seg)
         actions = [act for _, act in chosen]
-        listing = " ".join(f"{i + 1}. {act}." for i, act in enumerate(actions))
-        query = (f"In the record provided for the {period_text(*period)} time period, how many "
-                 f"times have each of the actions in the following list been performed in the "
-                 f"{a}-{a + length} second record of the period? Action list: {listing}")
         counts = {act: n for n, act in chosen}
         out.items.append(make_item(
-            log=ctx.log, subtask="action_counting", k=k, query=query, period=period,
-            text="; ".join(f"{act}: {counts[act]}" for act in actions), counts=counts,
+            log=ctx.log, subtask="action_counting", k=k,
+            query=W.counting_query(*period, a, a + length, actions), period=period,
+            text=W.counting_answer(actions, counts), counts=counts,
             evidence=[_evidence(seg, a, a + length)],
             provenance={"source_file": ctx.ann.narration_file,
                         "narration_pass": which + 1, "annotation_ids": [seg["video_uid"]]},
@@ -245,15 +239,13 @@ def summary_ordering(ctx: Context, p: dict) -> Built:
         return out
     shown = list(range(len(segs)))
     ctx.rng.shuffle(shown)
-    listing = " ".join(f"Summary {i}: {_summary_of(ctx, segs[j])}" for i, j in enumerate(shown))
     # order[k] = which shown summary happened k-th
     order = [shown.index(j) for j in range(len(segs))]
     out.items.append(make_item(
         log=ctx.log, subtask="summary_ordering", k=0,
-        query=("Please rank the following summaries of the provided life-log recordings in "
-               f"the chronological order in which they happened. {listing}"),
+        query=W.ordering_query([_summary_of(ctx, segs[j]) for j in shown]),
         period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
-        text="Correct order of the summaries: " + ", ".join(map(str, order)), order=order,
+        text=W.ordering_answer(order), order=order,
         evidence=[_evidence(s, s.get("source_start_s", 0.0), s["source_end_s"]) for s in segs],
         provenance={"source_file": "library.parquet",
                     "annotation_ids": [s["video_uid"] for s in segs]}))

@@ -38,6 +38,8 @@ def clean_narration(text: str) -> str:
 
 class OracleNarrations:
     name = "oracle_narrations"
+    #: What a system reading these captions reads: ground truth (it makes the system an oracle).
+    reads = "the Ego4D narrations as captions"
 
     def __init__(self, ann: AnnotationIndex) -> None:
         self.ann = ann

@@ -21,7 +21,8 @@ ANSWER_FORMAT = {
                         "[HH:MM:SS - HH:MM:SS], separated by commas.",
     "summary_ordering": "Answer as: Correct order of the summaries: <numbers separated by "
                         "commas>.",
-    "action_counting": "Answer as: <action>: <count>; <action>: <count>; ...",
+    "action_counting": "Answer as: <action>: <count>; <action>: <count>; ... (every listed "
+                       "action, each entry ending with ;)",
     "single_summary": "Answer with a short summary.",
 }
 ANSWER_FORMAT["people_retrieval"] = ANSWER_FORMAT["moment_retrieval"] = \
@@ -58,11 +59,15 @@ def build_messages(item: dict, captions: Sequence[Caption], *, retrieve: bool,
 
 
 class SocraticBaseline:
-    """Answers with any litellm model (cached like every LLM call)."""
+    """Answers with any litellm model (cached like every LLM call). ``captions`` says what
+    ground truth the captions are, if any: the system is then an oracle and named so."""
 
-    def __init__(self, client: LLMClient, *, retrieve: bool, record_s: float = 30.0) -> None:
+    def __init__(self, client: LLMClient, *, retrieve: bool, record_s: float = 30.0,
+                 captions: str | None = None) -> None:
         self.client, self.retrieve, self.record_s = client, retrieve, record_s
-        self.name = "retrieve_socratic" if retrieve else "socratic"
+        self.reads = captions
+        base = "retrieve_socratic" if retrieve else "socratic"
+        self.name = f"oracle_{base}" if captions else base
 
     def answer(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
         messages = build_messages(item, captions, retrieve=self.retrieve,

@@ -24,6 +24,12 @@ from xlebench.eval.baselines.captions import Caption
 from xlebench.library.labelling import most_central
 from xlebench.plan.clock import fmt_hhmmss
 from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.wording import (
+    counting_actions,
+    counting_answer,
+    counting_window,
+    ordering_answer,
+)
 
 _WORD = re.compile(r"[a-z]+")
 STOP = frozenset("""a an the of in on at to for from with by and or is are was were be been
@@ -58,7 +64,11 @@ class BaselineParams:
 
 
 class TextRetrievalBaseline:
-    name = "text_retrieval"
+    """Word overlap over the narrations: an oracle, since the answers come from the same
+    annotations (and always named so)."""
+
+    name = "oracle_text_retrieval"
+    reads = "the Ego4D narrations as captions"
 
     def __init__(self, params: BaselineParams | None = None) -> None:
         self.p = params or BaselineParams()
@@ -126,19 +136,16 @@ class TextRetrievalBaseline:
 
     @staticmethod
     def _count(item: dict, captions: Sequence[Caption]) -> str:
-        m = re.search(r"in the (\d+)-(\d+) second record", item["query"])
-        listing = item["query"].split("Action list:", 1)[-1]
-        actions = [a.strip() for a in re.findall(r"\d+\.\s*([^.]+)\.", listing)]
-        if not m or not actions:
+        window, actions = counting_window(item["query"]), counting_actions(item["query"])
+        if not window or not actions:
             return NO_INFO
-        start = item["period"]["start_s"] + int(m.group(1))
-        end = item["period"]["start_s"] + int(m.group(2))
+        start, end = (item["period"]["start_s"] + s for s in window)
         window = [word_set(c.text) for c in captions
                   if start <= c.virtual_s < end and c.text.startswith("C ")]
         # Word matching, not the annotator's parser: a caption counts for an action when it
         # holds every content word of it ("pick up cup" ~ "C picks the cup up").
         found = {a: sum(1 for ws in window if word_set(a) <= ws) for a in actions}
-        return "; ".join(f"{a}: {found[a]}" for a in actions)
+        return counting_answer(actions, found)
 
     @staticmethod
     def _order(item: dict, log: dict, captions: Sequence[Caption]) -> str:
@@ -155,4 +162,4 @@ class TextRetrievalBaseline:
             return segs[best]["start_s"]
 
         ranked = sorted(shown, key=lambda x: (when(x[1]), int(x[0])))
-        return "Correct order of the summaries: " + ", ".join(i for i, _ in ranked)
+        return ordering_answer([int(i) for i, _ in ranked])
