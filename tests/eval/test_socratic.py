@@ -5,6 +5,9 @@ from __future__ import annotations
 from tests.conftest import make_client
 from xlebench.eval.baselines.captions import Caption
 from xlebench.eval.baselines.socratic import SocraticBaseline, build_context, build_messages
+from xlebench.tasks.registry import load_recipe
+
+RECIPE = load_recipe("object_retrieval")
 
 CAPS = [Caption(t, "v", t - 25000, f"C does thing {k}.") for k, t in
         enumerate([25000.0, 25010.0, 25040.0, 40000.0])]
@@ -21,7 +24,7 @@ def test_context_is_the_papers_time_stamped_format() -> None:
     assert len(lines) == 3, "captions grouped into 30-second records"
     only = build_context(ITEM, CAPS, retrieve=True)
     assert "11:06:30" not in only and "11:06:30" in full, "retrieve keeps the queried period"
-    msgs = build_messages(ITEM, CAPS, retrieve=True)
+    msgs = build_messages(ITEM, RECIPE.answer_format, CAPS, retrieve=True)
     assert msgs[0]["content"].startswith("Task: socratic.")
     assert "Life Recording Assistant" in msgs[0]["content"]
     assert ITEM["query"] in msgs[1]["content"] and "[HH:MM:SS - HH:MM:SS]" in msgs[1]["content"]
@@ -29,6 +32,6 @@ def test_context_is_the_papers_time_stamped_format() -> None:
 
 def test_socratic_answers_through_litellm_and_caches(server, tmp_path) -> None:
     base = SocraticBaseline(make_client(server, tmp_path), retrieve=True)
-    assert base.answer(ITEM, {}, CAPS) == "[06:56:30 - 06:57:00]"
-    assert base.answer(ITEM, {}, CAPS) == "[06:56:30 - 06:57:00]"
+    assert base.answer(ITEM, RECIPE, {}, CAPS) == "[06:56:30 - 06:57:00]"
+    assert base.answer(ITEM, RECIPE, {}, CAPS) == "[06:56:30 - 06:57:00]"
     assert server.request_count == 1

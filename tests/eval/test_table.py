@@ -6,9 +6,13 @@ from __future__ import annotations
 import pytest
 
 from xlebench.config.schema import EvalConfig
-from xlebench.eval.floors import GENERIC_SUMMARY, floor_rows
-from xlebench.eval.score import ScoreSettings, score_items
+from xlebench.eval.score import ScoreSettings, floor_rows, score_items
+from xlebench.eval.scorers import GENERIC_SUMMARY
 from xlebench.eval.table import clustered_ci, results_table, to_markdown
+from xlebench.tasks.registry import builtin_names, groups, load_recipe
+
+RECIPES = {name: load_recipe(name) for name in builtin_names()}
+GROUPS = groups(list(RECIPES.values()))
 
 SETTINGS = ScoreSettings(bertscore=False, refusal_patterns=tuple(EvalConfig().refusal_patterns),
                          no_information_patterns=tuple(EvalConfig().no_information_patterns))
@@ -42,10 +46,10 @@ RESPONSES = {
 }
 
 
-def _table(responses, items=ITEMS, **kw):
-    rows = score_items(items, responses, SETTINGS)
-    floors = floor_rows(items, SETTINGS, seed=0, draws=16)
-    return rows, results_table(rows, floors, n_boot=200, seed=1, **kw)
+def _table(responses, items=ITEMS):
+    rows = score_items(items, responses, RECIPES, SETTINGS)
+    floors = floor_rows(items, RECIPES, SETTINGS, seed=0, draws=16)
+    return rows, results_table(rows, floors, groups=GROUPS, n_boot=200, seed=1)
 
 
 def test_headline_counts_every_item_and_the_paper_column_drops_no_information() -> None:
@@ -94,10 +98,10 @@ def test_floors_use_the_same_items_and_are_reproducible() -> None:
     assert t["rows"]["summary_ordering"]["all"]["floor"]["mean"] == pytest.approx(1 / 3, abs=0.15)
     counting = t["rows"]["action_counting"]["all"]["floor"]["mean"]
     assert counting == pytest.approx(5 / 6, abs=1e-4), "the most common count (1) everywhere"
-    a = floor_rows(ITEMS, SETTINGS, seed=3, draws=16)
-    b = floor_rows(list(reversed(ITEMS)), SETTINGS, seed=3, draws=16)
+    a = floor_rows(ITEMS, RECIPES, SETTINGS, seed=3, draws=16)
+    b = floor_rows(list(reversed(ITEMS)), RECIPES, SETTINGS, seed=3, draws=16)
     assert sorted(a, key=lambda r: r["item_id"]) == sorted(b, key=lambda r: r["item_id"])
-    assert a != floor_rows(ITEMS, SETTINGS, seed=4, draws=16)
+    assert a != floor_rows(ITEMS, RECIPES, SETTINGS, seed=4, draws=16)
     summary = next(r for r in a if r["subtask"] == "single_summary")
     assert summary["response"] == GENERIC_SUMMARY
 
@@ -113,7 +117,7 @@ def test_markdown_shows_floor_paper_and_failures() -> None:
 
 def test_missing_and_unparseable_replies_are_counted() -> None:
     rows = score_items(ITEMS[:2], {"a-object_retrieval-0": "somewhere in the kitchen"},
-                       SETTINGS)
+                       RECIPES, SETTINGS)
     assert [r["status"] for r in rows] == ["unparseable", "missing"]
     assert all(r["scores"]["R@5,0.3"] == 0.0 for r in rows)
 

@@ -13,8 +13,9 @@ import pytest
 from xlebench.library.records import LibraryVideo
 from xlebench.tasks.actions import action_of, count_actions
 from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.context import Context
 from xlebench.tasks.export import release_layout
-from xlebench.tasks.recipes import RECIPES, Context
+from xlebench.tasks.registry import builtin_names, load_recipe
 from xlebench.tasks.source import AnnotationIndex, Moment, Narration, NLQQuery, clean_query
 
 GOLDEN = Path(__file__).parent / "golden_items.json"
@@ -77,9 +78,10 @@ def _annotations() -> AnnotationIndex:
 def _build() -> dict[str, list[dict]]:
     ann = _annotations()
     out = {}
-    for name, recipe in RECIPES.items():
-        ctx = Context(LOG, VIDEOS, ann, random.Random(7), offline_aggregate)
-        out[name] = recipe(ctx, PARAMS[name]).items
+    for name in builtin_names():
+        recipe = load_recipe(name)
+        ctx = Context(name, recipe.task, LOG, VIDEOS, ann, random.Random(7), offline_aggregate)
+        out[name] = recipe.build(ctx, recipe.params(PARAMS[name])).items
     return out
 
 

@@ -199,51 +199,6 @@ class RenderConfig:
 
 
 @dataclass
-class RetrievalTaskConfig:
-    #: NLQ template categories (text before the colon) that make this subtask.
-    templates: list[str] = field(default_factory=list)
-    max_per_segment: int | None = knob(2, ge=1)
-    max_items_per_log: int | None = knob(8, ge=1)
-
-
-@dataclass
-class MomentTaskConfig:
-    max_per_segment: int | None = knob(2, ge=1)
-    max_items_per_log: int | None = knob(8, ge=1)
-
-
-@dataclass
-class SingleSummaryTaskConfig:
-    max_items_per_log: int | None = knob(None, ge=1)
-
-
-@dataclass
-class MultiSummaryTaskConfig:
-    boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
-    min_segments: int = knob(1, ge=1)
-
-
-@dataclass
-class HolisticSummaryTaskConfig:
-    boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
-
-
-@dataclass
-class CountingTaskConfig:
-    window_lengths_s: list[int] = knob(factory=lambda: [60, 120, 180], ge=1, le=86_400,
-                                       each=True)
-    min_window_s: int = knob(60, ge=1, le=86_400)
-    min_actions: int = knob(2, ge=1, le=50)
-    max_actions: int = knob(5, ge=1, le=50)
-    max_items_per_log: int | None = knob(4, ge=1)
-
-
-@dataclass
-class OrderingTaskConfig:
-    min_summaries: int = knob(3, ge=2)
-
-
-@dataclass
 class EvalConfig:
     #: Built-in systems: oracle_text_retrieval (offline), socratic, retrieve_socratic (an llm).
     systems: list[str] = field(default_factory=lambda: ["oracle_text_retrieval"])
@@ -295,7 +250,8 @@ class XLeBenchConfig:
     planner: Any = MISSING
     simulation: Any = MISSING
     render: Any = MISSING
-    #: Task recipes (multi-select group conf/tasks/); each key is one subtask's parameters.
+    #: Task recipes (multi-select group conf/tasks/); each key is one recipe's parameters,
+    #: typed by the schema its declaration carries (xlebench/tasks/<name>.py).
     tasks: dict[str, Any] = field(default_factory=dict)
     #: How multi-video and holistic summaries are aggregated: offline | llm.
     aggregator: str = knob("offline", choices=("offline", "llm"))
@@ -316,19 +272,17 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "planner": {"planner": PlannerConfig},
     "simulation": {"simulation": SimulationConfig},
     "render": {"render": RenderConfig},
-    "tasks": {
-        "object_retrieval": RetrievalTaskConfig, "people_retrieval": RetrievalTaskConfig,
-        "moment_retrieval": MomentTaskConfig, "single_summary": SingleSummaryTaskConfig,
-        "multi_summary": MultiSummaryTaskConfig, "holistic_summary": HolisticSummaryTaskConfig,
-        "action_counting": CountingTaskConfig, "summary_ordering": OrderingTaskConfig,
-    },
 }
 
 
 def register() -> None:
-    """Register the primary schema and every group schema (idempotent)."""
+    """Register the primary schema, every group schema and every recipe's parameter schema
+    (declared with the recipe, `xlebench.tasks.registry`); idempotent."""
+    from xlebench.tasks.registry import register_schemas
+
     cs = ConfigStore.instance()
     cs.store(name="xlebench_schema", node=XLeBenchConfig)
     for group, options in SCHEMAS.items():
         for name, node in options.items():
             cs.store(group=f"schema/{group}", name=name, node=node)
+    register_schemas()

@@ -116,10 +116,3 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("position_acc", "mean", True, "share of positions holding the right summary"),
     Metric("kendall_tau", "mean", True, "Kendall's tau-a of predicted vs true order"),
 )}
-
-#: The headline metric of each subtask (the paper's Table 5 column).
-PRIMARY = {
-    "object_retrieval": "R@5,0.3", "people_retrieval": "R@5,0.3", "moment_retrieval": "R@5,0.3",
-    "single_summary": "rougeL", "multi_summary": "rougeL", "holistic_summary": "rougeL",
-    "action_counting": "count_acc", "summary_ordering": "position_acc",
-}

@@ -14,19 +14,15 @@ is the paper's query-weighted average, with the same columns.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from xlebench.eval.metrics import PRIMARY, REGISTRY, finite
+from xlebench.eval.metrics import REGISTRY, finite
 from xlebench.eval.score import PAPER_EXCLUDES, STATUSES
 
 CATEGORIES = ("short", "medium", "long")
-GROUPS = {
-    "temporal localisation AVG": ("object_retrieval", "people_retrieval", "moment_retrieval"),
-    "summarisation AVG": ("single_summary", "multi_summary", "holistic_summary"),
-}
 FAILURES = tuple(s for s in STATUSES if s != "ok")
 
 
@@ -84,30 +80,40 @@ def _by_cell(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
     return out
 
 
-def results_table(rows: Sequence[dict], floor_rows: Sequence[dict], *, n_boot: int = 1000,
+def _categories(rows: Sequence[dict]) -> list[str]:
+    """The paper's three lengths first, then any custom length (``n7``), then ``all``."""
+    seen = {r["category"] for r in rows}
+    return [c for c in CATEGORIES if c in seen] + sorted(seen - set(CATEGORIES)) + ["all"]
+
+
+def results_table(rows: Sequence[dict], floor_rows: Sequence[dict], *,
+                  groups: Mapping[str, Sequence[str]] | None = None, n_boot: int = 1000,
                   seed: int = 0) -> dict[str, Any]:
+    """Rows come from `score_items`, in the order subtasks should be listed; ``groups`` names
+    the AVG rows (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families)."""
     by, fby = _by_cell(rows), _by_cell(floor_rows)
-    subtasks = [s for s in PRIMARY if (s, "all") in by]
-    cols = [c for c in CATEGORIES if any((s, c) in by for s in subtasks)] + ["all"]
+    primary = {r["subtask"]: r["primary"] for r in rows}
+    subtasks = list(primary)
+    cols = _categories(rows)
     table: dict[str, Any] = {"columns": cols, "rows": {}, "extra": {}}
     for sub in subtasks:
-        table["rows"][sub] = {c: _cell(by[(sub, c)], fby[(sub, c)], PRIMARY[sub], n_boot, seed)
+        table["rows"][sub] = {c: _cell(by[(sub, c)], fby[(sub, c)], primary[sub], n_boot, seed)
                               for c in cols}
-        metrics = sorted({m for r in by[(sub, "all")] for m in r["scores"]} - {PRIMARY[sub]})
+        metrics = sorted({m for r in by[(sub, "all")] for m in r["scores"]} - {primary[sub]})
         table["extra"][sub] = {m: {c: _cell(by[(sub, c)], fby[(sub, c)], m, n_boot, seed)
                                    for c in cols} for m in metrics}
-    for name, members in GROUPS.items():
+    for name, members in (groups or {}).items():
         present = [s for s in members if s in table["rows"]]
-        if len(present) < 2 or len({PRIMARY[s] for s in present}) != 1:
+        if len(present) < 2 or len({primary[s] for s in present}) != 1:
             continue  # pooling needs one shared metric
-        metric = PRIMARY[present[0]]
+        metric = primary[present[0]]
         table["rows"][name] = {
             c: {**_cell([r for s in present for r in by[(s, c)]],
                         [r for s in present for r in fby[(s, c)]], metric, n_boot, seed),
                 "members": present}
             for c in cols}
     table["metrics"] = {m: vars(REGISTRY[m]) for m in sorted(
-        {PRIMARY[s] for s in subtasks} | {m for e in table["extra"].values() for m in e})
+        set(primary.values()) | {m for e in table["extra"].values() for m in e})
         if m in REGISTRY}
     return table
 

@@ -73,10 +73,17 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class StageSpec:
-    """A stage instance plus the configuration slice its outputs depend on."""
+    """A stage instance plus the configuration slice its outputs depend on.
+
+    ``cache_config``: for a stage whose unit ids carry their own configuration (annotate keys
+    each unit by its recipe's parameters), the smaller slice that names its cache folder, so
+    units stay cached across configurations that differ only in other units. The stage's
+    fingerprint — what downstream stages see — still covers all of ``config``.
+    """
 
     stage: Stage
     config: Mapping[str, Any]
+    cache_config: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -144,12 +151,15 @@ class Runner:
     ) -> tuple[StageResult, StageCounters]:
         stage = spec.stage
         upstream = {name: summary.results[name] for name in stage.upstream}
-        fp, inputs = self._fingerprint(spec, {n: r.fingerprint for n, r in upstream.items()})
+        upstream_fps = {n: r.fingerprint for n, r in upstream.items()}
+        fp, inputs = self._fingerprint(spec, upstream_fps)
         summary.fingerprint_inputs[stage.name] = inputs
-        stage_dir = self.options.cache_dir / stage.name / fp
+        folder, folder_inputs = (fp, inputs) if spec.cache_config is None else \
+            self._fingerprint(StageSpec(stage, spec.cache_config), upstream_fps)
+        stage_dir = self.options.cache_dir / stage.name / folder
         if stage.name in self.options.force:
             shutil.rmtree(stage_dir, ignore_errors=True)
-        _prepare_stage_dir(stage_dir, inputs)
+        _prepare_stage_dir(stage_dir, folder_inputs)
         ctx = StageContext(seed=self.options.seed, upstream=upstream)
         units = _checked_units(stage, ctx)
         counters = StageCounters(stage.name, fp, total=len(units))

@@ -1,13 +1,18 @@
-"""Annotate stage: one unit per (life log, subtask) -> task items with answers on the clock.
+"""Annotate stage: one unit per (life log, recipe) -> task items with answers on the clock.
 
-Changing one recipe's parameters recomputes only that recipe's units (its parameters are in
-the unit payload and the fingerprint; every other unit is reused by the runner's cache).
+Recipes come from the open registry (`xlebench.tasks.registry`): built-in modules, entry
+points, or your own ``_target_``. Each unit's id carries a key of its recipe's declaration,
+parameters and prompt files, and the stage's cache folder is named without them, so adding a
+recipe or changing one recipe's parameters computes only that recipe's units and reuses every
+other one; the stage's fingerprint, which downstream stages see, covers all of them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter, defaultdict
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,38 +20,55 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
 from xlebench.library.view import LibraryView
+from xlebench.llm.client import LLMClient
 from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
 from xlebench.runner.atomic import write_json, write_jsonl
+from xlebench.runner.fingerprint import file_digest
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
+from xlebench.tasks.context import Context
 from xlebench.tasks.export import release_layout
-from xlebench.tasks.items import SUBTASKS
-from xlebench.tasks.recipes import RECIPES, Context
+from xlebench.tasks.registry import Recipe, recipes_from_config
 from xlebench.tasks.source import AnnotationIndex, load_annotations
+
+
+def recipe_key(recipe: Recipe, params: Any, target: str | None = None) -> str:
+    """What a recipe's items depend on besides the log: its declaration, parameters, prompt
+    files and where it comes from (8 hex digits, part of the unit id)."""
+    blob = json.dumps({"name": recipe.name, "task": recipe.task, "params": asdict(params),
+                       "prompts": {p: file_digest(f) for p, f in
+                                   zip(recipe.prompts, prompt_files(list(recipe.prompts)),
+                                       strict=True)},
+                       "target": target}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:8]
 
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
+    version: ClassVar[str] = "3"
+    upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "export/xlebench", "stats/tasks.json", "stats/llm_usage_annotate.json")
-    version: ClassVar[str] = "2"
-    upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
 
-    def __init__(self, *, recipes: dict[str, dict], annotations_root: Path | None,
-                 min_duration_s: float = 0.0, aggregator: LLMAggregator | None = None) -> None:
-        unknown = sorted(set(recipes) - set(SUBTASKS))
-        if unknown:
-            raise ConfigError(f"tasks: {unknown} are not subtasks; choose from {list(SUBTASKS)}")
-        self.recipes = recipes
+    def __init__(self, *, recipes: dict[str, tuple[Recipe, Any]], keys: dict[str, str],
+                 annotations_root: Path | None, min_duration_s: float = 0.0,
+                 aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
+                 embedder: dict[str, Any] | None = None, embedding_store: Path | None = None
+                 ) -> None:
+        if not recipes:
+            raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
+        self.recipes, self.keys = recipes, keys
         self.annotations_root = annotations_root
         self.min_duration_s = min_duration_s
-        self.aggregator = aggregator
-        if aggregator is not None:
-            self.waits_on_network(aggregator.client.settings.max_concurrency)
+        self.aggregator, self.llm = aggregator, llm
+        self.embedder, self.embedding_store = embedder, embedding_store
+        if llm is not None:
+            self.waits_on_network(llm.settings.max_concurrency)
         self._videos: dict = {}
         self._ann = AnnotationIndex()
+        self._encode = None
 
     def prompt_files(self) -> list[Path]:
         return prompt_files([self.aggregator.prompt]) if self.aggregator else []
@@ -57,17 +79,28 @@ class AnnotateStage(BaseStage):
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
 
     def units(self, ctx: StageContext) -> list[Unit]:
-        return [Unit(f"{lid}.{sub}", {"lifelog": lid, "subtask": sub})
-                for lid in sorted(ctx["simulate"].records) for sub in self.recipes]
+        return [Unit(f"{lid}.{name}.{self.keys[name]}", {"lifelog": lid, "recipe": name})
+                for lid in sorted(ctx["simulate"].records) for name in self.recipes]
+
+    def encode(self, texts):
+        """The sentence encoder, loaded on first use (most recipes never need it)."""
+        if self._encode is None:
+            from xlebench.library.embed import make_encoder
+
+            self._encode = make_encoder(self.embedder or {"kind": "minilm"},
+                                        self.embedding_store)
+        return self._encode(texts)
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         log = ctx.upstream["simulate"].records[unit.payload["lifelog"]]
-        sub = unit.payload["subtask"]
-        rctx = Context(log, self._videos, self._ann, unit_random(ctx.seed, self.name, unit.id),
-                       self.aggregator or offline_aggregate)
-        built = RECIPES[sub](rctx, self.recipes[sub])
+        name = unit.payload["recipe"]
+        recipe, params = self.recipes[name]
+        rctx = Context(name, recipe.task, log, self._videos, self._ann,
+                       unit_random(ctx.seed, self.name, f"{log['lifelog_id']}.{name}"),
+                       self.aggregator or offline_aggregate, self.llm, self.encode)
+        built = recipe.build(rctx, params)
         uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
-        return {"subtask": sub, "lifelog_id": log["lifelog_id"], "category": log["category"],
+        return {"subtask": name, "lifelog_id": log["lifelog_id"], "category": log["category"],
                 "items": built.items, "stats": dict(sorted(built.stats.items())),
                 "annotation_skips": {u: dict(sorted(self._ann.skips_by_uid[u].items()))
                                      for u in uids}}
@@ -89,12 +122,10 @@ class AnnotateStage(BaseStage):
         for sub in self.recipes:
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
-        simulate = dest / "lifelogs"
         for lid, items in sorted(by_log.items()):
-            log = json.loads((simulate / f"{lid}.json").read_text("utf-8"))
-            persona, category = log["persona_id"], log["category"]
+            log = json.loads((dest / "lifelogs" / f"{lid}.json").read_text("utf-8"))
             write_json(dest / "export" / "xlebench" /
-                       f"simulation_{persona}_{category}_annotation.json",
+                       f"simulation_{log['persona_id']}_{log['category']}_annotation.json",
                        release_layout(log, sorted(items, key=lambda it: it["item_id"])))
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
@@ -124,18 +155,31 @@ def annotations_root(cfg: DictConfig) -> Path | None:
     return Path(lib["root"]) if lib["kind"] == "ego4d" else None
 
 
+def configured_recipes(cfg: DictConfig) -> dict[str, tuple[Recipe, Any]]:
+    """The recipes of ``cfg.tasks``, resolved and with their parameters checked."""
+    return recipes_from_config(OmegaConf.to_container(cfg.tasks, resolve=True) or {})
+
+
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:
-    recipes = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
-    if not recipes:
-        raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
-    root = annotations_root(cfg)
+    from xlebench.stages.plan import embedder_settings
+
+    tasks = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
+    recipes = configured_recipes(cfg)
+    keys = {n: recipe_key(r, p, (tasks[n] or {}).get("_target_"))
+            for n, (r, p) in recipes.items()}
+    llm = None if cfg.llm.backend == "offline" else llm_client(cfg, "recipes")
     aggregator = None
     if cfg.aggregator == "llm":
         aggregator = LLMAggregator(llm_client(cfg, "aggregator=llm"),
                                    max_retries=int(cfg.llm.max_retries))
-    elif cfg.aggregator != "offline":
-        raise ConfigError(f"aggregator={cfg.aggregator}: choose offline or llm")
-    stage = AnnotateStage(recipes=recipes, annotations_root=root, aggregator=aggregator)
-    fp = {"tasks": recipes, "aggregator": str(cfg.aggregator),
-          "llm": llm_fingerprint(cfg, [aggregator.prompt]) if aggregator else None}
-    return StageSpec(stage, fp)
+    stage = AnnotateStage(recipes=recipes, keys=keys, annotations_root=annotations_root(cfg),
+                          aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
+                          embedding_store=Path(cfg.paths.cache) / "embeddings")
+    prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
+    # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
+    shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
+              "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}
+    return StageSpec(stage, {**shared, "recipes": keys, "tasks": tasks,
+                             "prompts": {p: file_digest(f) for p, f in
+                                         zip(prompts, prompt_files(prompts), strict=True)}},
+                     cache_config=shared)

@@ -19,14 +19,14 @@ from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.baselines.socratic import SocraticBaseline
 from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 from xlebench.eval.bertscore import BERTScorer
-from xlebench.eval.floors import floor_rows
-from xlebench.eval.score import ScoreSettings, score_items
+from xlebench.eval.score import ScoreSettings, floor_rows, score_items
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.stages.annotate import annotations_root, stage_annotations
+from xlebench.stages.annotate import annotations_root, configured_recipes, stage_annotations
+from xlebench.tasks.registry import Recipe, groups
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic")
@@ -91,21 +91,13 @@ def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
                         "predict the items of this benchmark's annotations/*.jsonl")
 
 
-#: Where each subtask's answers come from (printed under every results table).
-ANSWER_SOURCE = {
-    "object_retrieval": "Ego4D NLQ", "people_retrieval": "Ego4D NLQ",
-    "moment_retrieval": "Ego4D moments", "action_counting": "Ego4D narrations",
-    "single_summary": "library summaries", "multi_summary": "library summaries",
-    "holistic_summary": "library summaries", "summary_ordering": "library summaries",
-}
-
-
-def answer_sources(subtasks: list[str]) -> str:
+def answer_sources(recipes: list[Any]) -> str:
+    """One line naming the annotations each recipe's answers come from."""
     by: dict[str, list[str]] = {}
-    for sub in subtasks:
-        by.setdefault(ANSWER_SOURCE.get(sub, "the recipe's own annotations"), []).append(sub)
-    return "Answers from: " + "; ".join(f"{src} ({', '.join(subs)})"
-                                        for src, subs in by.items()) + "."
+    for r in recipes:
+        by.setdefault(r.answer_source, []).append(r.name)
+    return "Answers from: " + "; ".join(f"{src} ({', '.join(names)})"
+                                        for src, names in by.items()) + "."
 
 
 @dataclass(frozen=True)
@@ -126,10 +118,11 @@ class EvaluateStage(BaseStage):
     upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
-    def __init__(self, *, systems: dict[str, Any], settings: ScoreSettings,
-                 bertscorer: BERTScorer | None, n_boot: int, root: Path | None,
-                 floor_draws: int = 32, allow_partial: bool = False) -> None:
-        self.systems, self.settings = systems, settings
+    def __init__(self, *, systems: dict[str, Any], recipes: dict[str, Recipe],
+                 settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,
+                 root: Path | None, floor_draws: int = 32, allow_partial: bool = False
+                 ) -> None:
+        self.systems, self.recipes, self.settings = systems, recipes, settings
         self.bertscorer, self.n_boot, self.root = bertscorer, n_boot, root
         self.floor_draws, self.allow_partial = floor_draws, allow_partial
         if any(isinstance(s, SocraticBaseline) for s in systems.values()):
@@ -160,20 +153,24 @@ class EvaluateStage(BaseStage):
             lid = it["lifelog_id"]
             if lid not in cache:
                 cache[lid] = captions.captions(logs[lid])
-            out[it["item_id"]] = system.answer(it, logs[lid], cache[lid])
+            out[it["item_id"]] = system.answer(it, self.recipes[it["subtask"]], logs[lid],
+                                               cache[lid])
         return out
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        order = {name: k for k, name in enumerate(self.recipes)}
         items = sorted((it for r in ctx.upstream["annotate"].records.values()
-                        for it in r["items"]), key=lambda it: it["item_id"])
+                        for it in r["items"] if it["subtask"] in order),
+                       key=lambda it: (order[it["subtask"]], it["item_id"]))
         system = self.systems[unit.id]
         responses = self._responses(system, items, ctx.upstream["simulate"].records)
-        rows = score_items(items, responses, self.settings, self.bertscorer)
-        floors = floor_rows(items, self.settings, seed=ctx.seed, draws=self.floor_draws,
-                            bertscorer=self.bertscorer)
-        table = results_table(rows, floors, n_boot=self.n_boot, seed=ctx.seed)
-        table.update(system=unit.id, oracle=system.reads,
-                     answers=answer_sources(sorted({it["subtask"] for it in items})),
+        rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
+        floors = floor_rows(items, self.recipes, self.settings, seed=ctx.seed,
+                            draws=self.floor_draws, bertscorer=self.bertscorer)
+        table = results_table(rows, floors, groups=groups(list(self.recipes.values())),
+                              n_boot=self.n_boot, seed=ctx.seed)
+        present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
+        table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
                      coverage={"items": len(items), "answered": len(
                          set(responses) & {it["item_id"] for it in items})},
                      bertscore=self.bertscorer.describe() if self.bertscorer else None)
@@ -249,7 +246,8 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                              bertscore=bool(ec["bertscore"]))
     scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer")) \
         if ec["bertscore"] else None
-    stage = EvaluateStage(systems=systems, settings=settings, bertscorer=scorer,
+    recipes = {name: recipe for name, (recipe, _) in configured_recipes(cfg).items()}
+    stage = EvaluateStage(systems=systems, recipes=recipes, settings=settings, bertscorer=scorer,
                           n_boot=int(ec["bootstrap"]), root=annotations_root(cfg),
                           floor_draws=int(ec["floor_draws"]),
                           allow_partial=bool(ec["allow_partial"]))

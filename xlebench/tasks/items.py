@@ -14,31 +14,26 @@ def to_day(segment: dict, video_s: float) -> float:
                  - float(segment.get("source_start_s", 0.0)), 3)
 
 
-def make_item(*, log: dict, subtask: str, k: int, query: str, period: tuple[float, float],
+def make_item(*, log: dict, subtask: str, task: str, k: int, query: str,
+              period: tuple[float, float],
               text: str = "", spans: Sequence[Sequence[float]] = (),
               counts: dict[str, int] | None = None, order: Sequence[int] = (),
               evidence: Sequence[dict] = (), provenance: dict[str, Any] | None = None,
+              answer: dict[str, Any] | None = None,
               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One item. ``answer`` adds answer fields beyond text/spans/counts/order (options and
+    label of a multiple-choice item, grounding tokens, events); ``extra`` top-level fields."""
     return {
         "item_id": f"{log['lifelog_id']}-{subtask}-{k:03d}",
-        "task": TASK_OF[subtask],
+        "task": task,
         "subtask": subtask,
         "lifelog_id": log["lifelog_id"],
         "category": log.get("category", ""),
         "query": query,
         "answer": {"text": text, "spans": [[round(a, 3), round(b, 3)] for a, b in spans],
-                   "counts": dict(counts or {}), "order": list(order)},
+                   "counts": dict(counts or {}), "order": list(order), **(answer or {})},
         "period": {"start_s": round(period[0], 3), "end_s": round(period[1], 3)},
         "evidence": list(evidence),
         "provenance": dict(provenance or {}),
         **(extra or {}),
     }
-
-
-TASK_OF = {
-    "object_retrieval": "temporal_localisation", "people_retrieval": "temporal_localisation",
-    "moment_retrieval": "temporal_localisation", "single_summary": "summarisation",
-    "multi_summary": "summarisation", "holistic_summary": "summarisation",
-    "action_counting": "counting", "summary_ordering": "ordering",
-}
-SUBTASKS = tuple(TASK_OF)

@@ -29,6 +29,8 @@ class NLQQuery:
     query_idx: int
     clip_uid: str
     file: str
+    #: The query exactly as the file has it (the release export writes it unchanged).
+    raw: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ def _read_nlq(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,
             continue
         idx.nlq[uid].append(NLQQuery(
             uid, clean_query(text), str(q.get("template") or ""), float(start), float(end),
-            str(ann.get("annotation_uid", "")), qi, str(clip.get("clip_uid", "")), rel))
+            str(ann.get("annotation_uid", "")), qi, str(clip.get("clip_uid", "")), rel,
+            str(text)))
 
 
 def _read_moments(path: Path, wanted: set, idx: AnnotationIndex, min_dur: float,

@@ -10,25 +10,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 from xlebench.eval.baselines.captions import Caption
 from xlebench.llm.client import LLMClient
 from xlebench.llm.prompts import load_prompt
 from xlebench.plan.clock import fmt_hhmmss
-
-ANSWER_FORMAT = {
-    "object_retrieval": "Answer with up to 5 time spans, most likely first, formatted as "
-                        "[HH:MM:SS - HH:MM:SS], separated by commas.",
-    "summary_ordering": "Answer as: Correct order of the summaries: <numbers separated by "
-                        "commas>.",
-    "action_counting": "Answer as: <action>: <count>; <action>: <count>; ... (every listed "
-                       "action, each entry ending with ;)",
-    "single_summary": "Answer with a short summary.",
-}
-ANSWER_FORMAT["people_retrieval"] = ANSWER_FORMAT["moment_retrieval"] = \
-    ANSWER_FORMAT["object_retrieval"]
-ANSWER_FORMAT["multi_summary"] = ANSWER_FORMAT["holistic_summary"] = \
-    ANSWER_FORMAT["single_summary"]
 
 
 def records(captions: Sequence[Caption], record_s: float = 30.0) -> list[tuple[float, str]]:
@@ -51,11 +38,13 @@ def build_context(item: dict, captions: Sequence[Caption], *, retrieve: bool,
     return "\n".join(blocks) or "(no records)"
 
 
-def build_messages(item: dict, captions: Sequence[Caption], *, retrieve: bool,
-                   record_s: float = 30.0, prompt: str = "eval/socratic.v1") -> list[dict]:
+def build_messages(item: dict, answer_format: str, captions: Sequence[Caption], *,
+                   retrieve: bool, record_s: float = 30.0, prompt: str = "eval/socratic.v1"
+                   ) -> list[dict]:
+    """The paper's time-stamped context, the question, and the recipe's answer format."""
     return load_prompt(prompt).render(
         context=build_context(item, captions, retrieve=retrieve, record_s=record_s),
-        question=item["query"], answer_format=ANSWER_FORMAT[item["subtask"]])
+        question=item["query"], answer_format=answer_format)
 
 
 class SocraticBaseline:
@@ -69,7 +58,7 @@ class SocraticBaseline:
         base = "retrieve_socratic" if retrieve else "socratic"
         self.name = f"oracle_{base}" if captions else base
 
-    def answer(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
-        messages = build_messages(item, captions, retrieve=self.retrieve,
-                                  record_s=self.record_s)
+    def answer(self, item: dict, recipe: Any, log: dict, captions: Sequence[Caption]) -> str:
+        messages = build_messages(item, recipe.answer_format, captions,
+                                  retrieve=self.retrieve, record_s=self.record_s)
         return self.client.complete(messages).text

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from xlebench.eval.baselines.captions import Caption
 from xlebench.library.labelling import most_central
@@ -73,25 +74,26 @@ class TextRetrievalBaseline:
     def __init__(self, params: BaselineParams | None = None) -> None:
         self.p = params or BaselineParams()
 
-    def answer(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
-        sub = item["subtask"]
-        if sub in ("object_retrieval", "people_retrieval", "moment_retrieval"):
+    def answer(self, item: dict, recipe: Any, log: dict, captions: Sequence[Caption]) -> str:
+        """A reply in the recipe's answer format, chosen by the kind of answer its scorer
+        reads (so any recipe with a known answer kind is answered)."""
+        kind = recipe.scorer.kind
+        if kind == "spans":
             return self._localise(item, captions)
-        if sub == "single_summary":
-            return self._summary(captions, item["period"]["start_s"], item["period"]["end_s"])
-        if sub in ("multi_summary", "holistic_summary"):
-            return self._multi(item, log, captions)
-        if sub == "action_counting":
+        if kind == "text":
+            return self._text(item, log, captions)
+        if kind == "counts":
             return self._count(item, captions)
-        if sub == "summary_ordering":
+        if kind == "order":
             return self._order(item, log, captions)
-        raise ValueError(f"unknown subtask {sub!r}")
+        return NO_INFO  # an answer kind this baseline does not know: counted as unanswered
 
     # -- localisation -------------------------------------------------------------------------
 
     def _localise(self, item: dict, captions: Sequence[Caption]) -> str:
         query = item["query"].split(" in the record provided")[0]
-        if item["subtask"] == "moment_retrieval":
+        moment = query.startswith("When did I (")  # an activity: longer windows
+        if moment:
             query = query.replace("When did I (", "").rstrip(")")
         q = Counter(words(query))
         lo, hi = item["period"]["start_s"], item["period"]["end_s"]
@@ -102,8 +104,7 @@ class TextRetrievalBaseline:
         idf = {w: math.log(1 + len(pool) / df[w]) for w in df}
         scored = sorted(((sum(idf.get(w, 0.0) for w in q if w in word_set(c.text)), -i, c)
                          for i, c in enumerate(pool)), reverse=True)
-        width = (self.p.moment_window_s if item["subtask"] == "moment_retrieval"
-                 else self.p.nlq_window_s)
+        width = self.p.moment_window_s if moment else self.p.nlq_window_s
         picked: list[float] = []
         for score, _, c in scored:
             if score <= 0 or len(picked) == self.p.top_k:
@@ -125,10 +126,13 @@ class TextRetrievalBaseline:
         best = most_central([Counter(words(t)) for t in texts])
         return texts[best].rstrip(".") + "."
 
-    def _multi(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
+    def _text(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
+        """One record's period: its most central caption; several: one per record, joined."""
         lo, hi = item["period"]["start_s"], item["period"]["end_s"]
-        parts = [self._summary(captions, s["start_s"], s["end_s"]) for s in log["segments"]
-                 if lo <= s["start_s"] <= hi]
+        segs = [s for s in log["segments"] if lo <= s["start_s"] <= hi]
+        if len(segs) <= 1:
+            return self._summary(captions, lo, hi)
+        parts = [self._summary(captions, s["start_s"], s["end_s"]) for s in segs]
         parts = [p for p in parts if p != NO_INFO]
         return offline_aggregate(parts, "during this time") if parts else NO_INFO
 

@@ -1,0 +1,197 @@
+"""Scorers: how one kind of answer is read, scored, pooled and guessed at.
+
+A recipe declares the scorer of its answers (`xlebench.tasks.registry.Recipe.scorer`); the
+evaluation walks items through their recipe's scorer and never branches on subtask names, so a
+new recipe with a known answer kind is scored, pooled, floored and answered by the offline
+baseline with no change here. A scorer:
+
+* ``kind`` — the answer kind baselines dispatch on (``spans``, ``text``, ``counts``, ``order``…);
+* ``score(item, reply, s)`` — metric values of a parseable reply, or None (unparseable);
+* ``worst(item, s)`` — what a wrong answer scores on every metric (the headline's zeros);
+* ``weights(item)`` — pooling weights other than 1 (counting pools over queried actions);
+* ``floor(items, s, rng_for, draws)`` — per item, the chance floor's metric values, or a reply
+  to score like any other (a fixed answer that ignores the video);
+* ``finish(rows, items, s, bertscorer)`` — metrics computed over all rows at once (BERTScore).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from xlebench.eval.metrics import (
+    counting_accuracy,
+    kendall_tau,
+    position_accuracy,
+    recall_grid,
+    rouge_l,
+)
+from xlebench.eval.parse import parse_counts, parse_order, parse_spans
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    ks: tuple[int, ...] = (1, 5)
+    tious: tuple[float, ...] = (0.3, 0.5)
+    refusal_patterns: tuple[str, ...] = ()
+    no_information_patterns: tuple[str, ...] = ()
+    bertscore: bool = True
+
+
+RngFor = Callable[[dict], np.random.Generator]
+Floor = dict[str, float] | str
+
+
+class Scorer(Protocol):
+    kind: str
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None: ...
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]: ...
+
+    def weights(self, item: dict) -> dict[str, float]: ...
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]: ...
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None: ...
+
+
+class _Base:
+    def weights(self, item: dict) -> dict[str, float]:
+        return {}
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None:
+        return None
+
+
+class SpanRecall(_Base):
+    """Temporal localisation: Recall@K at tIoU t (official Ego4D NLQ semantics) over the
+    ``eval.ks`` x ``eval.tious`` grid. Floor: K random windows inside the queried period, widths
+    drawn from the answers' widths over all items of the recipe."""
+
+    kind = "spans"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        spans = parse_spans(reply)
+        return recall_grid(spans, item["answer"]["spans"], s.ks, s.tious) if spans else None
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {k: 0.0 for k in recall_grid([], [(0, 1)], s.ks, s.tious)}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        widths = np.asarray([max(0.0, b - a) for it in items for a, b in it["answer"]["spans"]]
+                            or [1.0])
+        return {it["item_id"]: self._random(it, widths, max(s.ks), s, rng_for(it), draws)
+                for it in items}
+
+    @staticmethod
+    def _random(item: dict, widths: np.ndarray, k: int, s: ScoreSettings,
+                rng: np.random.Generator, draws: int) -> dict[str, float]:
+        lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+        total: Counter = Counter()
+        for _ in range(draws):
+            w = np.minimum(rng.choice(widths, size=k), hi - lo)
+            starts = lo + rng.random(k) * (hi - lo - w)
+            total.update(recall_grid(list(zip(starts, starts + w, strict=True)),
+                                     item["answer"]["spans"], s.ks, s.tious))
+        return {m: v / draws for m, v in total.items()}
+
+
+#: The floor's reply to a summary question: says nothing about the video.
+GENERIC_SUMMARY = "C carries out everyday activities and moves around."
+
+
+class TextSimilarity(_Base):
+    """Free text against a reference: ROUGE-L, and BERTScore F1 when enabled. Floor: one
+    fixed generic summary for every item."""
+
+    kind = "text"
+
+    def __init__(self, generic: str = GENERIC_SUMMARY) -> None:
+        self.generic = generic
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        return {"rougeL": rouge_l(reply, item["answer"]["text"])}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"rougeL": 0.0, **({"bertscore_f1": 0.0} if s.bertscore else {})}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        return {it["item_id"]: self.generic for it in items}
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None:
+        todo = [(r, it) for r, it in zip(rows, items, strict=True) if r["status"] == "ok"]
+        if not (s.bertscore and bertscorer is not None and todo):
+            return
+        f1 = bertscorer.f1([r["response"] for r, _ in todo],
+                           [it["answer"]["text"] for _, it in todo])
+        for (r, _), v in zip(todo, f1, strict=True):
+            r["scores"]["bertscore_f1"] = v
+
+
+class CountAccuracy(_Base):
+    """Counts per listed action: accuracy pooled over queried actions (the paper), the item
+    mean as a secondary. Floor: the most common count of the recipe's answers, everywhere."""
+
+    kind = "counts"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        counts = parse_counts(reply, list(item["answer"]["counts"]))
+        if not counts:
+            return None
+        acc = counting_accuracy(counts, item["answer"]["counts"])
+        return {"count_acc": acc, "count_acc_item": acc}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"count_acc": 0.0, "count_acc_item": 0.0}
+
+    def weights(self, item: dict) -> dict[str, float]:
+        return {"count_acc": float(len(item["answer"]["counts"]))}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        counts = Counter(n for it in items for n in it["answer"]["counts"].values())
+        mode = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else 1
+        return {it["item_id"]: "; ".join(f"{a}: {mode}" for a in it["answer"]["counts"])
+                for it in items}
+
+
+class OrderAccuracy(_Base):
+    """An order of shown items: position accuracy and Kendall's tau. Floor: a random
+    permutation."""
+
+    kind = "order"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        gt = item["answer"]["order"]
+        # Numbers that are not indices of shown items (a clock time, a year) make no order.
+        order = [i for i in parse_order(reply) if 0 <= i < len(gt)]
+        if not order:
+            return None
+        return {"position_acc": position_accuracy(order, gt), "kendall_tau": kendall_tau(order, gt)}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"position_acc": 0.0, "kendall_tau": -1.0}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        out: dict[str, Floor] = {}
+        for it in items:
+            gt, rng = it["answer"]["order"], rng_for(it)
+            acc = tau = 0.0
+            for _ in range(draws):
+                guess = [int(x) for x in rng.permutation(len(gt))]
+                acc += position_accuracy(guess, gt)
+                tau += kendall_tau(guess, gt)
+            out[it["item_id"]] = {"position_acc": acc / draws, "kendall_tau": tau / draws}
+        return out

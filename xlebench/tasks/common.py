@@ -1,0 +1,51 @@
+"""Helpers several recipes share: periods, evidence records, seeded sampling."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from xlebench.plan.answers import parse_clock
+
+#: A period that starts after this (seconds) still belongs to the evening (past midnight).
+LATE = 10 ** 9
+
+
+def segment_period(seg: dict) -> tuple[float, float]:
+    return float(seg["start_s"]), float(seg["end_s"])
+
+
+def evidence(seg: dict, a: float, b: float) -> dict:
+    """A source-time span of one segment's video."""
+    return {"video_uid": seg["video_uid"], "source_start_s": round(a, 3),
+            "source_end_s": round(b, 3)}
+
+
+def whole(seg: dict) -> dict:
+    """The segment's whole source span as evidence."""
+    return evidence(seg, seg.get("source_start_s", 0.0), seg["source_end_s"])
+
+
+def sample(rng: random.Random, items: list, k: int | None) -> list:
+    """At most k items, kept in order (seeded)."""
+    if k is None or len(items) <= k:
+        return items
+    keep = sorted(rng.sample(range(len(items)), k))
+    return [items[i] for i in keep]
+
+
+def day_periods(boundaries: Sequence[str]) -> list[tuple[str, str, float, float]]:
+    """(name, phrase, start, end) of morning / afternoon / evening for the given boundaries."""
+    noon, evening = (parse_clock(t) for t in boundaries)
+    return [("morning", f"in the morning (before {boundaries[0]})", 0, noon),
+            ("afternoon", f"in the afternoon ({boundaries[0]}-{boundaries[1]})", noon, evening),
+            ("evening", f"in the evening (after {boundaries[1]})", evening, LATE)]
+
+
+def in_period(seg: dict, lo: float, hi: float) -> bool:
+    """A segment belongs to the period its start falls in; after midnight is still evening."""
+    return lo <= float(seg["start_s"]) < hi
+
+
+def summary_of(videos: dict, seg: dict) -> str:
+    return videos[seg["video_uid"]].summary

@@ -1,0 +1,47 @@
+"""What a recipe's ``build`` receives and returns.
+
+`Context` is one life log with everything a recipe may read: the log's segments on the
+virtual clock, the library's videos, the Ego4D annotations of the log's videos, a generator
+seeded for this (log, recipe) unit, the summary aggregator, and — for recipes that generate
+with a model or compare sentences — the shared cached LLM client and the sentence encoder.
+`Built` is the items plus counts of why candidates were left out (reported in
+``stats/tasks.json``, never dropped silently).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlebench.library.records import LibraryVideo
+from xlebench.tasks.aggregate import Aggregator
+from xlebench.tasks.items import make_item
+from xlebench.tasks.source import AnnotationIndex
+
+
+@dataclass
+class Context:
+    name: str  # the recipe (item subtask)
+    task: str  # its task family
+    log: dict
+    videos: dict[str, LibraryVideo]
+    ann: AnnotationIndex
+    rng: random.Random
+    aggregate: Aggregator
+    #: xlebench.llm.client.LLMClient, or None under llm=offline.
+    llm: Any = None
+    #: ``encode(texts) -> float32 [n, d]`` (MiniLM by default), built on first use.
+    encode: Callable[[Sequence[str]], Any] | None = None
+
+    def item(self, **fields: Any) -> dict[str, Any]:
+        """A task item of this recipe for this log (`xlebench.tasks.items.make_item`)."""
+        return make_item(log=self.log, subtask=self.name, task=self.task, **fields)
+
+
+@dataclass
+class Built:
+    items: list[dict] = field(default_factory=list)
+    stats: Counter = field(default_factory=Counter)

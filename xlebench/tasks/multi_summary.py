@@ -1,0 +1,48 @@
+"""Multi-video summary per period: morning < 12:00, afternoon 12:00-17:00, evening > 17:00
+(the segment's start decides); the answer aggregates the period's single summaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xlebench.config.knobs import knob
+from xlebench.eval.scorers import TextSimilarity
+from xlebench.tasks import wording as W
+from xlebench.tasks.common import day_periods, in_period, summary_of, whole
+from xlebench.tasks.context import Built, Context
+from xlebench.tasks.registry import Recipe
+from xlebench.tasks.single_summary import SUMMARY_FORMAT, SUMMARY_SOURCE
+
+
+@dataclass
+class MultiSummaryParams:
+    boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
+    min_segments: int = knob(1, ge=1)
+
+
+def build(ctx: Context, p: MultiSummaryParams) -> Built:
+    out = Built()
+    k = 0
+    for name, phrase, lo, hi in day_periods(p.boundaries):
+        segs = [s for s in ctx.log["segments"] if in_period(s, lo, hi)]
+        if len(segs) < p.min_segments:
+            out.stats[f"{name}: fewer than {p.min_segments} segments"] += 1
+            continue
+        out.items.append(ctx.item(
+            k=k, query=W.multi_summary_query(phrase),
+            period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
+            text=ctx.aggregate([summary_of(ctx.videos, s) for s in segs], phrase),
+            evidence=[whole(s) for s in segs],
+            provenance={"source_file": "library.parquet",
+                        "annotation_ids": [s["video_uid"] for s in segs], "period": name},
+            extra={"part": name}))
+        k += 1
+    return out
+
+
+RECIPE = Recipe(
+    name="multi_summary", task="summarisation", schema=MultiSummaryParams, build=build,
+    scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
+    answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
+    prompts=("tasks/aggregate.v1",),
+    description="What happened in a part of the day, over several recordings.")

@@ -1,0 +1,45 @@
+"""Items from Ego4D NLQ queries, shared by object and people retrieval (their templates
+differ): each query is asked about its segment's period, its window remapped to the clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xlebench.config.knobs import knob
+from xlebench.tasks import wording as W
+from xlebench.tasks.common import evidence, sample, segment_period
+from xlebench.tasks.context import Built, Context
+from xlebench.tasks.items import to_day
+
+SPAN_FORMAT = ("Answer with up to 5 time spans, most likely first, formatted as "
+               "[HH:MM:SS - HH:MM:SS], separated by commas.")
+
+
+@dataclass
+class RetrievalParams:
+    #: NLQ template categories (text before the colon) that make this subtask.
+    templates: list[str] = field(default_factory=list)
+    max_per_segment: int | None = knob(2, ge=1)
+    max_items_per_log: int | None = knob(8, ge=1)
+
+
+def nlq_items(ctx: Context, p: RetrievalParams) -> Built:
+    out = Built()
+    prefixes = tuple(p.templates)
+    candidates = []
+    for seg in ctx.log["segments"]:
+        queries = [q for q in ctx.ann.nlq.get(seg["video_uid"], [])
+                   if q.template.startswith(prefixes)]
+        if not queries:
+            out.stats["segments without matching NLQ queries"] += 1
+        candidates += [(seg, q) for q in sample(ctx.rng, queries, p.max_per_segment)]
+    for k, (seg, q) in enumerate(sample(ctx.rng, candidates, p.max_items_per_log)):
+        period = segment_period(seg)
+        span = (to_day(seg, q.start_s), to_day(seg, q.end_s))
+        out.items.append(ctx.item(
+            k=k, query=W.retrieval_query(q.query, *period), period=period, spans=[span],
+            text=W.span_text([span]), evidence=[evidence(seg, q.start_s, q.end_s)],
+            provenance={"source_file": q.file, "annotation_ids": [q.annotation_uid],
+                        "query_idx": q.query_idx, "clip_uid": q.clip_uid,
+                        "template": q.template, "raw_query": q.raw}))
+    return out

@@ -1,0 +1,39 @@
+"""Single-video summary: one item per segment; the answer is the video's one-sentence
+library summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xlebench.config.knobs import knob
+from xlebench.eval.scorers import TextSimilarity
+from xlebench.tasks import wording as W
+from xlebench.tasks.common import sample, segment_period, summary_of, whole
+from xlebench.tasks.context import Built, Context
+from xlebench.tasks.registry import Recipe
+
+SUMMARY_FORMAT = "Answer with a short summary."
+SUMMARY_SOURCE = "library summaries"
+
+
+@dataclass
+class SingleSummaryParams:
+    max_items_per_log: int | None = knob(None, ge=1)
+
+
+def build(ctx: Context, p: SingleSummaryParams) -> Built:
+    out = Built()
+    for k, seg in enumerate(sample(ctx.rng, list(ctx.log["segments"]), p.max_items_per_log)):
+        period = segment_period(seg)
+        out.items.append(ctx.item(
+            k=k, query=W.single_summary_query(*period), period=period,
+            text=summary_of(ctx.videos, seg), evidence=[whole(seg)],
+            provenance={"source_file": "library.parquet", "annotation_ids": [seg["video_uid"]]}))
+    return out
+
+
+RECIPE = Recipe(
+    name="single_summary", task="summarisation", schema=SingleSummaryParams, build=build,
+    scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
+    answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
+    description="What happened in one recording, as one sentence.")
