@@ -64,3 +64,14 @@ def test_missing_required_path_is_reported() -> None:
     cfg = _compose(["library=xlebench_release"])
     with pytest.raises(Exception, match="path"):
         OmegaConf.to_container(cfg.library, throw_on_missing=True)
+
+
+def test_every_option_file_names_its_code() -> None:
+    """From conf/<group>/<option>.yaml to the code in one hop."""
+    for f in sorted(CONF.rglob("*.yaml")):
+        rel = f.relative_to(CONF)
+        if rel.parts[0] in ("hydra", "experiment") or rel.name == "config.yaml":
+            continue
+        code = [line.split(":", 1)[1].strip() for line in f.read_text().splitlines()
+                if line.startswith("# Code:")]
+        assert code and (CONF.parent / code[0]).is_file(), f"{rel} names no existing module"

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from xlebench.clock import parse_hhmm
 from xlebench.errors import DataError
 from xlebench.persona.files import load_persona_file
 from xlebench.persona.offline import generate_persona
 from xlebench.persona.profile import persona_id
-from xlebench.plan.clock import parse_hhmm
 
 
 def test_ids_and_profiles_depend_only_on_location_mbti_seed() -> None:

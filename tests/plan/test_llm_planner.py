@@ -7,11 +7,11 @@ from functools import partial
 import pytest
 
 from tests.conftest import make_client
+from xlebench.clock import time_class
 from xlebench.errors import LLMResponseError
 from xlebench.llm.client import Usage
 from xlebench.llm.scripted import Fault
 from xlebench.plan.answers import Vocabulary, parse_clock
-from xlebench.plan.clock import time_class
 from xlebench.plan.llm import LLMPlanner
 from xlebench.plan.offline import PlannerParams
 from xlebench.simulate.reflect import violations

@@ -8,12 +8,12 @@ from functools import partial
 import numpy as np
 import pytest
 
+from xlebench.clock import time_class
 from xlebench.library.embed import HashingEmbedder
 from xlebench.library.index import build_index
 from xlebench.library.sources import Selection, load_ego4d
 from xlebench.library.synthetic import SyntheticSpec, generate_corpus
 from xlebench.persona.offline import generate_persona
-from xlebench.plan.clock import time_class
 from xlebench.plan.offline import PlannerParams, plan_day
 from xlebench.simulate.engine import Library, MatchParams, simulate_log
 from xlebench.simulate.filter import CandidateFilter, Level, scenario_iou, scene_ok, time_ok

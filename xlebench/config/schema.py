@@ -162,6 +162,22 @@ class PlannerConfig:
     })
 
 
+    @property
+    def daytime_s(self) -> tuple[int, int]:
+        """The daytime class bounds in seconds of the day (from ``daytime``, HH:MM)."""
+        return _seconds(self.daytime)
+
+    @property
+    def twilight_s(self) -> tuple[int, int]:
+        return _seconds(self.twilight)
+
+
+def _seconds(bounds: list[str]) -> tuple[int, int]:
+    from xlebench.clock import parse_hhmm
+
+    return parse_hhmm(bounds[0]), parse_hhmm(bounds[1])
+
+
 @dataclass
 class SimulationConfig:
     lengths: dict[str, int] = knob(factory=dict, ge=1, le=200, each=True)

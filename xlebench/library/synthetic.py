@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlebench.config.schema import SyntheticLibraryConfig
 from xlebench.library.ego4d_facts import COUNTRY_WEIGHTS, UNIVERSITY_COUNTRY
 from xlebench.library.synthetic_text import (
     clip_summary,
@@ -33,15 +34,8 @@ CLIP_LEN = 480.0
 MEDIAN_DURATION = 959.0
 
 
-@dataclass(frozen=True)
-class SyntheticSpec:
-    seed: int = 0
-    n_videos: int = 400
-    quirk_rate: float = 0.02
-    two_pass_fraction: float = 0.3
-    narrations_per_min: float = 12.0
-    nlq_fraction: float = 0.15
-    moments_fraction: float = 0.17
+#: The corpus is configured by the ``library=synthetic`` schema (one declaration per knob).
+SyntheticSpec = SyntheticLibraryConfig
 
 
 @dataclass

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from xlebench.clock import fmt_hhmm, fmt_hhmmss
 from xlebench.llm.loopback import Reply
 from xlebench.plan.answers import parse_clock
-from xlebench.plan.clock import fmt_hhmm, fmt_hhmmss
 
 _TASK = re.compile(r"Task:\s*([a-z_]+)")
 _INPUT = re.compile(r"```json\s*(.*?)```", re.DOTALL)

@@ -12,8 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from xlebench.clock import DAY, fmt_hhmm
 from xlebench.library.taxonomy import normalize_scenario
-from xlebench.plan.clock import DAY, fmt_hhmm
 
 _CLOCK = re.compile(r"^\s*(?:\+(\d)\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$")
 Scene = Literal["indoor", "outdoor", "mixed"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from xlebench.clock import fmt_hhmmss, time_class
 from xlebench.errors import LLMResponseError
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.client import LLMClient, Usage
@@ -32,7 +33,6 @@ from xlebench.plan.answers import (
     parse_clock,
 )
 from xlebench.plan.chunks import DayPlan, PlanChunk
-from xlebench.plan.clock import fmt_hhmmss, time_class
 from xlebench.plan.offline import PlannerParams
 from xlebench.simulate.reflect import Revision, TimeClass, repair, violations
 
@@ -117,7 +117,7 @@ class LLMPlanner:
             chunks.append(PlanChunk(
                 chunk_id=cid, start_s=start, end_s=end, activity=c.activity,
                 description=c.description, scenarios=vocab.canonical(meta.scenarios, cid),
-                scene=meta.scene, time_class=time_class(start, p.daytime, p.twilight)))
+                scene=meta.scene, time_class=time_class(start, p.daytime_s, p.twilight_s)))
         return DayPlan(persona.persona_id,
                        tuple(s.model_dump() for s in agenda.agenda), tuple(chunks),
                        f"llm:{self.client.settings.model}", {})

@@ -13,23 +13,19 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xlebench.clock import fmt_hhmm, parse_hhmm, time_class
+from xlebench.config.schema import PlannerConfig
 from xlebench.library.language import at_place, gerund
 from xlebench.library.taxonomy import Scenario, Taxonomy, load_taxonomy, normalize_scenario
 from xlebench.persona.profile import Persona
 from xlebench.plan.chunks import DayPlan, PlanChunk
-from xlebench.plan.clock import fmt_hhmm, parse_hhmm, time_class
 
 HOME_BASED = ("stay-at-home parent", "illustrator", "farmer", "freelance illustrator")
 FILL = -1  # an activity that repeats until the next anchor
 
 
-@dataclass(frozen=True)
-class PlannerParams:
-    min_chunks: int = 16
-    gap_min_s: int = 300
-    gap_max_s: int = 1200
-    daytime: tuple[int, int] = (6 * 3600, 17 * 3600)
-    twilight: tuple[int, int] = (17 * 3600, 19 * 3600)
+#: The planner is configured by its schema (one declaration per knob).
+PlannerParams = PlannerConfig
 
 
 @dataclass
@@ -168,7 +164,7 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
             chunk_id=f"{persona.persona_id}-c{k:02d}", start_s=start, end_s=start + length,
             activity=act.text, description=_description(act.scenario, act.text, rng),
             scenarios=names, scene=max(act.scenario.scene, key=act.scenario.scene.get),
-            time_class=time_class(start, params.daytime, params.twilight),
+            time_class=time_class(start, params.daytime_s, params.twilight_s),
             slot=act.scenario.slot,
         ))
         agenda.append({"start": fmt_hhmm(start), "end": fmt_hhmm(start + length),

@@ -22,7 +22,7 @@ from xlebench.errors import UserError
 from xlebench.library.records import LibraryVideo
 from xlebench.render.media import MediaResolver
 from xlebench.render.render import VIDEO, VTT, render_log
-from xlebench.stages.render import render_settings
+from xlebench.render.settings import render_settings
 
 
 def rebuild(benchmark: Path, media_root: Path, out: Path) -> dict:

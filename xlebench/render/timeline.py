@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from xlebench.plan.clock import fmt_hhmmss
+from xlebench.clock import fmt_hhmmss
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xlebench.clock import DAY
 from xlebench.library.index import search
 from xlebench.library.records import LibraryVideo
 from xlebench.plan.chunks import PlanChunk
-from xlebench.plan.clock import DAY
 from xlebench.simulate.filter import CandidateFilter, Level
 from xlebench.simulate.reflect import Revision
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from xlebench.clock import fmt_hhmmss
 from xlebench.library.records import LibraryVideo
 from xlebench.library.taxonomy import normalize_scenario
 from xlebench.plan.chunks import PlanChunk
-from xlebench.plan.clock import fmt_hhmmss
 
 TimeClass = Callable[[int], str]
 

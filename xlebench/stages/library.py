@@ -88,8 +88,7 @@ class LibraryStage(BaseStage):
         src = self.source
         sel = Selection(**{k: src[k] for k in ("require_nlq", "require_moments") if k in src})
         if src["kind"] == "synthetic":
-            fields = SyntheticSpec.__dataclass_fields__
-            spec = SyntheticSpec(**{k: v for k, v in src.items() if k in fields})
+            spec = SyntheticSpec(**src)
             generate_corpus(spec, workdir / "corpus")
             loaded = load_ego4d(workdir / "corpus", sel, self.labelling)
             loaded.source = f"synthetic(seed={spec.seed}, n_videos={spec.n_videos})"

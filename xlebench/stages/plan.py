@@ -25,7 +25,6 @@ from xlebench.llm.setup import (
 )
 from xlebench.persona.profile import Persona
 from xlebench.plan.chunks import DayPlan
-from xlebench.plan.clock import parse_hhmm
 from xlebench.plan.llm import LLMPlanner, PlannerPrompts
 from xlebench.plan.offline import PlannerParams, plan_day
 from xlebench.runner.atomic import write_jsonl
@@ -91,12 +90,8 @@ class PlanStage(BaseStage):
 
 
 def planner_params(cfg: DictConfig) -> PlannerParams:
-    pc = cfg.planner
-    return PlannerParams(
-        min_chunks=int(pc.min_chunks), gap_min_s=int(pc.gap_min_s), gap_max_s=int(pc.gap_max_s),
-        daytime=(parse_hhmm(pc.daytime[0]), parse_hhmm(pc.daytime[1])),
-        twilight=(parse_hhmm(pc.twilight[0]), parse_hhmm(pc.twilight[1])),
-    )
+    """The ``planner`` group's schema instance: the planner's runtime settings."""
+    return OmegaConf.to_object(cfg.planner)
 
 
 def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:

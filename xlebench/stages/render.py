@@ -15,11 +15,9 @@ from typing import Any, ClassVar
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.library.view import LibraryView
-from xlebench.media.synthetic import MediaSpec, SyntheticMediaStore
-from xlebench.render.frames import FrameSpec
 from xlebench.render.media import MediaResolver
 from xlebench.render.render import VIDEO, VTT, RenderSettings, render_log
-from xlebench.render.stitch import EncodeSpec
+from xlebench.render.settings import media_resolver, render_settings
 from xlebench.runner.atomic import write_json
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
@@ -85,31 +83,6 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         os.link(src, dst)  # videos are large: share the cached bytes when the disk allows
     except OSError:
         shutil.copyfile(src, dst)
-
-
-def render_settings(rc: dict[str, Any]) -> RenderSettings:
-    f = rc["frames"]
-    return RenderSettings(
-        kind=rc["kind"],
-        encode=EncodeSpec(rc["width"], rc["height"], rc["fps"], rc["crf"], rc["preset"],
-                          bool(rc["burn_clock"])),
-        uniform_frames=int(f["uniform_n"]), segment_fps=float(f["segment_fps"]),
-        frames=FrameSpec(int(f["width"]), int(f["height"]), 1.0, float(f["segment_s"])),
-    )
-
-
-def media_resolver(cfg: DictConfig) -> MediaResolver:
-    lib = OmegaConf.to_container(cfg.library, resolve=True)
-    root = cfg.render.media_root
-    if lib["kind"] == "synthetic" and root is None:
-        spec = MediaSpec(int(lib["media_width"]), int(lib["media_height"]),
-                         int(lib["media_fps"]))
-        return MediaResolver(synthetic=SyntheticMediaStore(
-            Path(cfg.paths.cache) / "media" / "synthetic", spec))
-    if root is None and lib["kind"] == "ego4d":
-        root = lib["root"]
-    return MediaResolver(root=Path(root) if root else None,
-                         report_dir=Path(cfg.paths.outputs))
 
 
 def build_render_stage(cfg: DictConfig) -> StageSpec:

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
+from xlebench.clock import time_class
 from xlebench.library.embed import make_encoder
 from xlebench.library.records import LibraryVideo
 from xlebench.library.view import LibraryView
@@ -18,7 +19,6 @@ from xlebench.llm.setup import export_usage, llm_fingerprint, prompt_files, save
 from xlebench.persona.profile import Persona
 from xlebench.plan.answers import Vocabulary
 from xlebench.plan.chunks import DayPlan, PlanChunk
-from xlebench.plan.clock import time_class
 from xlebench.plan.llm import LLMPlanner, memory_entry
 from xlebench.runner.atomic import write_json
 from xlebench.runner.rng import unit_random
@@ -188,7 +188,7 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         llm.max_retries = int(cfg.planner.max_reflection_retries)
     stage = SimulateStage(
         lengths=lengths, params=params, min_gap_s=int(cfg.planner.min_gap_s),
-        reflection=bool(cfg.planner.reflection), daytime=pp.daytime, twilight=pp.twilight,
+        reflection=bool(cfg.planner.reflection), daytime=pp.daytime_s, twilight=pp.twilight_s,
         faiss_threads=int(matcher["index"]["faiss_threads"]), llm=llm,
         embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings")
     fp = {"lengths": lengths, "day_end": sim["day_end"],

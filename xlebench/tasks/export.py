@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from xlebench.plan.clock import fmt_hhmm
+from xlebench.clock import fmt_hhmm
 
 
 def release_layout(log: dict, items: list[dict]) -> dict[str, Any]:

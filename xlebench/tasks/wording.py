@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from xlebench.plan.clock import fmt_hhmm, fmt_hhmmss
+from xlebench.clock import fmt_hhmm, fmt_hhmmss
 
 
 def period_text(start_s: float, end_s: float) -> str:

@@ -12,10 +12,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
 from xlebench.llm.client import LLMClient
 from xlebench.llm.prompts import load_prompt
-from xlebench.plan.clock import fmt_hhmmss
 
 
 def records(captions: Sequence[Caption], record_s: float = 30.0) -> list[tuple[float, str]]:

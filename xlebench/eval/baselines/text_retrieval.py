@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
 from xlebench.library.labelling import most_central
-from xlebench.plan.clock import fmt_hhmmss
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.wording import (
     counting_actions,
