@@ -247,6 +247,18 @@ class EvalConfig:
 
 
 @dataclass
+class CertificateConfig:
+    """How long a stretch of video an item's answer needs (EgoSchema's temporal certificate):
+    evidence spans of at least ``min_span_s``, merged where closer than ``merge_gap_s``."""
+
+    min_span_s: float = knob(0.1, gt=0, le=3600)
+    merge_gap_s: float = knob(5.0, ge=0, le=3600)
+    #: Histogram bucket edges (seconds) for stats/tasks.json.
+    buckets_s: list[float] = knob(factory=lambda: [30, 75, 133, 180, 600, 3600], gt=0,
+                                  each=True)
+
+
+@dataclass
 class XLeBenchConfig:
     name: str = "demo"
     seed: int = knob(0, ge=0)
@@ -271,6 +283,7 @@ class XLeBenchConfig:
     tasks: dict[str, Any] = field(default_factory=dict)
     #: How multi-video and holistic summaries are aggregated: offline | llm.
     aggregator: str = knob("offline", choices=("offline", "llm"))
+    certificate: CertificateConfig = field(default_factory=CertificateConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 

@@ -80,6 +80,31 @@ def kendall_tau(pred: Sequence[int], gt: Sequence[int]) -> float:
     return (concordant - discordant) / (n * (n - 1) / 2)
 
 
+def union(spans: Sequence[Span]) -> list[tuple[float, float]]:
+    """Sorted, merged spans (touching ones joined); reversed or non-finite spans dropped."""
+    out: list[tuple[float, float]] = []
+    for a, b in sorted((float(a), float(b)) for a, b in spans
+                       if math.isfinite(float(a)) and math.isfinite(float(b)) and b >= a):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def grounding_overlap(pred: Sequence[Span], gt: Sequence[Span]) -> dict[str, float]:
+    """MultiHop-EgoQA's grounding metrics (its Eq. 11) over the exact unions of the spans:
+    with U_p, U_g the merged predicted and true spans and I = |U_p ∩ U_g| (seconds),
+    IoU = I / (|U_p| + |U_g| - I), IoP = I / |U_p|, IoG = I / |U_g|, and IoU@0.3 a hit when
+    IoU is strictly above 0.3. Empty sides give 0."""
+    up, ug = union(pred), union(gt)
+    inter = sum(max(0.0, min(b, d) - max(a, c)) for a, b in up for c, d in ug)
+    lp, lg = sum(b - a for a, b in up), sum(b - a for a, b in ug)
+    iou = inter / (lp + lg - inter) if lp + lg - inter > 0 else 0.0
+    return {"iou": iou, "iop": inter / lp if lp > 0 else 0.0,
+            "iog": inter / lg if lg > 0 else 0.0, "iou@0.3": float(iou > 0.3)}
+
+
 @lru_cache(maxsize=1)
 def _rouge():
     import logging
@@ -115,4 +140,9 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("count_acc_item", "mean", True, "per-item share of actions counted exactly"),
     Metric("position_acc", "mean", True, "share of positions holding the right summary"),
     Metric("kendall_tau", "mean", True, "Kendall's tau-a of predicted vs true order"),
+    Metric("iou", "mean", True, "IoU of the merged predicted and true evidence spans (mIoU)"),
+    Metric("iop", "mean", True, "intersection over the predicted spans (mIoP)"),
+    Metric("iog", "mean", True, "intersection over the true spans (mIoG)"),
+    Metric("iou@0.3", "mean", True, "share of items whose IoU is above 0.3 (strict)"),
+    Metric("sent_sim", "mean", True, "cosine of MiniLM sentence vectors of answer texts, x1"),
 )}

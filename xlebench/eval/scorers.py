@@ -16,15 +16,18 @@ baseline with no change here. A scorer:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Protocol
 
 import numpy as np
 
 from xlebench.eval.metrics import (
     counting_accuracy,
+    grounding_overlap,
     kendall_tau,
     position_accuracy,
     recall_grid,
@@ -195,3 +198,97 @@ class OrderAccuracy(_Base):
                 tau += kendall_tau(guess, gt)
             out[it["item_id"]] = {"position_acc": acc / draws, "kendall_tau": tau / draws}
         return out
+
+
+_TOKEN = re.compile(r"</?T\d*>")
+
+
+def strip_tokens(text: str) -> str:
+    """``You <T1>opened the fridge</T1> 3 times.`` -> ``You opened the fridge 3 times.``"""
+    return " ".join(_TOKEN.sub("", text).split())
+
+
+def split_evidence(reply: str) -> tuple[str, list[tuple[float, float]]]:
+    """(answer text, spans) of a reply in the grounded format: the answer, then a line
+    ``Evidence:`` followed by clock spans. Without the marker every span is evidence."""
+    head, marker, tail = reply.rpartition("Evidence:")
+    if not marker:
+        return strip_tokens(_SPAN_TEXT.sub(" ", reply)), parse_spans(reply)
+    return strip_tokens(head), parse_spans(tail)
+
+
+_SPAN_TEXT = re.compile(r"\[[^\]]*\]")
+
+
+@cache
+def _sentence_encoder():
+    from xlebench.library.embed import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+class GroundedAnswer(_Base):
+    """Multi-hop grounded QA (MultiHop-EgoQA): evidence spans scored by IoU / IoP / IoG over
+    the merged unions and IoU@0.3; the answer text (tokens stripped) by ROUGE-L and Sent.Sim
+    (100 x cosine of MiniLM vectors, stored as a share), except for time-only items, whose
+    answer is the spans alone. Floor: as many random spans as the item has true ones, widths
+    drawn from the recipe's true spans, inside the queried period; a generic answer text."""
+
+    kind = "grounded"
+    GENERIC = "You did it several times."
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        text, spans = split_evidence(reply)
+        if not spans:
+            return None
+        out = grounding_overlap(spans, item["answer"]["spans"])
+        if not item["answer"].get("time_only"):
+            out["rougeL"] = rouge_l(text, split_evidence(item["answer"]["text"])[0])
+        return out
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        out = {"iou": 0.0, "iop": 0.0, "iog": 0.0, "iou@0.3": 0.0}
+        if not item["answer"].get("time_only"):
+            out.update(rougeL=0.0, **({"sent_sim": 0.0} if s.bertscore else {}))
+        return out
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        widths = np.asarray([b - a for it in items for a, b in it["answer"]["spans"]] or [1.0])
+        out: dict[str, Floor] = {}
+        for it in items:
+            rng, lo, hi = rng_for(it), it["period"]["start_s"], it["period"]["end_s"]
+            k = max(1, len(it["answer"]["spans"]))
+            total: Counter = Counter()
+            for _ in range(draws):
+                w = np.minimum(rng.choice(widths, size=k), hi - lo)
+                starts = lo + rng.random(k) * (hi - lo - w)
+                total.update(grounding_overlap(list(zip(starts, starts + w, strict=True)),
+                                               it["answer"]["spans"]))
+            scores = {m: v / draws for m, v in total.items()}
+            if not it["answer"].get("time_only"):
+                ref = split_evidence(it["answer"]["text"])[0]
+                scores["rougeL"] = rouge_l(self.GENERIC, ref)
+                if s.bertscore:
+                    scores["sent_sim"] = _similarity([self.GENERIC], [ref])[0]
+            out[it["item_id"]] = scores
+        return out
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None:
+        todo = [(r, it) for r, it in zip(rows, items, strict=True)
+                if r["status"] == "ok" and not it["answer"].get("time_only")]
+        if not (s.bertscore and todo):
+            return
+        sims = _similarity([split_evidence(r["response"])[0] for r, _ in todo],
+                           [split_evidence(it["answer"]["text"])[0] for _, it in todo])
+        for (r, _), v in zip(todo, sims, strict=True):
+            r["scores"]["sent_sim"] = v
+
+
+def _similarity(preds: Sequence[str], refs: Sequence[str]) -> list[float]:
+    """Cosine of MiniLM sentence vectors (tokens stripped), rounded to 10 places."""
+    enc = _sentence_encoder()
+    a = enc.encode([strip_tokens(p) for p in preds]).astype(np.float64)
+    b = enc.encode([strip_tokens(r) for r in refs]).astype(np.float64)
+    return [round(float(x @ y), 10) for x, y in zip(a, b, strict=True)]

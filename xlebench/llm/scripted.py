@@ -25,7 +25,7 @@ _INPUT = re.compile(r"```json\s*(.*?)```", re.DOTALL)
 
 #: Fault kinds: HTTP 429 (with Retry-After 0), HTTP 500, a reply slower than any sane
 #: timeout, text that is not JSON, JSON of another shape, a reflection ignoring the gap rule.
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "wrong_shape", "gap_break")
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "wrong_shape", "gap_break", "unbalanced")
 
 
 @dataclass
@@ -69,6 +69,10 @@ class ScriptedModel:
             return Reply(json.dumps({"answer": "a list of things", "items": [1, 2, 3]}))
         if name == "socratic":
             return Reply(socratic_reply(user))
+        if name == "multihop_generate":
+            return Reply(json.dumps(multihop_reply(user, fault == "unbalanced")))
+        if name == "multihop_filter":
+            return Reply(json.dumps(_multihop_judgement(data)))
         answer = ANSWERS.get(name)
         if answer is None:
             return Reply(json.dumps({"error": f"unknown task {name}"}))
@@ -165,6 +169,30 @@ def socratic_reply(text: str) -> str:
     """A plain-text answer to an eval/socratic prompt: the first record's time span."""
     m = _RECORD.search(text)
     return f"[{m.group(1)} - {m.group(2)}]" if m else "There is no information available."
+
+
+#: MultiHop-EgoQA's own Table 7 example answer, whose first token is never closed.
+UNBALANCED = {"Question": "Who did I talk with?",
+              "Answer": "You <T1>talked with two ladies including <T1>lady B</T1> and "
+                        "<T2>lady X</T2>.",
+              "Timespan": {"<T1>": [92, 97], "<T2>": [167, 179]}}
+
+
+def multihop_reply(text: str, unbalanced: bool = False) -> dict:
+    """A grounded QA pair from the first two ``start,end,description`` lines of the prompt."""
+    if unbalanced:
+        return UNBALANCED
+    rows = re.findall(r"^(\d+),(\d+),(.+)$", text.split("Input:")[-1], re.MULTILINE)
+    (s1, e1, d1), (s2, e2, d2) = (rows + rows)[:2]
+    act = lambda d: d.strip().rstrip(".").removeprefix("C ")  # noqa: E731
+    return {"Question": "What did I do?",
+            "Answer": f"You <T1>{act(d1)}</T1> and then <T2>{act(d2)}</T2>.",
+            "Timespan": {"<T1>": [int(s1), int(e1)], "<T2>": [int(s2), int(e2)]}}
+
+
+def _multihop_judgement(data: dict) -> dict:
+    vague = "objects did I" in str(data.get("Q", ""))
+    return {"Judgement": int(vague), "Rationale": "too vague" if vague else "fine"}
 
 
 ANSWERS: dict[str, Callable[[dict, bool], dict]] = {

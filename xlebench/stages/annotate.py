@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from omegaconf import DictConfig, OmegaConf
 
+from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import LLMClient
@@ -28,16 +29,20 @@ from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
+from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.export import release_layout
+from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.registry import Recipe, recipes_from_config
 from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 
-def recipe_key(recipe: Recipe, params: Any, target: str | None = None) -> str:
-    """What a recipe's items depend on besides the log: its declaration, parameters, prompt
-    files and where it comes from (8 hex digits, part of the unit id)."""
+def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
+    """What a recipe's items depend on besides the log: its declaration, parameters (filters
+    included), prompt files and where it comes from (8 hex digits, part of the unit id)."""
+    target = raw.get("_target_")
     blob = json.dumps({"name": recipe.name, "task": recipe.task, "params": asdict(params),
+                       "filters": raw.get("filters") or [],
                        "prompts": {p: file_digest(f) for p, f in
                                    zip(recipe.prompts, prompt_files(list(recipe.prompts)),
                                        strict=True)},
@@ -53,13 +58,16 @@ class AnnotateStage(BaseStage):
         "annotations", "export/xlebench", "stats/tasks.json", "stats/llm_usage_annotate.json")
 
     def __init__(self, *, recipes: dict[str, tuple[Recipe, Any]], keys: dict[str, str],
-                 annotations_root: Path | None, min_duration_s: float = 0.0,
+                 annotations_root: Path | None, filters: dict[str, list] | None = None,
+                 certificate: CertificateConfig | None = None, min_duration_s: float = 0.0,
                  aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None
                  ) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
+        self.filters = filters or {}
+        self.certificate = certificate or CertificateConfig()
         self.annotations_root = annotations_root
         self.min_duration_s = min_duration_s
         self.aggregator, self.llm = aggregator, llm
@@ -99,9 +107,14 @@ class AnnotateStage(BaseStage):
                        unit_random(ctx.seed, self.name, f"{log['lifelog_id']}.{name}"),
                        self.aggregator or offline_aggregate, self.llm, self.encode)
         built = recipe.build(rctx, params)
+        for item in built.items:
+            item["certificate"] = certificate(item, self.certificate)
+        items, dropped = apply_filters(built.items, self.filters.get(name, []),
+                                       FilterContext(self.llm, rctx.rng))
+        built.stats.update(dropped)
         uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
         return {"subtask": name, "lifelog_id": log["lifelog_id"], "category": log["category"],
-                "items": built.items, "stats": dict(sorted(built.stats.items())),
+                "items": items, "stats": dict(sorted(built.stats.items())),
                 "annotation_skips": {u: dict(sorted(self._ann.skips_by_uid[u].items()))
                                      for u in uids}}
 
@@ -129,6 +142,8 @@ class AnnotateStage(BaseStage):
                        release_layout(log, sorted(items, key=lambda it: it["item_id"])))
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
+                 "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
+                                  for s, v in sorted(by_sub.items()) if v},
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
@@ -165,19 +180,22 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
 
     tasks = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
     recipes = configured_recipes(cfg)
-    keys = {n: recipe_key(r, p, (tasks[n] or {}).get("_target_"))
-            for n, (r, p) in recipes.items()}
+    keys = {n: recipe_key(r, p, tasks[n] or {}) for n, (r, p) in recipes.items()}
     llm = None if cfg.llm.backend == "offline" else llm_client(cfg, "recipes")
     aggregator = None
     if cfg.aggregator == "llm":
         aggregator = LLMAggregator(llm_client(cfg, "aggregator=llm"),
                                    max_retries=int(cfg.llm.max_retries))
+    cert = OmegaConf.to_object(cfg.certificate)
     stage = AnnotateStage(recipes=recipes, keys=keys, annotations_root=annotations_root(cfg),
+                          filters={n: list((tasks[n] or {}).get("filters") or [])
+                                   for n in recipes}, certificate=cert,
                           aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
                           embedding_store=Path(cfg.paths.cache) / "embeddings")
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
+              "certificate": asdict(cert),
               "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}
     return StageSpec(stage, {**shared, "recipes": keys, "tasks": tasks,
                              "prompts": {p: file_digest(f) for p, f in

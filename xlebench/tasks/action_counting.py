@@ -11,11 +11,12 @@ from xlebench.tasks import wording as W
 from xlebench.tasks.actions import count_actions
 from xlebench.tasks.common import evidence, sample, segment_period
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
 
 
 @dataclass
-class CountingParams:
+class CountingParams(RecipeParams):
     window_lengths_s: list[int] = knob(factory=lambda: [60, 120, 180], ge=1, le=86_400,
                                        each=True)
     min_window_s: int = knob(60, ge=1, le=86_400)

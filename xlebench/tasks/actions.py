@@ -11,18 +11,40 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xlebench.library.language import base_form
 from xlebench.tasks.source import Narration
 
 _C_LINE = re.compile(r"^#c\s+c\s+(.*)$", re.IGNORECASE)
 _STOP = {"a", "an", "the", "his", "her", "their", "some", "its", "my", "of", "with", "from",
-         "in", "on", "into", "onto", "to", "at", "by", "for", "and", "using", "inside"}
+         "in", "on", "into", "onto", "to", "at", "by", "for", "and", "using", "inside", "under",
+         "near"}
 _PARTICLES = {"up", "down", "off", "out", "away", "back", "over"}
 
 
-def action_of(text: str) -> str | None:
-    """``pick up cup`` from a ``#C C`` narration, or None for other lines."""
+@dataclass(frozen=True)
+class Narrated:
+    """What a ``#C C`` narration says C did: ``pick up`` (verb, with its particle), ``cup``
+    (the direct object's head noun), ``table`` (the place after on/in/at..., if any)."""
+
+    verb: str
+    dobj: str | None
+    pobj: str | None
+
+    @property
+    def action(self) -> str:
+        return f"{self.verb} {self.dobj}" if self.dobj else self.verb
+
+
+#: Prepositions that introduce where something happens or goes.
+_PLACE = {"on", "in", "into", "onto", "at", "inside", "from", "under", "near", "to"}
+
+
+def parse_narration(text: str) -> Narrated | None:
+    """``#C C picks up a cup from the table`` -> (pick up, cup, table); None for other lines
+    (``#O`` people, ``#unsure``). A rule parser: the first word is the verb, an adverbial
+    particle joins it, the head noun is the last content word before a preposition."""
     if "#unsure" in text.lower():
         return None
     m = _C_LINE.match(text.strip())
@@ -35,14 +57,29 @@ def action_of(text: str) -> str | None:
     rest = words[1:]
     if rest and rest[0] in _PARTICLES:
         verb.append(rest.pop(0))
+    dobj, k = _head(rest)
+    pobj = None
+    if k < len(rest) and rest[k] in _PLACE:
+        pobj, _ = _head(rest[k + 1:])
+    return Narrated(" ".join(verb), dobj, pobj)
+
+
+def _head(words: list[str]) -> tuple[str | None, int]:
+    """The last content word before the first preposition after it, and where it stopped."""
     noun = None
-    for w in rest:
+    for k, w in enumerate(words):
         if w in _STOP:
             if noun:
-                break
+                return noun, k
             continue
-        noun = w  # the head noun: last content word before a preposition
-    return " ".join(verb + ([noun] if noun else []))
+        noun = w
+    return noun, len(words)
+
+
+def action_of(text: str) -> str | None:
+    """``pick up cup`` from a ``#C C`` narration, or None for other lines."""
+    parsed = parse_narration(text)
+    return parsed.action if parsed else None
 
 
 def count_actions(passes: Sequence[Sequence[Narration]], start: float, end: float

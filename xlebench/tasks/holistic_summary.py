@@ -8,12 +8,13 @@ from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import day_periods, in_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
 from xlebench.tasks.single_summary import SUMMARY_FORMAT, SUMMARY_SOURCE
 
 
 @dataclass
-class HolisticSummaryParams:
+class HolisticSummaryParams(RecipeParams):
     boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
 
 

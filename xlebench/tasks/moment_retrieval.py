@@ -10,13 +10,14 @@ from xlebench.eval.scorers import SpanRecall
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, sample, segment_period
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.items import to_day
 from xlebench.tasks.nlq import SPAN_FORMAT
 from xlebench.tasks.registry import Recipe
 
 
 @dataclass
-class MomentParams:
+class MomentParams(RecipeParams):
     max_per_segment: int | None = knob(2, ge=1)
     max_items_per_log: int | None = knob(8, ge=1)
 

@@ -9,6 +9,7 @@ from xlebench.config.knobs import knob
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, sample, segment_period
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.items import to_day
 
 SPAN_FORMAT = ("Answer with up to 5 time spans, most likely first, formatted as "
@@ -16,7 +17,7 @@ SPAN_FORMAT = ("Answer with up to 5 time spans, most likely first, formatted as 
 
 
 @dataclass
-class RetrievalParams:
+class RetrievalParams(RecipeParams):
     #: NLQ template categories (text before the colon) that make this subtask.
     templates: list[str] = field(default_factory=list)
     max_per_segment: int | None = knob(2, ge=1)

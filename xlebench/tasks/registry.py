@@ -50,12 +50,20 @@ class Recipe:
     def params(self, raw: Mapping[str, Any], where: str = "") -> Any:
         """The schema instance for a config mapping; unknown keys are an error naming them."""
         fields = {f.name for f in dataclasses.fields(self.schema)}
-        given = {k: v for k, v in raw.items() if k != "_target_"}
+        given = {k: v for k, v in raw.items() if k != "_target_"
+                 and not (k == "filters" and k not in fields)}
         unknown = sorted(set(given) - fields)
         if unknown:
             raise ConfigError(f"tasks.{where or self.name}: {unknown} are not parameters of "
                               f"recipe {self.name} (expected: {', '.join(sorted(fields))})")
-        return self.schema(**given)
+        from omegaconf import OmegaConf
+        from omegaconf.errors import OmegaConfBaseException
+
+        try:  # typed like Hydra would: nested parts become their dataclasses, types checked
+            return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(self.schema),
+                                                       given))
+        except OmegaConfBaseException as exc:
+            raise ConfigError(f"tasks.{where or self.name}: {exc.msg}") from None
 
 
 def _import(target: str, where: str) -> Recipe:
@@ -113,9 +121,12 @@ def load_recipe(name: str, target: str | None = None) -> Recipe:
 def recipes_from_config(tasks: Mapping[str, Mapping[str, Any]]
                         ) -> dict[str, tuple[Recipe, Any]]:
     """``{name: (declaration, params)}`` for a composed ``tasks`` config, in its order."""
+    from xlebench.tasks.filters import check_filters
+
     out = {}
     for name, raw in tasks.items():
         recipe = load_recipe(name, (raw or {}).get("_target_"))
+        check_filters(name, (raw or {}).get("filters") or [])
         out[name] = (recipe, recipe.params(raw or {}, name))
     return out
 

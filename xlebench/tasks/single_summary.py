@@ -10,6 +10,7 @@ from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import sample, segment_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
 
 SUMMARY_FORMAT = "Answer with a short summary."
@@ -17,7 +18,7 @@ SUMMARY_SOURCE = "library summaries"
 
 
 @dataclass
-class SingleSummaryParams:
+class SingleSummaryParams(RecipeParams):
     max_items_per_log: int | None = knob(None, ge=1)
 
 

@@ -10,11 +10,12 @@ from xlebench.eval.scorers import OrderAccuracy
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import summary_of, whole
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
 
 
 @dataclass
-class OrderingParams:
+class OrderingParams(RecipeParams):
     min_summaries: int = knob(3, ge=2)
 
 

@@ -86,6 +86,8 @@ class TextRetrievalBaseline:
             return self._count(item, captions)
         if kind == "order":
             return self._order(item, log, captions)
+        if kind == "grounded":
+            return self._grounded(item, captions)
         return NO_INFO  # an answer kind this baseline does not know: counted as unanswered
 
     # -- localisation -------------------------------------------------------------------------
@@ -115,6 +117,22 @@ class TextRetrievalBaseline:
             return NO_INFO
         spans = [(max(lo, t - width / 2), min(hi, t + width / 2)) for t in picked]
         return ", ".join(f"[{fmt_hhmmss(a)} - {fmt_hhmmss(b)}]" for a, b in spans)
+
+    def _grounded(self, item: dict, captions: Sequence[Caption]) -> str:
+        """The captions of the period that hold the question's content words, each grounding
+        the span until the next caption; the answer text strings them together."""
+        question = item["query"].split(" in the record provided")[0]
+        q = word_set(question) - {"time", "many", "do", "did"}
+        lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+        pool = [c for c in captions if lo <= c.virtual_s <= hi]
+        hits = [(c, pool[k + 1].virtual_s if k + 1 < len(pool) else hi)
+                for k, c in enumerate(pool) if q and q <= word_set(c.text)]
+        if not hits:
+            return NO_INFO
+        spans = [(c.virtual_s, min(end, c.virtual_s + self.p.nlq_window_s)) for c, end in hits]
+        text = " ".join(dict.fromkeys(c.text.rstrip(".") + "." for c, _ in hits))
+        return f"{text}\nEvidence: " + ", ".join(
+            f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans)
 
     # -- summaries ----------------------------------------------------------------------------
 

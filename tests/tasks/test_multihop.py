@@ -1,0 +1,145 @@
+"""Multi-hop grounded QA: the paper's metric on its Fig. 1 numbers, the mining rules on a
+hand-built narration pass, the validator on the paper's own malformed example, the LLM path
+over the loopback server, and the oracle between chance and perfect through the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_client, run_inprocess
+from xlebench.eval.metrics import grounding_overlap, recall_grid
+from xlebench.eval.scorers import ScoreSettings, split_evidence
+from xlebench.library.records import LibraryVideo
+from xlebench.llm.loopback import LoopbackLLMServer
+from xlebench.llm.scripted import UNBALANCED, Fault, ScriptedModel
+from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.context import Context
+from xlebench.tasks.multihop_qa import RECIPE, validate_generated
+from xlebench.tasks.source import AnnotationIndex, Narration
+
+GT = [[0, 13], [26, 32], [44, 55], [145, 168]]  # the paper's Fig. 1 evidence, |U_g| = 53 s
+
+
+def test_grounding_metrics_on_the_papers_numbers() -> None:
+    m = grounding_overlap([[0, 10], [150, 170]], GT)
+    assert m["iou"] == pytest.approx(28 / 55) and m["iop"] == pytest.approx(28 / 30)
+    assert m["iog"] == pytest.approx(28 / 53) and m["iou@0.3"] == 1.0
+    one_hop = [[0, 13]]
+    assert recall_grid(one_hop, GT, [5], [0.3])["R@5,0.3"] == 1.0, "retrieval: a hit"
+    m = grounding_overlap(one_hop, GT)
+    assert m["iou"] == pytest.approx(13 / 53) and m["iou@0.3"] == 0.0, "grounding: a miss"
+    assert grounding_overlap([], GT)["iou"] == 0.0
+
+
+SEG = {"index": 0, "video_uid": "v", "start_s": 36000, "end_s": 36600, "source_start_s": 0.0,
+       "source_end_s": 600.0}
+LOG = {"lifelog_id": "uk-intj-000000-short", "category": "short", "segments": [SEG]}
+
+
+def _pass(fridge_at: list[float], total: int) -> list[Narration]:
+    """``total`` narrations in [0, 180): 'opens the fridge' at the given times, every other
+    one a distinct action on a distinct object (nothing else recurs)."""
+    fillers = [t for t in (0.5 + 6 * k for k in range(60)) if t < 180][: total - len(fridge_at)]
+    lines = [(t, "#C C opens the fridge") for t in fridge_at]
+    lines += [(t, f"#C C verb{k}s the thing{k}") for k, t in enumerate(fillers)]
+    return [Narration(t, text, f"n{t}") for t, text in sorted(lines)]
+
+
+def _build(narrations: list[Narration], **params) -> list[dict]:
+    ann = AnnotationIndex(narration_file="narration.json")
+    ann.narrations["v"] = [narrations]
+    video = LibraryVideo("v", 600.0, "UK", "bristol", ("Cooking",), "daytime", "indoor", "C.")
+    ctx = Context("multihop_qa", "grounded_qa", LOG, {"v": video}, ann, random.Random(0),
+                  offline_aggregate)
+    p = RECIPE.params({"time_only_share": 0.0, **params})
+    return RECIPE.build(ctx, p).items
+
+
+def test_a_node_recurring_three_times_makes_one_grounded_item() -> None:
+    narrs = _pass([10, 70, 150], 30)
+    (item,) = _build(narrs)
+    # Each narration lasts until the next one (10 -> 12.5, 70 -> 72.5, 150 -> 150.5), remapped
+    # to the clock (+36000), on whole seconds; the 0.5-s one widened to min_span_s first.
+    expect = [[36010.0, 36013.0], [36070.0, 36073.0], [36149.0, 36151.0]]
+    assert item["answer"]["grounding"] == {"T1": expect} and item["hops"] == 3
+    assert item["hop_category"] == "A" and item["answer"]["spans"] == expect
+    assert split_evidence(item["answer"]["text"])[0] == "You opened the fridge 3 times."
+    assert item["query"] == ("How many times did I open the fridge in the record provided for "
+                             "the 10:00 - 10:03 time period?")
+
+
+@pytest.mark.parametrize("times,total", [([10, 150], 30), ([10, 50, 90, 130, 170], 30),
+                                         ([10, 70, 150], 29)])
+def test_strict_bounds_and_the_density_rule(times, total) -> None:
+    assert _build(_pass(times, total)) == []
+
+
+def test_the_validator_catches_the_papers_unbalanced_example() -> None:
+    with pytest.raises(ValueError, match="balanced pairs"):
+        validate_generated(UNBALANCED, 180)
+    good = {"Question": "Where did I put it?", "Answer": "On <T1>the table</T1>.",
+            "Timespan": {"<T1>": [[3, 5], [40, 41]]}}
+    assert validate_generated(good, 180)[2] == {"<T1>": [[3.0, 5.0], [40.0, 41.0]]}
+    with pytest.raises(ValueError, match="not inside 0..180"):
+        validate_generated({**good, "Timespan": {"<T1>": [170, 190]}}, 180)
+    with pytest.raises(ValueError, match="one entry per token pair"):
+        validate_generated({**good, "Timespan": {}}, 180)
+    with pytest.raises(ValueError, match="timestamp"):
+        validate_generated({**good, "Question": "What did I do at 10:05?"}, 180)
+
+
+def test_llm_generation_is_validated_re_asked_and_judged(tmp_path: Path) -> None:
+    narrs = _pass([10, 70, 150], 30)
+    model = ScriptedModel([Fault("multihop_generate", "unbalanced")])
+    with LoopbackLLMServer(model) as srv:
+        client = make_client(srv, tmp_path / "llm")
+        ann = AnnotationIndex(narration_file="narration.json")
+        ann.narrations["v"] = [narrs]
+        ctx = Context("multihop_qa", "grounded_qa", LOG, {}, ann, random.Random(0),
+                      offline_aggregate, llm=client)
+        p = RECIPE.params({"generator": "llm", "llm_filter": True})
+        (item,) = RECIPE.build(ctx, p).items
+    assert model.by_task["multihop_generate"] == 2, "the unbalanced answer was sent back"
+    assert item["provenance"]["generator"] == "llm"
+    assert item["provenance"]["filter"]["judgement"] == 0
+    assert item["answer"]["grounding"]["T1"] == [[36010.0, 36012.0]], "as the model said"
+    assert item["answer"]["text"].startswith("You <T1>opens the fridge</T1> and then <T2>")
+
+
+def test_log_scope_asks_about_hops_in_different_records() -> None:
+    seg2 = {**SEG, "index": 1, "video_uid": "w", "start_s": 50000, "end_s": 50600}
+    log = {**LOG, "segments": [SEG, seg2]}
+    ann = AnnotationIndex(narration_file="narration.json")
+    ann.narrations["v"] = [_pass([10, 70], 30)]
+    ann.narrations["w"] = [_pass([20, 90, 140], 30)]
+    ctx = Context("multihop_qa", "grounded_qa", log, {}, ann, random.Random(0),
+                  offline_aggregate)
+    items = RECIPE.build(ctx, RECIPE.params({"scope": "log", "time_only_share": 0.0})).items
+    fridge = [it for it in items if it["provenance"]["node"] == "open fridge"]
+    assert len(fridge) == 1 and fridge[0]["hops"] == 5
+    assert {v["video_uid"] for v in fridge[0]["evidence"]} == {"v", "w"}
+    assert fridge[0]["period"] == {"start_s": 36000.0, "end_s": 50600.0}
+
+
+def test_scoring_reads_the_evidence_line() -> None:
+    item = _build(_pass([10, 70, 150], 30))[0]
+    s = ScoreSettings(bertscore=False)
+    perfect = RECIPE.scorer.score(item, item["answer"]["text"], s)
+    assert perfect["iou"] == 1.0 and perfect["rougeL"] == 1.0
+    assert RECIPE.scorer.score(item, "You opened the fridge.", s) is None, "no spans"
+
+
+def test_the_oracle_sits_between_chance_and_perfect(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, "tasks=[multihop_qa]", "library.n_videos=120",
+                        "matcher/embedder=hashing", "persona.locations=[Japan,UK]",
+                        "persona.mbti=[INTJ,ESFP]", "render=none", "eval.bertscore=false",
+                        "eval.bootstrap=20")
+    assert ran.rc == 0, ran.text[-3000:]
+    table = json.loads((tmp_path / "benchmarks" / "demo" / "results" /
+                        "oracle_text_retrieval" / "table.json").read_text())
+    cell = table["rows"]["multihop_qa"]["all"]
+    assert cell["n"] > 10 and 2 * cell["floor"]["mean"] < cell["mean"] < 1.0
