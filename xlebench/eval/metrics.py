@@ -123,7 +123,9 @@ def rouge_l(pred: str, ref: str) -> float:
 @dataclass(frozen=True)
 class Metric:
     name: str
-    aggregation: str  # how per-item values combine: "mean", or "pooled" (weighted by count)
+    #: how per-item values combine: "mean", "pooled" (weighted by count), or "corpus"
+    #: (computed over the whole set of rows: macro averages, CIDEr's document frequencies)
+    aggregation: str
     higher_is_better: bool
     description: str
 
@@ -145,4 +147,12 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("iog", "mean", True, "intersection over the true spans (mIoG)"),
     Metric("iou@0.3", "mean", True, "share of items whose IoU is above 0.3 (strict)"),
     Metric("sent_sim", "mean", True, "cosine of MiniLM sentence vectors of answer texts, x1"),
+    Metric("verb_r5", "corpus", True, "macro verb Recall@5 over verbs (VidSitu)"),
+    Metric("acc@1", "mean", True, "share of events whose top verb is a true verb"),
+    Metric("acc@5", "mean", True, "share of events with a true verb among the top 5"),
+    Metric("rouge_args", "mean", True, "ROUGE-L of predicted vs true role values"),
+    Metric("cider_d", "corpus", True, "CIDEr-D of role values, over all role slots"),
+    Metric("cider_d_arg", "corpus", True, "CIDEr-D averaged per argument type (C-Arg)"),
+    Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes"),
+    Metric("relation_item_acc", "mean", True, "share of an item's relations right"),
 )}

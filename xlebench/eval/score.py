@@ -53,9 +53,11 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
         scores = None if status else recipe.scorer.score(item, response, s)
         if status is None and scores is None:
             status = "unparseable"
-        rows.append(_row(item, recipe, status or "ok",
-                         scores if scores is not None else recipe.scorer.worst(item, s),
-                         response))
+        row = _row(item, recipe, status or "ok",
+                   scores if scores is not None else recipe.scorer.worst(item, s), response)
+        if hasattr(recipe.scorer, "details"):  # what corpus-level metrics are computed from
+            row["details"] = recipe.scorer.details(item, response if scores else None)
+        rows.append(row)
     _finish(rows, items, recipes, s, bertscorer)
     return rows
 
@@ -72,6 +74,13 @@ def _finish(rows: list[dict], items: Sequence[dict], recipes: Mapping[str, Any],
                                    bertscorer)
     for row in rows:
         row["scores"] = {m: (v if finite(v) else None) for m, v in row["scores"].items()}
+
+
+def corpus_metrics(recipes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per recipe, its metrics that are not means of item values (macro recalls, CIDEr-D,
+    class-averaged accuracy): name -> function of the rows' ``details``."""
+    return {name: r.scorer.corpus() for name, r in recipes.items()
+            if hasattr(r.scorer, "corpus")}
 
 
 def floor_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,

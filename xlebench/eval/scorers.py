@@ -292,3 +292,177 @@ def _similarity(preds: Sequence[str], refs: Sequence[str]) -> list[float]:
     a = enc.encode([strip_tokens(p) for p in preds]).astype(np.float64)
     b = enc.encode([strip_tokens(r) for r in refs]).astype(np.float64)
     return [round(float(x @ y), 10) for x, y in zip(a, b, strict=True)]
+
+
+# -- events (VidSitu) ----------------------------------------------------------------------------
+
+_EVENT_LINE = re.compile(r"event\s*(\d+)\s*[:.-]\s*(.*)", re.IGNORECASE)
+ROLE_NAMES = ("Arg0", "Arg1", "Arg2", "ALoc", "AScn")
+
+
+def parse_events(reply: str) -> dict[int, dict[str, Any]]:
+    """``Event 2: verbs: cut, slice; Arg0: C; Arg1: onion`` lines -> {2: {verbs, roles}}."""
+    out: dict[int, dict[str, Any]] = {}
+    for line in reply.splitlines():
+        m = _EVENT_LINE.search(line)
+        if not m:
+            continue
+        verbs: list[str] = []
+        roles: dict[str, str] = {}
+        for part in m.group(2).split(";"):
+            key, _, value = part.partition(":")
+            key, value = key.strip().lower(), value.strip()
+            if key in ("verbs", "verb"):
+                verbs = [v.strip().lower() for v in value.split(",") if v.strip()]
+            elif (name := next((r for r in ROLE_NAMES if r.lower() == key), None)) and value:
+                roles[name] = value
+        out[int(m.group(1))] = {"verbs": verbs, "roles": roles}
+    return out
+
+
+def verb_recall_macro(details: Sequence[dict], k: int = 5) -> float:
+    """VidSitu's macro verb Recall@k: per verb v, the share of events whose true verbs hold v
+    that have v among their top-k predictions; averaged over verbs that occur."""
+    hits: Counter = Counter()
+    seen: Counter = Counter()
+    for d in details:
+        for gt, pred in d["events"]:
+            for v in set(gt):
+                seen[v] += 1
+                hits[v] += v in pred[:k]
+    return sum(hits[v] / seen[v] for v in seen) / len(seen) if seen else float("nan")
+
+
+def _cider_slots(details: Sequence[dict]) -> list[tuple[str, str, str]]:
+    return [(role, gt, pred) for d in details for role, gt, pred in d["roles"]]
+
+
+def cider_micro(details: Sequence[dict]) -> float:
+    from xlebench.eval.cider import cider_d
+
+    slots = _cider_slots(details)
+    if not slots:
+        return float("nan")
+    return float(np.mean(cider_d([p for _, _, p in slots], [[g] for _, g, _ in slots])))
+
+
+def cider_by_argument(details: Sequence[dict]) -> float:
+    """CIDEr-D averaged per argument type, then over types (VidSitu's C-Arg)."""
+    from xlebench.eval.cider import cider_d
+
+    slots = _cider_slots(details)
+    if not slots:
+        return float("nan")
+    scores = cider_d([p for _, _, p in slots], [[g] for _, g, _ in slots])
+    by: dict[str, list[float]] = {}
+    for (role, _, _), v in zip(slots, scores, strict=True):
+        by.setdefault(role, []).append(v)
+    return float(np.mean([np.mean(v) for v in by.values()]))
+
+
+class EventRoles(_Base):
+    """Five events of a 10-s window: verbs (macro Recall@5 as primary, Acc@1/Acc@5 per item)
+    and semantic roles (ROUGE-L per item; CIDEr-D micro and per argument over the corpus).
+    Floor: the recipe's five most common verbs and each role's most common value."""
+
+    kind = "events"
+
+    def _pairs(self, item: dict, reply: str | None) -> dict:
+        pred = parse_events(reply) if reply else {}
+        events, roles = [], []
+        for k, ev in enumerate(item["answer"]["events"], start=1):
+            got = pred.get(k, {"verbs": [], "roles": {}})
+            if ev["verbs_gt"]:
+                events.append([ev["verbs_gt"], got["verbs"][:5]])
+            roles += [[r, v, got["roles"].get(r, "")] for r, v in sorted(ev["roles"].items())]
+        return {"events": events, "roles": roles}
+
+    def details(self, item: dict, reply: str | None) -> dict:
+        return self._pairs(item, reply)
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        if not parse_events(reply):
+            return None
+        d = self._pairs(item, reply)
+        n = max(1, len(d["events"]))
+        return {"acc@1": sum(bool(p) and p[0] in g for g, p in d["events"]) / n,
+                "acc@5": sum(bool(set(p[:5]) & set(g)) for g, p in d["events"]) / n,
+                "rouge_args": float(np.mean([rouge_l(p, g) for _, g, p in d["roles"]]))
+                if d["roles"] else 0.0}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"acc@1": 0.0, "acc@5": 0.0, "rouge_args": 0.0}
+
+    def corpus(self) -> dict[str, Callable[[Sequence[dict]], float]]:
+        return {"verb_r5": verb_recall_macro, "cider_d": cider_micro,
+                "cider_d_arg": cider_by_argument}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        verbs = Counter(v for it in items for ev in it["answer"]["events"]
+                        for v in ev["verbs_gt"])
+        top = [v for v, _ in sorted(verbs.items(), key=lambda kv: (-kv[1], kv[0]))[:5]]
+        values = {r: Counter(ev["roles"][r] for it in items for ev in it["answer"]["events"]
+                             if r in ev["roles"]) for r in ROLE_NAMES}
+        common = {r: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+                  for r, c in values.items() if c}
+        line = "; ".join([f"verbs: {', '.join(top)}", *(f"{r}: {v}" for r, v in common.items())])
+        return {it["item_id"]: "\n".join(f"Event {k}: {line}" for k in range(
+            1, len(it["answer"]["events"]) + 1)) for it in items}
+
+
+RELATIONS = ("Caused By", "Enabled By", "Reaction To", "No Relation")
+
+
+def parse_relations(reply: str) -> dict[str, str]:
+    out = {}
+    for line in reply.splitlines():
+        m = _EVENT_LINE.search(line)
+        if m:
+            label = next((r for r in RELATIONS if r.lower() in m.group(2).lower()), None)
+            if label:
+                out[m.group(1)] = label
+    return out
+
+
+def class_averaged_accuracy(details: Sequence[dict]) -> float:
+    """VidSitu's relation metric: top-1 accuracy per true class, averaged over classes."""
+    right: Counter = Counter()
+    seen: Counter = Counter()
+    for d in details:
+        for gt, pred in d["relations"]:
+            seen[gt] += 1
+            right[gt] += gt == pred
+    return sum(right[c] / seen[c] for c in seen) / len(seen) if seen else float("nan")
+
+
+class RelationAccuracy(_Base):
+    """Relations of events 1, 2, 4, 5 to event 3: accuracy averaged over classes (corpus),
+    plain accuracy per item. Floor: the majority class everywhere (0.25 when all four occur)."""
+
+    kind = "relations"
+
+    def details(self, item: dict, reply: str | None) -> dict:
+        pred = parse_relations(reply) if reply else {}
+        return {"relations": [[gt, pred.get(k, "")] for k, gt in
+                              sorted(item["answer"]["relations"].items())]}
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        if not parse_relations(reply):
+            return None
+        pairs = self.details(item, reply)["relations"]
+        return {"relation_item_acc": sum(g == p for g, p in pairs) / max(1, len(pairs))}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"relation_item_acc": 0.0}
+
+    def corpus(self) -> dict[str, Callable[[Sequence[dict]], float]]:
+        return {"relation_acc": class_averaged_accuracy}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        counts = Counter(r for it in items for r in it["answer"]["relations"].values())
+        major = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else RELATIONS[0]
+        return {it["item_id"]: "\n".join(f"Event {k}: {major}"
+                                         for k in sorted(it["answer"]["relations"]))
+                for it in items}

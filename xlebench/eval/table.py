@@ -54,7 +54,28 @@ def _values(rows: Sequence[dict], metric: str) -> list[tuple[str, float, float]]
             for r in rows if finite(r["scores"].get(metric))]
 
 
-def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int) -> dict[str, Any]:
+def _corpus_estimate(rows: Sequence[dict], fn: Any, n_boot: int, seed: int
+                     ) -> dict[str, Any]:
+    """A metric of the whole set of rows, its interval by resampling life logs and
+    recomputing it."""
+    by: dict[str, list] = defaultdict(list)
+    for r in rows:
+        by[r["lifelog_id"]].append(r["details"])
+    value = fn([d for r in rows for d in [r["details"]]]) if rows else float("nan")
+    ci = None
+    keys = sorted(by)
+    if len(keys) >= 2 and n_boot > 0:
+        picks = np.random.default_rng(seed).integers(0, len(keys), size=(n_boot, len(keys)))
+        boots = [fn([d for i in pick for d in by[keys[i]]]) for pick in picks]
+        lo, hi = np.nanpercentile(boots, [2.5, 97.5])
+        ci = (round(float(lo), 4), round(float(hi), 4))
+    return {"mean": round(value, 4) if finite(value) else None, "n": len(rows), "ci95": ci}
+
+
+def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int,
+              corpus: Any = None) -> dict[str, Any]:
+    if corpus is not None:
+        return _corpus_estimate(rows, corpus, n_boot, seed)
     vals = _values(rows, metric)
     total = sum(w for _, _, w in vals)
     mean = sum(v * w for _, v, w in vals) / total if total else None
@@ -62,12 +83,12 @@ def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int) -> dict
             "ci95": clustered_ci(vals, n_boot, seed) if vals else None}
 
 
-def _cell(rows: list[dict], floor: list[dict], metric: str, n_boot: int, seed: int
-          ) -> dict[str, Any]:
+def _cell(rows: list[dict], floor: list[dict], metric: str, n_boot: int, seed: int,
+          corpus: Any = None) -> dict[str, Any]:
     paper = [r for r in rows if r["status"] not in PAPER_EXCLUDES]
-    cell = {"metric": metric, **_estimate(rows, metric, n_boot, seed),
-            "paper": _estimate(paper, metric, n_boot, seed),
-            "floor": _estimate(floor, metric, n_boot, seed)}
+    cell = {"metric": metric, **_estimate(rows, metric, n_boot, seed, corpus),
+            "paper": _estimate(paper, metric, n_boot, seed, corpus),
+            "floor": _estimate(floor, metric, n_boot, seed, corpus)}
     cell.update({status: sum(r["status"] == status for r in rows) for status in FAILURES})
     return cell
 
@@ -87,21 +108,25 @@ def _categories(rows: Sequence[dict]) -> list[str]:
 
 
 def results_table(rows: Sequence[dict], floor_rows: Sequence[dict], *,
-                  groups: Mapping[str, Sequence[str]] | None = None, n_boot: int = 1000,
+                  groups: Mapping[str, Sequence[str]] | None = None,
+                  corpus: Mapping[str, Mapping[str, Any]] | None = None, n_boot: int = 1000,
                   seed: int = 0) -> dict[str, Any]:
     """Rows come from `score_items`, in the order subtasks should be listed; ``groups`` names
-    the AVG rows (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families)."""
+    the AVG rows (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families);
+    ``corpus`` the per-subtask metrics computed over whole sets of rows."""
     by, fby = _by_cell(rows), _by_cell(floor_rows)
     primary = {r["subtask"]: r["primary"] for r in rows}
     subtasks = list(primary)
     cols = _categories(rows)
     table: dict[str, Any] = {"columns": cols, "rows": {}, "extra": {}}
     for sub in subtasks:
-        table["rows"][sub] = {c: _cell(by[(sub, c)], fby[(sub, c)], primary[sub], n_boot, seed)
-                              for c in cols}
-        metrics = sorted({m for r in by[(sub, "all")] for m in r["scores"]} - {primary[sub]})
-        table["extra"][sub] = {m: {c: _cell(by[(sub, c)], fby[(sub, c)], m, n_boot, seed)
-                                   for c in cols} for m in metrics}
+        fns = dict((corpus or {}).get(sub, {}))
+        table["rows"][sub] = {c: _cell(by[(sub, c)], fby[(sub, c)], primary[sub], n_boot, seed,
+                                       fns.get(primary[sub])) for c in cols}
+        metrics = sorted(({m for r in by[(sub, "all")] for m in r["scores"]} | set(fns))
+                         - {primary[sub]})
+        table["extra"][sub] = {m: {c: _cell(by[(sub, c)], fby[(sub, c)], m, n_boot, seed,
+                                            fns.get(m)) for c in cols} for m in metrics}
     for name, members in (groups or {}).items():
         present = [s for s in members if s in table["rows"]]
         if len(present) < 2 or len({primary[s] for s in present}) != 1:

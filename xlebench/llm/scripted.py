@@ -195,7 +195,12 @@ def _multihop_judgement(data: dict) -> dict:
     return {"Judgement": int(vague), "Rationale": "too vague" if vague else "fine"}
 
 
+def _event_relation(_: dict, __: bool) -> dict:
+    return {"1": "Enabled By", "2": "No Relation", "4": "Caused By", "5": "Reaction To"}
+
+
 ANSWERS: dict[str, Callable[[dict, bool], dict]] = {
+    "event_relation": _event_relation,
     "persona": _persona, "daily_plan": _daily_plan, "chunking": _chunking,
     "chunk_info": _chunk_info, "reflection": _reflection, "label": _label,
     "consolidate": _consolidate,

@@ -19,7 +19,7 @@ from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.baselines.socratic import SocraticBaseline
 from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 from xlebench.eval.bertscore import BERTScorer
-from xlebench.eval.score import ScoreSettings, floor_rows, score_items
+from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
@@ -168,7 +168,8 @@ class EvaluateStage(BaseStage):
         floors = floor_rows(items, self.recipes, self.settings, seed=ctx.seed,
                             draws=self.floor_draws, bertscorer=self.bertscorer)
         table = results_table(rows, floors, groups=groups(list(self.recipes.values())),
-                              n_boot=self.n_boot, seed=ctx.seed)
+                              corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
+                              seed=ctx.seed)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
                      coverage={"items": len(items), "answered": len(

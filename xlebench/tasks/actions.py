@@ -20,7 +20,7 @@ _C_LINE = re.compile(r"^#c\s+c\s+(.*)$", re.IGNORECASE)
 _STOP = {"a", "an", "the", "his", "her", "their", "some", "its", "my", "of", "with", "from",
          "in", "on", "into", "onto", "to", "at", "by", "for", "and", "using", "inside", "under",
          "near"}
-_PARTICLES = {"up", "down", "off", "out", "away", "back", "over"}
+PARTICLES = {"up", "down", "off", "out", "away", "back", "over"}
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Narrated:
 
 
 #: Prepositions that introduce where something happens or goes.
-_PLACE = {"on", "in", "into", "onto", "at", "inside", "from", "under", "near", "to"}
+PLACE_PREPOSITIONS = {"on", "in", "into", "onto", "at", "inside", "from", "under", "near", "to"}
 
 
 def parse_narration(text: str) -> Narrated | None:
@@ -55,16 +55,16 @@ def parse_narration(text: str) -> Narrated | None:
         return None
     verb = [base_form(words[0])]
     rest = words[1:]
-    if rest and rest[0] in _PARTICLES:
+    if rest and rest[0] in PARTICLES:
         verb.append(rest.pop(0))
-    dobj, k = _head(rest)
+    dobj, k = head_noun(rest)
     pobj = None
-    if k < len(rest) and rest[k] in _PLACE:
-        pobj, _ = _head(rest[k + 1:])
+    if k < len(rest) and rest[k] in PLACE_PREPOSITIONS:
+        pobj, _ = head_noun(rest[k + 1:])
     return Narrated(" ".join(verb), dobj, pobj)
 
 
-def _head(words: list[str]) -> tuple[str | None, int]:
+def head_noun(words: list[str]) -> tuple[str | None, int]:
     """The last content word before the first preposition after it, and where it stopped."""
     noun = None
     for k, w in enumerate(words):

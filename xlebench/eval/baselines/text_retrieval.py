@@ -23,6 +23,7 @@ from typing import Any
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
+from xlebench.eval.parse import clock_seconds
 from xlebench.library.labelling import most_central
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.wording import (
@@ -38,6 +39,7 @@ did do does i my me c what where when who how many which in into onto out up dow
 it its his her their record provided time period object objects state after before there
 some any x y""".split())
 NO_INFO = "There is no information available in the provided records."
+_CLOCK = r"\d{1,2}:\d{2}:\d{2}"
 
 
 def _stem(w: str) -> str:
@@ -88,6 +90,8 @@ class TextRetrievalBaseline:
             return self._order(item, log, captions)
         if kind == "grounded":
             return self._grounded(item, captions)
+        if kind == "events":
+            return self._events(item, captions)
         return NO_INFO  # an answer kind this baseline does not know: counted as unanswered
 
     # -- localisation -------------------------------------------------------------------------
@@ -133,6 +137,28 @@ class TextRetrievalBaseline:
         text = " ".join(dict.fromkeys(c.text.rstrip(".") + "." for c, _ in hits))
         return f"{text}\nEvidence: " + ", ".join(
             f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans)
+
+    @staticmethod
+    def _events(item: dict, captions: Sequence[Caption]) -> str:
+        """Each event's captions, read as narrations: their verbs and the first one's roles."""
+        from xlebench.tasks.srl import parse_roles
+
+        m = re.search(r"Describe the (\d+) ([\d.]+)-second events of the record provided "
+                      rf"for the ({_CLOCK}) - ({_CLOCK})", item["query"])
+        if not m:
+            return NO_INFO
+        n, length, start = int(m.group(1)), float(m.group(2)), clock_seconds(m.group(3))
+        lines = []
+        for k in range(n):
+            a, b = start + k * length, start + (k + 1) * length
+            parsed = [p for c in captions if a <= c.virtual_s < b
+                      if (p := parse_roles("#C " + c.text if c.text.startswith("C ") else
+                                           "#O " + c.text, ""))]
+            verbs = list(dict.fromkeys(v for v, _ in parsed))
+            roles = parsed[0][1] if parsed else {}
+            lines.append(f"Event {k + 1}: verbs: {', '.join(verbs)}" + "".join(
+                f"; {r}: {v}" for r, v in roles.items()))
+        return "\n".join(lines)
 
     # -- summaries ----------------------------------------------------------------------------
 

@@ -1,0 +1,112 @@
+"""VidSitu recipes: roles by rule, the macro verb recall by hand, CIDEr-D sanity, relation
+labels through the loopback LLM, and how few windows real-density narrations allow."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_client
+from xlebench.eval.cider import cider_d
+from xlebench.eval.scorers import (
+    ScoreSettings,
+    class_averaged_accuracy,
+    parse_events,
+    verb_recall_macro,
+)
+from xlebench.llm.loopback import LoopbackLLMServer
+from xlebench.llm.scripted import ScriptedModel
+from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.context import Context
+from xlebench.tasks.event_relation import RECIPE as RELATION
+from xlebench.tasks.event_srl import RECIPE as SRL
+from xlebench.tasks.source import AnnotationIndex, Narration
+from xlebench.tasks.srl import coreference, events_in, parse_roles
+
+
+def test_roles_by_rule() -> None:
+    assert parse_roles("#C C cuts the onion with a knife on the board", "indoor") == (
+        "cut", {"Arg0": "C", "Arg1": "onion", "Arg2": "knife", "ALoc": "board"})
+    assert parse_roles("#O man X opens the door", "indoor") == (
+        "open", {"Arg0": "man X", "Arg1": "door", "AScn": "indoor"})
+    assert parse_roles("#C C picks up a cup #unsure", "indoor") is None
+
+
+def test_macro_verb_recall_by_hand() -> None:
+    details = [{"events": [[["cut"], ["cut"]], [["cut", "slice"], ["wash"]],
+                           [["wash"], ["wash"]]]}]
+    # R_cut = 1/2, R_slice = 0, R_wash = 1
+    assert verb_recall_macro(details) == pytest.approx(0.5)
+
+
+def test_cider_d_sanity() -> None:
+    same, other = cider_d(["the red cup", "a blue door"], [["the red cup"], ["the green box"]])
+    assert same > 1.0 and other == 0.0
+
+
+def test_relations_class_averaged_and_the_majority_floor() -> None:
+    labels = ["Caused By", "Enabled By", "Reaction To", "No Relation"]
+    gt = [[label, "Enabled By"] for label in labels * 3]
+    assert class_averaged_accuracy([{"relations": gt}]) == pytest.approx(0.25)
+    assert class_averaged_accuracy([{"relations": [[g, g] for g, _ in gt]}]) == 1.0
+
+
+SEG = {"index": 0, "video_uid": "v", "start_s": 36000, "end_s": 36600, "source_start_s": 0.0,
+       "source_end_s": 60.0}
+LOG = {"lifelog_id": "uk-intj-000000-short", "category": "short", "segments": [SEG]}
+
+
+def _ctx(narrations: list[Narration], llm=None) -> Context:
+    ann = AnnotationIndex(narration_file="narration.json")
+    ann.narrations["v"] = [narrations]
+    return Context("event_srl", "event_understanding", LOG, {}, ann, random.Random(0),
+                   offline_aggregate, llm=llm)
+
+
+DENSE = [Narration(t + 0.5, text, "x") for t, text in enumerate(
+    ["#C C cuts the onion", "#C C holds the knife", "#C C cuts the onion",
+     "#C C washes the pan", "#O man X opens the door", "#C C stirs the soup"] * 10)]
+
+
+def test_an_event_window_has_five_events_with_verbs_and_coreference() -> None:
+    items = SRL.build(_ctx(DENSE), SRL.params({"max_windows_per_source": 1})).items
+    (item,) = items
+    events = item["answer"]["events"]
+    assert len(events) == 5 and all(e["verbs_gt"] for e in events)
+    starts = [e["interval"][0] for e in events]
+    assert all(e["interval"][1] - e["interval"][0] == 2.0 for e in events)
+    assert starts == [starts[0] + 2.0 * k for k in range(5)]
+    assert any(c["entity"] == "onion" for c in item["provenance"]["coreference"])
+    perfect = SRL.scorer.score(item, item["answer"]["text"], ScoreSettings(bertscore=False))
+    assert perfect["acc@1"] == 1.0 and perfect["rouge_args"] == 1.0
+    assert set(parse_events(item["answer"]["text"])) == {1, 2, 3, 4, 5}
+
+
+def test_real_density_leaves_few_windows_and_says_so() -> None:
+    sparse = [Narration(4.5 * k, "#C C cuts the onion", "x") for k in range(13)]
+    out = SRL.build(_ctx(sparse), SRL.params({}))
+    kept, seen = out.stats["windows with enough narrated events"], out.stats["candidate windows"]
+    assert seen == 11 and kept < seen / 2
+    assert events_in([sparse], 0.0, 2.0, 5, "")[1].narrated is False
+
+
+def test_relations_are_labelled_by_the_llm_and_absent_without_one(tmp_path: Path) -> None:
+    none = RELATION.build(_ctx(DENSE), RELATION.params({"max_windows_per_source": 1}))
+    assert none.items == [] and sum(none.stats.values()) == 1
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        ctx = _ctx(DENSE, llm=make_client(srv, tmp_path))
+        (item,) = RELATION.build(ctx, RELATION.params({"max_windows_per_source": 1})).items
+    assert item["answer"]["relations"] == {"1": "Enabled By", "2": "No Relation",
+                                           "4": "Caused By", "5": "Reaction To"}
+    score = RELATION.scorer.score(item, item["answer"]["text"], ScoreSettings())
+    assert score == {"relation_item_acc": 1.0}
+
+
+def test_coreference_is_exact_string_match() -> None:
+    events = events_in([DENSE], 0.0, 2.0, 5, "indoor")
+    assert [e.verbs for e in events] == [["cut", "hold"], ["cut", "wash"], ["open", "stir"],
+                                         ["cut", "hold"], ["cut", "wash"]]
+    assert coreference(events) == [{"entity": "C", "events": [0, 1, 3, 4]},
+                                   {"entity": "onion", "events": [0, 1, 3, 4]}]

@@ -1,0 +1,62 @@
+"""CIDEr-D (Vedantam et al., 2015), computed locally: the role metric of VidSitu.
+
+pycocoevalcap's version needs Java for its tokenizer; this one lower-cases and keeps runs of
+letters and digits. For every candidate and its references: n-gram (n = 1..4) vectors weighted
+by term frequency times log(N / document frequency), document frequency counted over the
+reference sets of the whole corpus; the candidate's counts clipped by each reference's; cosine
+times a Gaussian penalty on the length difference (sigma 6); averaged over references and n,
+times 10.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+_WORD = re.compile(r"[a-z0-9]+")
+SIGMA = 6.0
+
+
+def _ngrams(text: str, n_max: int = 4) -> list[Counter]:
+    words = _WORD.findall(text.lower())
+    return [Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+            for n in range(1, n_max + 1)]
+
+
+def cider_d(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> list[float]:
+    """One CIDEr-D score per candidate (document frequencies from this corpus)."""
+    refs = [[_ngrams(r) for r in rs] for rs in references]
+    df: Counter = Counter()
+    for rs in refs:
+        df.update({g for r in rs for counts in r for g in counts})
+    log_n = math.log(max(1, len(references)))
+    return [_score(_ngrams(c), rs, c, refs_text, df, log_n)
+            for c, rs, refs_text in zip(candidates, refs, references, strict=True)]
+
+
+def _vector(counts: Counter, df: Counter, log_n: float) -> dict:
+    total = max(1, sum(counts.values()))
+    return {g: (k / total) * (log_n - math.log(max(1.0, df[g]))) for g, k in counts.items()}
+
+
+def _score(cand: list[Counter], refs: list[list[Counter]], c_text: str,
+           r_texts: Sequence[str], df: Counter, log_n: float) -> float:
+    if not refs:
+        return 0.0
+    c_len = len(_WORD.findall(c_text.lower()))
+    total = 0.0
+    for n in range(4):
+        vc = _vector(cand[n], df, log_n)
+        norm_c = math.sqrt(sum(v * v for v in vc.values()))
+        acc = 0.0
+        for r, r_text in zip(refs, r_texts, strict=True):
+            vr = _vector(r[n], df, log_n)
+            norm_r = math.sqrt(sum(v * v for v in vr.values()))
+            dot = sum(min(vc[g], vr[g]) * vr[g] for g in vc if g in vr)
+            if norm_c > 0 and norm_r > 0:
+                delta = c_len - len(_WORD.findall(r_text.lower()))
+                acc += dot / (norm_c * norm_r) * math.exp(-delta * delta / (2 * SIGMA ** 2))
+        total += acc / len(refs)
+    return round(10.0 * total / 4, 10)
