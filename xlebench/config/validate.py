@@ -76,6 +76,9 @@ def _show(value: Any) -> str:
 def _cross_checks(cfg: DictConfig) -> Iterator[str]:
     yield from _lengths(cfg)
     yield from _persona(cfg)
+    if int(cfg.shard.index) >= int(cfg.shard.count):
+        yield (f"shard.index={cfg.shard.index}: expected below shard.count={cfg.shard.count} "
+               "(jobs are numbered 0 .. count-1)")
     planner = cfg.planner
     if int(planner.gap_max_s) < int(planner.gap_min_s):
         yield (f"planner.gap_max_s={planner.gap_max_s}: expected >= planner.gap_min_s="

@@ -106,16 +106,17 @@ class LLMClient:
         self.live_calls = 0
         self.cache_hits = 0
 
-    def complete(self, messages: list[dict[str, str]], *, sample: int = 0,
-                 remember: bool = True) -> Completion:
+    def complete(self, messages: list[dict[str, Any]], *, sample: int = 0,
+                 remember: bool = True, key_messages: list[dict] | None = None) -> Completion:
         """The model's answer, from the cache or from one live request (with retries).
 
         With ``remember=False`` a live answer is returned but not cached: the caller validates
         it first and stores it with `remember` only if it is usable, so a malformed answer
-        never outlives the run that received it.
+        never outlives the run that received it. ``key_messages`` stands for ``messages`` in
+        the cache key and the stored request (images as content hashes, not base64 data).
         """
         s = self.settings
-        key = cache_key(s.model, sampling(s), messages, sample)
+        key = cache_key(s.model, sampling(s), key_messages or messages, sample)
         hit = self.cache.get(key)
         if hit is not None:
             with self._lock:
@@ -135,10 +136,10 @@ class LLMClient:
         done = Completion(response.text, response.prompt_tokens, response.completion_tokens,
                           response.cost_usd, False)
         if remember:
-            self.remember(messages, done, sample=sample)
+            self.remember(key_messages or messages, done, sample=sample)
         return done
 
-    def remember(self, messages: list[dict[str, str]], answer: Completion, *,
+    def remember(self, messages: list[dict[str, Any]], answer: Completion, *,
                  sample: int = 0) -> None:
         """Cache a validated live answer (cache hits are already stored)."""
         if answer.cached:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,17 +53,23 @@ def segment_frames(video: Path, uid: str, root: Path, spec: FrameSpec) -> list[d
     if index.is_file():
         return json.loads(index.read_text("utf-8"))["frames"]
     out, step, k = [], 1.0 / spec.fps, 0
-    with av.open(str(video)) as container:
+    # Decoding (every frame must be) overlaps with scaling and JPEG encoding of the sampled
+    # ones in worker threads (both release the GIL).
+    with av.open(str(video)) as container, ThreadPoolExecutor(max_workers=2) as pool:
         stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        saves = []
         for frame in container.decode(stream):
             t = float(frame.time or 0.0)
             while t + 1e-6 >= k * step:
                 if t - k * step < step:  # the first frame at or after the sample time
                     seg = int(k * step // spec.segment_s)
                     name = f"seg_{seg:05d}/{k:06d}.jpg"
-                    _save(frame, folder / name, spec)
+                    saves.append(pool.submit(_save, frame, folder / name, spec))
                     out.append({"segment": seg, "source_s": round(k * step, 3), "file": name})
                 k += 1
+        for done in saves:
+            done.result()
     write_text(index, dumps({"video_uid": uid, "spec": spec.key, "frames": out}))
     return out
 

@@ -8,20 +8,32 @@ every completed unit downstream.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import multiprocessing
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
 from xlebench.runner.atomic import read_json, write_json
 from xlebench.runner.execute import (
@@ -49,10 +61,14 @@ class StageCounters:
     failed: int = 0
     retried: int = 0
     not_run: int = 0
+    #: Units left to the other shards of a sharded run.
+    other_shards: int = 0
     seconds: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
     #: Units whose failure is the user's input or configuration (reported with exit 2).
     user_errors: list[str] = field(default_factory=list)
+    #: The stage's live counters at the end (frames decoded, captions, model calls...).
+    activity: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -62,6 +78,8 @@ class RunSummary:
     fingerprint_inputs: dict[str, dict] = field(default_factory=dict)
     #: Stages that were not run because an upstream stage had failed units.
     skipped: list[str] = field(default_factory=list)
+    #: (stage, units left to other shards) when this job computed only its share.
+    waiting: tuple[str, int] | None = None
 
     @property
     def failed(self) -> int:
@@ -95,6 +113,9 @@ class RunnerOptions:
     retries: int = 0
     force: frozenset[str] = frozenset()
     progress: bool = True
+    #: (index, count): compute only this job's share of the units of ``shard_stages``.
+    shard: tuple[int, int] = (0, 1)
+    shard_stages: frozenset[str] = frozenset()
 
 
 class Runner:
@@ -118,8 +139,10 @@ class Runner:
                 result, counters = self._run_stage(spec, summary, progress)
                 summary.counters.append(counters)
                 summary.results[spec.stage.name] = result
-                if counters.failed or counters.not_run:
+                if counters.failed or counters.not_run or counters.other_shards:
                     summary.skipped = [s.stage.name for s in specs[k + 1:]]
+                    if counters.other_shards and not (counters.failed or counters.not_run):
+                        summary.waiting = (spec.stage.name, counters.other_shards)
                     break
                 if on_stage_done is not None:
                     on_stage_done(result)
@@ -160,11 +183,18 @@ class Runner:
         if stage.name in self.options.force:
             shutil.rmtree(stage_dir, ignore_errors=True)
         _prepare_stage_dir(stage_dir, folder_inputs)
-        ctx = StageContext(seed=self.options.seed, upstream=upstream)
+        counters = StageCounters(stage.name, fp)
+        ctx = StageContext(seed=self.options.seed, upstream=upstream,
+                           report=_reporter(progress, counters.activity))
         units = _checked_units(stage, ctx)
-        counters = StageCounters(stage.name, fp, total=len(units))
+        counters.total = len(units)
         pending = [u for u in units if not marker_path(stage_dir, u.id).exists()]
         counters.cached = len(units) - len(pending)
+        index, count = self.options.shard
+        if count > 1 and stage.name in self.options.shard_stages:
+            mine = [u for u in pending if shard_of(u.id, count) == index]
+            counters.other_shards = len(pending) - len(mine)
+            pending = mine
         task = progress.add_task(stage.name, total=len(units), completed=counters.cached)
         start = time.perf_counter()
         if pending:
@@ -196,7 +226,7 @@ class Runner:
         if stage.io_bound:
             # Network-bound units mostly wait: run as many threads as the stage can keep busy.
             wanted = max(wanted, int(stage.threads))
-        workers = max(1, min(wanted, len(pending)))
+        workers = 1 if getattr(stage, "serial", False) else max(1, min(wanted, len(pending)))
         if workers == 1:
             stage.setup(ctx)
             outcomes: Iterable[Outcome] = (
@@ -241,7 +271,8 @@ class Runner:
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=init_worker,
-            initargs=(stage, ctx, stage_dir, self.options.retries),
+            # Live counters stay in this process: workers get the context without them.
+            initargs=(stage, replace(ctx, report=None), stage_dir, self.options.retries),
         )
 
     def _submit(
@@ -256,10 +287,41 @@ class Runner:
             TextColumn("[bold]{task.description:<10}"),
             BarColumn(),
             MofNCompleteColumn(),
+            RateColumn(),
             TimeElapsedColumn(),
             console=self.console,
             disable=not self.options.progress,
         )
+
+
+class RateColumn(ProgressColumn):
+    """Items per second (units, frames, captions...), from rich's own speed estimate."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:6.1f}/s" if speed else "      /s", style="progress.data.speed")
+
+
+def _reporter(progress: Progress, totals: dict[str, int]) -> Callable[[str, int], None]:
+    """Live counters under a stage's bar (frames, captions, model calls...), also kept in
+    ``totals`` for the run summary."""
+    tasks: dict[str, TaskID] = {}
+    lock = threading.Lock()
+
+    def report(counter: str, n: int) -> None:
+        if n <= 0:
+            return
+        with lock:
+            totals[counter] = totals.get(counter, 0) + n
+            if counter not in tasks:
+                tasks[counter] = progress.add_task(f"  {counter}", total=None)
+            progress.advance(tasks[counter], n)
+    return report
+
+
+def shard_of(unit_id: str, count: int) -> int:
+    """The shard a unit belongs to: stable across jobs and machines (a hash of its id)."""
+    return int(hashlib.sha256(unit_id.encode()).hexdigest()[:8], 16) % count
 
 
 def _as_completed(futures: list[Future]) -> Iterable[Future]:

@@ -8,7 +8,7 @@ writes and determinism for free.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -64,6 +64,9 @@ class StageContext:
 
     seed: int
     upstream: Mapping[str, StageResult]
+    #: ``report(counter, n)``: live counts for the progress display (frames, captions...);
+    #: a no-op where units run in other processes.
+    report: Callable[[str, int], None] | None = field(default=None, compare=False, repr=False)
 
     def __getitem__(self, stage: str) -> StageResult:
         try:
@@ -87,6 +90,11 @@ class UnitContext:
     def rng(self, *salt: str) -> np.random.Generator:
         """A generator derived from (seed, stage, unit id, salt): independent of run order."""
         return unit_rng(self.seed, self.stage, self.unit_id, *salt)
+
+    def count(self, counter: str, n: int = 1) -> None:
+        """Add n to a live counter shown beside the stage's progress bar (with its rate)."""
+        if self.upstream.report is not None:
+            self.upstream.report(counter, n)
 
 
 @runtime_checkable
@@ -142,6 +150,8 @@ class BaseStage:
     threads: ClassVar[int] = 1
     #: What `owned_paths` returns unless a stage decides per result.
     outputs: ClassVar[tuple[str, ...]] = ()
+    #: One unit at a time whatever ``workers`` says (an in-process model on one device).
+    serial: ClassVar[bool] = False
 
     def waits_on_network(self, concurrency: int) -> None:
         """Mark this instance network-bound (an LLM behind it): its units run in threads, as

@@ -15,21 +15,15 @@ from typing import Any, ClassVar
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError, DataError
-from xlebench.eval.baselines.captions import OracleNarrations
-from xlebench.eval.baselines.socratic import SocraticBaseline
-from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
+from xlebench.eval.systems import build_systems, selected_logs
 from xlebench.eval.table import results_table, to_markdown
-from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.stages.annotate import annotations_root, configured_recipes, stage_annotations
+from xlebench.stages.annotate import configured_recipes
 from xlebench.tasks.registry import Recipe, groups
-from xlebench.tasks.source import AnnotationIndex
-
-SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic")
 
 
 def load_predictions(path: Path) -> dict[str, str]:
@@ -113,57 +107,55 @@ class PredictionsFile:
 
 
 class EvaluateStage(BaseStage):
+    """Scores every system: its replies from the respond stage (or a predictions file) over
+    the benchmark's items — or the declared subset of life logs — against chance floors."""
+
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "3"
-    upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
+    version: ClassVar[str] = "4"
+    upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
     def __init__(self, *, systems: dict[str, Any], recipes: dict[str, Recipe],
                  settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,
-                 root: Path | None, floor_draws: int = 32, allow_partial: bool = False
-                 ) -> None:
+                 floor_draws: int = 32, allow_partial: bool = False,
+                 max_logs: int | None = None, lifelogs: list[str] | None = None) -> None:
         self.systems, self.recipes, self.settings = systems, recipes, settings
-        self.bertscorer, self.n_boot, self.root = bertscorer, n_boot, root
+        self.bertscorer, self.n_boot = bertscorer, n_boot
         self.floor_draws, self.allow_partial = floor_draws, allow_partial
-        if any(isinstance(s, SocraticBaseline) for s in systems.values()):
-            self.waits_on_network(1)
-        self._ann = AnnotationIndex()
-
-    def prompt_files(self) -> list[Path]:
-        llm = any(isinstance(s, SocraticBaseline) for s in self.systems.values())
-        return prompt_files(["eval/socratic.v1"]) if llm else []
-
-    def setup(self, ctx: StageContext) -> None:
-        self._ann = stage_annotations(ctx, self.root)
+        self.max_logs, self.lifelogs = max_logs, list(lifelogs or [])
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(name) for name in self.systems]
 
-    def _responses(self, system: Any, items: list[dict], logs: dict) -> dict[str, str]:
+    def _responses(self, name: str, system: Any, items: list[dict], ctx: StageContext
+                   ) -> dict[str, str]:
         if isinstance(system, PredictionsFile):
             responses = load_predictions(system.path)
-            check_known(system.path, responses, {it["item_id"] for it in items})
+            check_known(system.path, responses,
+                        {it["item_id"] for r in ctx["annotate"].records.values()
+                         for it in r["items"]})
+            responses = {k: v for k, v in responses.items()
+                         if k in {it["item_id"] for it in items}}
             if not self.allow_partial:
                 check_covers(system.path, responses, items)
             return responses
-        captions = OracleNarrations(self._ann)
-        cache: dict[str, list] = {}
-        out = {}
-        for it in items:
-            lid = it["lifelog_id"]
-            if lid not in cache:
-                cache[lid] = captions.captions(logs[lid])
-            out[it["item_id"]] = system.answer(it, self.recipes[it["subtask"]], logs[lid],
-                                               cache[lid])
-        return out
+        return {k: v for rec in ctx["respond"].records.values() if rec["system"] == name
+                for k, v in rec["responses"].items()}
+
+    def _items(self, ctx: StageContext) -> tuple[list[dict], list[str], int]:
+        """The items evaluated (recipe order, then id), the logs they come from, all logs."""
+        all_logs = sorted(ctx["simulate"].records)
+        logs = selected_logs(all_logs, self.max_logs, self.lifelogs)
+        keep, order = set(logs), {name: k for k, name in enumerate(self.recipes)}
+        items = sorted((it for r in ctx["annotate"].records.values() for it in r["items"]
+                        if it["subtask"] in order and it["lifelog_id"] in keep),
+                       key=lambda it: (order[it["subtask"]], it["item_id"]))
+        return items, logs, len(all_logs)
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
-        order = {name: k for k, name in enumerate(self.recipes)}
-        items = sorted((it for r in ctx.upstream["annotate"].records.values()
-                        for it in r["items"] if it["subtask"] in order),
-                       key=lambda it: (order[it["subtask"]], it["item_id"]))
+        items, logs, n_logs = self._items(ctx.upstream)
         system = self.systems[unit.id]
-        responses = self._responses(system, items, ctx.upstream["simulate"].records)
+        responses = self._responses(unit.id, system, items, ctx.upstream)
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
         floors = floor_rows(items, self.recipes, self.settings, seed=ctx.seed,
                             draws=self.floor_draws, bertscorer=self.bertscorer)
@@ -174,11 +166,14 @@ class EvaluateStage(BaseStage):
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
                      coverage={"items": len(items), "answered": len(
                          set(responses) & {it["item_id"] for it in items})},
+                     lifelogs={"evaluated": len(logs), "of": n_logs,
+                               "ids": logs if len(logs) < n_logs else "all"},
                      bertscore=self.bertscorer.describe() if self.bertscorer else None)
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
         write_text(ctx.workdir / "table.md",
                    to_markdown(table, _title(unit.id, system), _notes(table, system)))
         return table
+
     def owned_paths(self) -> list[str]:
         """Results are owned per system: scoring one system keeps every other's results."""
         return [f"results/{name}" for name in self.systems]
@@ -206,32 +201,21 @@ def _notes(table: dict[str, Any], system: Any) -> list[str]:
         notes.append(f"ORACLE: this system reads {system.reads}, the annotations the answers "
                      "were built from (or close kin of them); its numbers are upper bounds, "
                      "not a baseline.")
-    cov = table["coverage"]
+    cov, logs = table["coverage"], table["lifelogs"]
+    if logs["evaluated"] < logs["of"]:
+        notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "
+                     f"(eval.max_logs / eval.lifelogs): {', '.join(logs['ids'][:5])}"
+                     + (" ..." if logs["evaluated"] > 5 else "") + ".")
     if isinstance(system, PredictionsFile):
         notes.append(f"Replies: {system.path.name}, answering {cov['answered']} of "
                      f"{cov['items']} items.")
     return notes
 
 
-def make_system(name: str, cfg: DictConfig, record_s: float) -> Any:
-    if name == "oracle_text_retrieval":
-        return TextRetrievalBaseline()
-    if name in ("socratic", "retrieve_socratic"):
-        return SocraticBaseline(llm_client(cfg, f"eval.systems=[{name}]"),
-                                retrieve=name == "retrieve_socratic", record_s=record_s,
-                                captions=OracleNarrations.reads)
-    hint = " (renamed: it reads the narrations, so it is oracle_text_retrieval)" \
-        if name == "text_retrieval" else ""
-    raise ConfigError(f"eval.systems: {name!r} is not a system{hint}; choose from "
-                      f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
-
-
 def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     ec = OmegaConf.to_container(cfg.eval, resolve=True)
-    systems: dict[str, Any] = {}
-    for name in ec["systems"]:
-        system = make_system(name, cfg, float(ec["record_s"]))
-        systems[system.name] = system
+    built = build_systems(cfg)
+    systems: dict[str, Any] = dict(built.by_name)
     digest = None
     if ec.get("predictions"):
         path = Path(ec["predictions"])
@@ -249,11 +233,9 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         if ec["bertscore"] else None
     recipes = {name: recipe for name, (recipe, _) in configured_recipes(cfg).items()}
     stage = EvaluateStage(systems=systems, recipes=recipes, settings=settings, bertscorer=scorer,
-                          n_boot=int(ec["bootstrap"]), root=annotations_root(cfg),
-                          floor_draws=int(ec["floor_draws"]),
-                          allow_partial=bool(ec["allow_partial"]))
-    llm = any(isinstance(s, SocraticBaseline) for s in systems.values())
+                          n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),
+                          allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
+                          lifelogs=ec["lifelogs"])
     fp = {"eval": {k: v for k, v in ec.items() if k != "predictions"},
-          "predictions_sha256": digest,
-          "llm": llm_fingerprint(cfg, ["eval/socratic.v1"]) if llm else None}
+          "predictions_sha256": digest}
     return StageSpec(stage, fp)

@@ -9,12 +9,11 @@ Retrieve-Socratic first keeps only the records inside the queried period (its ru
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
-from xlebench.llm.client import LLMClient
 from xlebench.llm.prompts import load_prompt
 
 
@@ -48,17 +47,25 @@ def build_messages(item: dict, answer_format: str, captions: Sequence[Caption], 
 
 
 class SocraticBaseline:
-    """Answers with any litellm model (cached like every LLM call). ``captions`` says what
-    ground truth the captions are, if any: the system is then an oracle and named so."""
+    """Captions of the day (``captions``: oracle narrations or a VLM captioner) assembled in
+    the paper's time-stamped records and answered by a language model (``complete``: the
+    text LLM client, or the VLM asked in text). A system reading oracle captions is an oracle
+    and named so."""
 
-    def __init__(self, client: LLMClient, *, retrieve: bool, record_s: float = 30.0,
-                 captions: str | None = None) -> None:
-        self.client, self.retrieve, self.record_s = client, retrieve, record_s
-        self.reads = captions
+    def __init__(self, complete: Callable[[list[dict]], str], captions: Any, *,
+                 retrieve: bool, record_s: float = 30.0) -> None:
+        self.complete, self.captions = complete, captions
+        self.retrieve, self.record_s = retrieve, record_s
+        self.reads = getattr(captions, "reads", None)
         base = "retrieve_socratic" if retrieve else "socratic"
-        self.name = f"oracle_{base}" if captions else base
+        self.name = f"oracle_{base}" if self.reads else base
+
+    def respond(self, items: Sequence[dict], recipes: dict, log: dict) -> dict[str, str]:
+        caps = self.captions.captions(log)
+        return {it["item_id"]: self.answer(it, recipes[it["subtask"]], log, caps)
+                for it in items}
 
     def answer(self, item: dict, recipe: Any, log: dict, captions: Sequence[Caption]) -> str:
         messages = build_messages(item, recipe.answer_format, captions,
                                   retrieve=self.retrieve, record_s=self.record_s)
-        return self.client.complete(messages).text
+        return self.complete(messages)

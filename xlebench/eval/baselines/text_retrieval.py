@@ -73,8 +73,14 @@ class TextRetrievalBaseline:
     name = "oracle_text_retrieval"
     reads = "the Ego4D narrations as captions"
 
-    def __init__(self, params: BaselineParams | None = None) -> None:
+    def __init__(self, captions: Any, params: BaselineParams | None = None) -> None:
+        self.captions = captions  # the oracle narrations
         self.p = params or BaselineParams()
+
+    def respond(self, items: Sequence[dict], recipes: dict, log: dict) -> dict[str, str]:
+        caps = self.captions.captions(log)
+        return {it["item_id"]: self.answer(it, recipes[it["subtask"]], log, caps)
+                for it in items}
 
     def answer(self, item: dict, recipe: Any, log: dict, captions: Sequence[Caption]) -> str:
         """A reply in the recipe's answer format, chosen by the kind of answer its scorer

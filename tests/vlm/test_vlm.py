@@ -1,0 +1,220 @@
+"""Vision-language models with no downloads: what an API model receives (frame count, size,
+order, clock labels) over the loopback server, a tiny randomly initialised LLaVA through the
+real transformers path on CPU (and CUDA when present), VLM captions cached per source segment,
+and second runs that make no model call."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tests.conftest import run_cli, run_inprocess
+from xlebench.config.schema import VLMConfig
+from xlebench.eval.baselines.end_to_end import EndToEnd
+from xlebench.eval.captioners import VLMCaptioner
+from xlebench.llm.loopback import LoopbackLLMServer, Reply
+from xlebench.render.frames import FrameSpec
+from xlebench.tasks.registry import load_recipe
+from xlebench.vlm.client import make_vlm
+from xlebench.vlm.messages import Frame
+from xlebench.vlm.tiny import build_tiny_vlm
+
+LOG = {"lifelog_id": "x-short", "segments": [
+    {"index": 0, "video_uid": "v", "start_s": 25200, "end_s": 25260, "source_start_s": 0.0,
+     "source_end_s": 60.0},
+    {"index": 1, "video_uid": "w", "start_s": 30000, "end_s": 30060, "source_start_s": 0.0,
+     "source_end_s": 60.0}]}
+ITEM = {"item_id": "x-short-object_retrieval-000", "subtask": "object_retrieval",
+        "query": "Where is the pot in the record provided for the 07:00 - 07:01 time period?",
+        "period": {"start_s": 25200, "end_s": 25260}}
+RECIPES = {"object_retrieval": load_recipe("object_retrieval")}
+
+
+def _frames(tmp: Path, n: int) -> list[Frame]:
+    """n JPEG frames of 560x420 over the two segments, each a different colour."""
+    out = []
+    for k in range(n):
+        seg = LOG["segments"][k * 2 // n]
+        t = seg["start_s"] + (k % (n // 2)) * 60 / (n // 2)
+        path = tmp / f"f{k:03d}.jpg"
+        Image.new("RGB", (560, 420), (k * 9 % 256, 40, 200)).save(path, format="JPEG")
+        out.append(Frame(path, f"{int(t) // 3600:02d}:{int(t) % 3600 // 60:02d}:"
+                               f"{int(t) % 60:02d}", t))
+    return out
+
+
+def _images(body: dict) -> list[tuple[str, tuple[int, int]]]:
+    """(clock label before it, image size) of every image part the model received."""
+    out, label = [], ""
+    for m in body["messages"]:
+        for part in m["content"] if isinstance(m["content"], list) else []:
+            if part["type"] == "text":
+                label = part["text"].strip().rstrip(":")
+            else:
+                data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+                out.append((label.split("\n")[-1], Image.open(io.BytesIO(data)).size))
+    return out
+
+
+def test_an_api_model_receives_the_frames_in_order_with_their_clock(tmp_path: Path) -> None:
+    frames = _frames(tmp_path, 40)
+    with LoopbackLLMServer(lambda body: Reply("[07:00:10 - 07:00:20]")) as srv:
+        vlm = make_vlm(VLMConfig(backend="litellm", model="openai/tiny-vlm",
+                                 api_base=srv.base_url, max_images=16, backoff_s=0.01),
+                       tmp_path / "cache")
+        system = EndToEnd(vlm, lambda log: frames)
+        assert system.respond([ITEM], RECIPES, LOG) == {ITEM["item_id"]: "[07:00:10 - 07:00:20]"}
+        (body,) = srv.requests
+        seen = _images(body)
+        assert len(seen) == 16, "subsampled to the backend's image limit"
+        assert {size for _, size in seen} == {(560, 420)}
+        clocks = [c for c, _ in seen]
+        assert clocks == sorted(clocks) and clocks[0] == frames[0].clock
+        assert clocks[-1] == frames[-1].clock, "first and last frames kept"
+        text = json.dumps(body)
+        assert "The following frames are recorded during time of [07:00:00 \\u2013 07:01:00]" \
+            in text and ITEM["query"] in text and "[HH:MM:SS - HH:MM:SS]" in text
+        system.respond([ITEM], RECIPES, LOG)
+        assert srv.request_count == 1, "the second run is answered from the cache"
+
+
+def test_the_notes_strategy_covers_every_frame_in_chunks(tmp_path: Path) -> None:
+    frames = _frames(tmp_path, 40)
+    with LoopbackLLMServer(lambda body: Reply("[07:00:00 - 07:00:05] C holds a pot")) as srv:
+        vlm = make_vlm(VLMConfig(backend="litellm", model="openai/tiny-vlm",
+                                 api_base=srv.base_url, max_images=16, backoff_s=0.01,
+                                 frames_strategy="notes"), tmp_path / "cache")
+        EndToEnd(vlm, lambda log: frames).respond([ITEM], RECIPES, LOG)
+        counts = [len(_images(b)) for b in srv.requests]
+    assert sorted(counts[:3]) == [8, 16, 16] and counts[3] == 0, "three chunks, then one text-only answer"
+    assert "Notes taken from all the frames" in json.dumps(srv.requests[-1])
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    return build_tiny_vlm(tmp_path_factory.mktemp("tiny-vlm"))
+
+
+def _tiny_vlm(folder: Path, cache: Path, **kw):
+    return make_vlm(VLMConfig(backend="transformers", model="tiny", path=str(folder),
+                              max_tokens=6, **kw), cache)
+
+
+def test_a_tiny_transformers_vlm_answers_in_batches_and_caches(tiny, tmp_path: Path) -> None:
+    frames = _frames(tmp_path, 8)
+    vlm = _tiny_vlm(tiny, tmp_path / "cache", batch_size=4, device="cpu")
+    system = EndToEnd(vlm, lambda log: frames)
+    items = [dict(ITEM, item_id=f"i{k}", query=f"Question {k}?") for k in range(5)]
+    first = system.respond(items, RECIPES, LOG)
+    assert len(first) == 5 and all(isinstance(v, str) for v in first.values())
+    assert vlm.live_calls == 5 and vlm.device == "cpu"
+    again = _tiny_vlm(tiny, tmp_path / "cache", batch_size=4, device="cpu")
+    assert EndToEnd(again, lambda log: frames).respond(items, RECIPES, LOG) == first
+    assert again.live_calls == 0, "a second run makes no model call"
+
+
+@pytest.mark.gpu
+def test_the_tiny_vlm_on_cuda(tiny, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    vlm = _tiny_vlm(tiny, tmp_path / "cache", batch_size=8)
+    assert vlm.device == "cuda" and vlm._loaded[1].dtype == torch.bfloat16
+    out = EndToEnd(vlm, lambda log: _frames(tmp_path, 8)).respond([ITEM], RECIPES, LOG)
+    assert isinstance(out[ITEM["item_id"]], str)
+
+
+def _video(path: Path, seconds: int, colour: tuple[int, int, int]) -> Path:
+    """A small mp4 written with PyAV (no ffmpeg binary): 2 fps, 64x48."""
+    import av
+
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("mpeg4", rate=2)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        for k in range(seconds * 2):
+            frame = av.VideoFrame.from_image(Image.new("RGB", (64, 48), colour))
+            frame.pts = k
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    return path
+
+
+def test_vlm_captions_are_cached_per_source_segment(tmp_path: Path) -> None:
+    media = {"v": _video(tmp_path / "v.mp4", 60, (200, 0, 0)),
+             "w": _video(tmp_path / "w.mp4", 60, (0, 0, 200))}
+    vlm = make_vlm(VLMConfig(backend="scripted", max_images=8), tmp_path / "vlm")
+    cap = VLMCaptioner(vlm, media.__getitem__, tmp_path / "frames", FrameSpec(560, 420, 1.0),
+                       tmp_path / "captions")
+    caps = cap.captions(LOG)
+    assert [c.virtual_s for c in caps] == [25200, 25230, 30000, 30030]
+    assert caps[0].text.startswith("C is busy in the recording, seen in 8 frames from 07:00:00")
+    assert vlm.live_calls == 4
+    # Another log reusing video v (placed elsewhere in its day): no new caption is made.
+    other = {"lifelog_id": "y-short", "segments": [dict(LOG["segments"][0], start_s=40000,
+                                                       end_s=40060)]}
+    moved = cap.captions(other)
+    assert vlm.live_calls == 4 and [c.virtual_s for c in moved] == [40000, 40030]
+    assert moved[0].text == caps[0].text, "the same segment's caption, on the new clock"
+
+
+ARGS = ("library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
+        "persona.mbti=[INTJ,ESFP]", "render=none", "eval.bertscore=false",
+        "eval.bootstrap=20")
+
+
+@pytest.mark.ffmpeg
+def test_every_system_runs_offline_with_the_scripted_vlm(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *ARGS, "eval.captioner=vlm", "eval.e2e_frames=24",
+                        "eval.systems=[oracle_text_retrieval,socratic,retrieve_socratic,"
+                        "end_to_end]", "eval.max_logs=1")
+    assert ran.rc == 0, ran.text[-3000:]
+    results = tmp_path / "benchmarks" / "demo" / "results"
+    assert sorted(p.name for p in results.iterdir()) == [
+        "end_to_end", "oracle_text_retrieval", "retrieve_socratic", "socratic"]
+    md = (results / "socratic" / "table.md").read_text()
+    assert "ORACLE" not in md and "Evaluated on 1 of 2 life logs" in md
+    assert "ORACLE" in (results / "oracle_text_retrieval" / "table.md").read_text()
+    again = run_inprocess(tmp_path, *ARGS, "eval.captioner=vlm", "eval.e2e_frames=24",
+                          "eval.systems=[oracle_text_retrieval,socratic,retrieve_socratic,"
+                          "end_to_end]", "eval.max_logs=1", "force=[respond]")
+    assert again.rc == 0
+    first, second = (_activity(run, "respond") for run in _summaries(tmp_path)[-2:])
+    assert first["model calls"] > 0 and first["frames"] > 0
+    assert "model calls" not in second, "a second run makes no model call"
+    assert 0 < second["cached replies"] <= first["model calls"] + first.get("cached replies", 0)
+    assert second.get("captions", 0) == 0, "captions come from the caption cache"
+    assert "respond: " in again.text
+
+
+def _summaries(root: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(root.glob("runs/*/*/run_summary.json"))]
+
+
+def _activity(summary: dict, stage: str) -> dict[str, int]:
+    return next(s for s in summary["stages"] if s["stage"] == stage)["activity"]
+
+
+@pytest.mark.slow
+def test_shards_split_the_replies_and_a_last_run_merges(tmp_path: Path) -> None:
+    args = [*ARGS, "eval.systems=[oracle_text_retrieval,end_to_end]", "eval.e2e_frames=12"]
+    run_cli(tmp_path, *args, "stages=[annotate]")
+    sweep = run_cli(tmp_path, "-m", *args, "shard.index=0,1", "shard.count=2",
+                    "hydra/launcher=submitit_local", timeout=600)
+    assert sweep.returncode == 0
+    assert not (tmp_path / "benchmarks" / "demo" / "results").exists(), "shards publish nothing"
+    markers = list((tmp_path / "cache" / "respond").glob("*/done/*.json"))
+    assert len(markers) == 4, "2 systems x 2 logs, each computed by exactly one shard"
+    merged = run_cli(tmp_path, *args)
+    assert "respond" in merged.stderr
+    summary = json.loads(sorted((tmp_path / "runs").glob("*/*/run_summary.json"))[-1]
+                         .read_text())
+    respond = next(s for s in summary["stages"] if s["stage"] == "respond")
+    assert (respond["done"], respond["cached"]) == (0, 4)
+    assert (tmp_path / "benchmarks" / "demo" / "results" / "end_to_end" / "table.md").is_file()

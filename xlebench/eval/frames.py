@@ -1,0 +1,56 @@
+"""Frames a model sees of a life log, on its clock, decoded once per source video.
+
+* `log_frames`: N frames spread uniformly over the log's output time (the segments back to
+  back, gaps removed — the rendered video's time), each labelled with its virtual-clock time;
+  the end-to-end system's input (paper: 1200 frames).
+* `segment_sets`: the frames of every 30-second source segment a log uses, at
+  ``segment_fps`` and 560x420 — what a captioner describes, one caption per segment.
+
+Both read media through the render stage's resolver (synthetic media made on demand, or your
+Ego4D ``v2/full_scale``) and cache frames under ``cache/frames`` per source video, so a video
+reused by many logs is decoded once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from xlebench.clock import fmt_hhmmss
+from xlebench.render.frames import FrameSpec, frames_at, segment_frames, uniform_times
+from xlebench.render.timeline import build_mapping, locate
+from xlebench.tasks.items import to_day
+from xlebench.vlm.messages import Frame
+
+Media = Callable[[str], Path]
+
+
+def log_frames(log: dict, n: int, media: Media, root: Path, spec: FrameSpec) -> list[Frame]:
+    segs = log["segments"]
+    mapping = build_mapping(segs, [float(s["source_end_s"]) - float(s.get("source_start_s", 0))
+                                   for s in segs])
+    if not mapping:
+        return []
+    where = [locate(mapping, t) for t in uniform_times(mapping[-1].out_end_s, n)]
+    by_uid: dict[str, list[float]] = defaultdict(list)
+    for pos in where:
+        by_uid[pos.video_uid].append(pos.source_s)
+    files = {uid: frames_at(media(uid), uid, times, root, spec) for uid, times in by_uid.items()}
+    return [Frame(root / files[p.video_uid][p.source_s], fmt_hhmmss(p.virtual_s), p.virtual_s)
+            for p in where]
+
+
+def segment_sets(seg: dict, media: Media, root: Path, spec: FrameSpec
+                 ) -> dict[int, list[Frame]]:
+    """Per 30-s source segment (index k: [k*30, (k+1)*30) of the video) inside the log's
+    segment, its frames labelled on the log's clock."""
+    lo, hi = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    uid = seg["video_uid"]
+    out: dict[int, list[Frame]] = defaultdict(list)
+    for f in segment_frames(media(uid), uid, root, spec):
+        if lo <= f["source_s"] < hi:
+            day = to_day(seg, f["source_s"])
+            out[f["segment"]].append(Frame(root / uid / spec.key / f["file"], fmt_hhmmss(day),
+                                           day))
+    return dict(out)

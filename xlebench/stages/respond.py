@@ -1,0 +1,92 @@
+"""Respond stage: one unit per (system, life log) -> the system's replies to that log's items.
+
+Replies are the expensive part of an evaluation (frames decoded, captions written, a model
+asked per item), so they are units of their own: cached and resumed per log, run in threads
+when a system waits on an API, and split across jobs with ``shard.index/shard.count``; the
+evaluate stage then scores them all. A unit's id carries a key of its system's fingerprint
+(model, prompts, frames, captioner), so adding a system reuses every other system's replies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from omegaconf import DictConfig, OmegaConf
+
+from xlebench.eval.systems import Systems, build_systems, selected_logs
+from xlebench.runner.runner import StageSpec
+from xlebench.runner.stage import BaseStage, StageContext, Unit, UnitContext
+from xlebench.stages.annotate import annotations_root, configured_recipes, stage_annotations
+from xlebench.tasks.registry import Recipe
+
+
+def system_key(fingerprint: dict) -> str:
+    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True, default=str)
+                          .encode()).hexdigest()[:8]
+
+
+def log_items(ctx: StageContext) -> dict[str, list[dict]]:
+    """Every item of the benchmark, by life log, in item-id order."""
+    out: dict[str, list[dict]] = {}
+    for rec in ctx["annotate"].records.values():
+        out.setdefault(rec["lifelog_id"], []).extend(rec["items"])
+    return {lid: sorted(items, key=lambda it: it["item_id"]) for lid, items in out.items()}
+
+
+class RespondStage(BaseStage):
+    name: ClassVar[str] = "respond"
+    version: ClassVar[str] = "1"
+    upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
+
+    def __init__(self, *, systems: Systems, recipes: dict[str, Recipe], root: Path | None,
+                 max_logs: int | None = None, lifelogs: list[str] | None = None) -> None:
+        self.systems, self.recipes, self.root = systems, recipes, root
+        self.max_logs, self.lifelogs = max_logs, list(lifelogs or [])
+        self.keys = {n: system_key(fp) for n, fp in systems.fingerprints.items()}
+        # Systems hold model clients (locks, loaded weights): threads, never processes; one
+        # thread for an in-process model, as many as the API allows for a remote one.
+        self.waits_on_network(max(8, systems.vlm.settings.max_concurrency)
+                              if systems.network and systems.vlm is not None else 1)
+        if systems.vlm is not None and systems.vlm.settings.backend == "transformers":
+            self.serial = True
+        self._items: dict[str, list[dict]] = {}
+
+    def setup(self, ctx: StageContext) -> None:
+        from xlebench.library.view import LibraryView
+
+        self._items = log_items(ctx)
+        self.systems.report = ctx.report or self.systems.report
+        if self.systems.vlm is not None and ctx.report is not None:
+            self.systems.vlm.report = ctx.report
+        uid, _ = ctx["library"].only()
+        self.systems.videos = {v.video_uid: v for v in
+                               LibraryView(ctx["library"].unit_dir(uid)).videos}
+        if any(getattr(s, "reads", None) for s in self.systems.by_name.values()):
+            self.systems.oracle.ann = stage_annotations(ctx, self.root)
+
+    def units(self, ctx: StageContext) -> list[Unit]:
+        items = log_items(ctx)
+        logs = selected_logs(sorted(ctx["simulate"].records), self.max_logs, self.lifelogs)
+        return [Unit(f"{name}.{self.keys[name]}.{lid}", {"system": name, "lifelog": lid})
+                for name in self.systems.by_name for lid in logs if items.get(lid)]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        lid, name = unit.payload["lifelog"], unit.payload["system"]
+        items = [it for it in self._items[lid] if it["subtask"] in self.recipes]
+        log = ctx.upstream["simulate"].records[lid]
+        replies = self.systems.by_name[name].respond(items, self.recipes, log)
+        ctx.count("answers", len(replies))
+        return {"system": name, "lifelog_id": lid, "responses": dict(sorted(replies.items()))}
+
+
+def build_respond_stage(cfg: DictConfig) -> StageSpec:
+    systems = build_systems(cfg)
+    recipes = {n: r for n, (r, _) in configured_recipes(cfg).items()}
+    ec = OmegaConf.to_container(cfg.eval, resolve=True)
+    stage = RespondStage(systems=systems, recipes=recipes, root=annotations_root(cfg),
+                         max_logs=ec["max_logs"], lifelogs=ec["lifelogs"])
+    return StageSpec(stage, {"systems": systems.fingerprints, "max_logs": ec["max_logs"],
+                             "lifelogs": ec["lifelogs"]}, cache_config={})

@@ -1,0 +1,1 @@
+"""Vision-language models behind one interface, cached like every model call."""
