@@ -10,12 +10,8 @@ import pytest
 
 from tests.conftest import make_client
 from xlebench.eval.cider import cider_d
-from xlebench.eval.scorers import (
-    ScoreSettings,
-    class_averaged_accuracy,
-    parse_events,
-    verb_recall_macro,
-)
+from xlebench.eval.corpus import class_averaged_accuracy, verb_recall_macro
+from xlebench.eval.scorers import ScoreSettings, parse_events
 from xlebench.llm.loopback import LoopbackLLMServer
 from xlebench.llm.scripted import ScriptedModel
 from xlebench.tasks.aggregate import offline_aggregate

@@ -25,6 +25,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from xlebench.eval.corpus import (
+    CorpusMetric,
+    cider_by_argument,
+    cider_micro,
+    class_averaged_accuracy,
+    verb_recall_macro,
+)
 from xlebench.eval.metrics import (
     counting_accuracy,
     grounding_overlap,
@@ -320,46 +327,6 @@ def parse_events(reply: str) -> dict[int, dict[str, Any]]:
     return out
 
 
-def verb_recall_macro(details: Sequence[dict], k: int = 5) -> float:
-    """VidSitu's macro verb Recall@k: per verb v, the share of events whose true verbs hold v
-    that have v among their top-k predictions; averaged over verbs that occur."""
-    hits: Counter = Counter()
-    seen: Counter = Counter()
-    for d in details:
-        for gt, pred in d["events"]:
-            for v in set(gt):
-                seen[v] += 1
-                hits[v] += v in pred[:k]
-    return sum(hits[v] / seen[v] for v in seen) / len(seen) if seen else float("nan")
-
-
-def _cider_slots(details: Sequence[dict]) -> list[tuple[str, str, str]]:
-    return [(role, gt, pred) for d in details for role, gt, pred in d["roles"]]
-
-
-def cider_micro(details: Sequence[dict]) -> float:
-    from xlebench.eval.cider import cider_d
-
-    slots = _cider_slots(details)
-    if not slots:
-        return float("nan")
-    return float(np.mean(cider_d([p for _, _, p in slots], [[g] for _, g, _ in slots])))
-
-
-def cider_by_argument(details: Sequence[dict]) -> float:
-    """CIDEr-D averaged per argument type, then over types (VidSitu's C-Arg)."""
-    from xlebench.eval.cider import cider_d
-
-    slots = _cider_slots(details)
-    if not slots:
-        return float("nan")
-    scores = cider_d([p for _, _, p in slots], [[g] for _, g, _ in slots])
-    by: dict[str, list[float]] = {}
-    for (role, _, _), v in zip(slots, scores, strict=True):
-        by.setdefault(role, []).append(v)
-    return float(np.mean([np.mean(v) for v in by.values()]))
-
-
 class EventRoles(_Base):
     """Five events of a 10-s window: verbs (macro Recall@5 as primary, Acc@1/Acc@5 per item)
     and semantic roles (ROUGE-L per item; CIDEr-D micro and per argument over the corpus).
@@ -393,7 +360,7 @@ class EventRoles(_Base):
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
         return {"acc@1": 0.0, "acc@5": 0.0, "rouge_args": 0.0}
 
-    def corpus(self) -> dict[str, Callable[[Sequence[dict]], float]]:
+    def corpus(self) -> dict[str, CorpusMetric]:
         return {"verb_r5": verb_recall_macro, "cider_d": cider_micro,
                 "cider_d_arg": cider_by_argument}
 
@@ -425,17 +392,6 @@ def parse_relations(reply: str) -> dict[str, str]:
     return out
 
 
-def class_averaged_accuracy(details: Sequence[dict]) -> float:
-    """VidSitu's relation metric: top-1 accuracy per true class, averaged over classes."""
-    right: Counter = Counter()
-    seen: Counter = Counter()
-    for d in details:
-        for gt, pred in d["relations"]:
-            seen[gt] += 1
-            right[gt] += gt == pred
-    return sum(right[c] / seen[c] for c in seen) / len(seen) if seen else float("nan")
-
-
 class RelationAccuracy(_Base):
     """Relations of events 1, 2, 4, 5 to event 3: accuracy averaged over classes (corpus),
     plain accuracy per item. Floor: the majority class everywhere (0.25 when all four occur)."""
@@ -456,7 +412,7 @@ class RelationAccuracy(_Base):
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
         return {"relation_item_acc": 0.0}
 
-    def corpus(self) -> dict[str, Callable[[Sequence[dict]], float]]:
+    def corpus(self) -> dict[str, CorpusMetric]:
         return {"relation_acc": class_averaged_accuracy}
 
     def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,

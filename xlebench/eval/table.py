@@ -56,17 +56,19 @@ def _values(rows: Sequence[dict], metric: str) -> list[tuple[str, float, float]]
 
 def _corpus_estimate(rows: Sequence[dict], fn: Any, n_boot: int, seed: int
                      ) -> dict[str, Any]:
-    """A metric of the whole set of rows, its interval by resampling life logs and
-    recomputing it."""
-    by: dict[str, list] = defaultdict(list)
-    for r in rows:
-        by[r["lifelog_id"]].append(r["details"])
-    value = fn([d for r in rows for d in [r["details"]]]) if rows else float("nan")
+    """A metric of the whole set of rows (a `CorpusMetric`), its interval by resampling life
+    logs: each resample sums the logs' prepared vectors (a matrix product) and divides."""
+    num, den = fn.prepare([r["details"] for r in rows])
+    value = fn([r["details"] for r in rows]) if rows else float("nan")
+    keys = sorted({r["lifelog_id"] for r in rows})
     ci = None
-    keys = sorted(by)
     if len(keys) >= 2 and n_boot > 0:
+        index = {k: i for i, k in enumerate(keys)}
+        member = np.zeros((len(keys), len(rows)))
+        member[[index[r["lifelog_id"]] for r in rows], np.arange(len(rows))] = 1.0
         picks = np.random.default_rng(seed).integers(0, len(keys), size=(n_boot, len(keys)))
-        boots = [fn([d for i in pick for d in by[keys[i]]]) for pick in picks]
+        weight = np.stack([np.bincount(p, minlength=len(keys)) for p in picks]) @ member
+        boots = fn.values(weight @ num, weight @ den)
         lo, hi = np.nanpercentile(boots, [2.5, 97.5])
         ci = (round(float(lo), 4), round(float(hi), 4))
     return {"mean": round(value, 4) if finite(value) else None, "n": len(rows), "ci95": ci}

@@ -111,7 +111,7 @@ class EvaluateStage(BaseStage):
     the benchmark's items — or the declared subset of life logs — against chance floors."""
 
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "4"
+    version: ClassVar[str] = "5"
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
