@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test test-all lint bench clean install
+.PHONY: demo test test-all test-lmms lint bench clean install
 
 install: $(STAMP)
 
@@ -29,6 +29,21 @@ test: install
 test-all: install
 	$(BIN)/python -m pytest -m "" 
 
+# lmms-eval gets its own environment: it pins av<16 (the main one has a newer av), and PyPI's
+# torchvision wheel is the CUDA build, which cannot load beside the CPU torch pinned here; the
+# exported tasks do not need torchvision (transformers imports it only when it is installed).
+LMMS_VENV := .venv-lmms
+$(LMMS_VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(LMMS_VENV)/bin/python || $(PYTHON) -m venv $(LMMS_VENV)
+	$(LMMS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LMMS_VENV)/bin/python -m pip install --quiet -c constraints.txt torch==2.13.0
+	$(LMMS_VENV)/bin/python -m pip install --quiet -c constraints.txt -e ".[dev,lmms]"
+	$(LMMS_VENV)/bin/python -m pip uninstall --quiet -y torchvision
+	touch $@
+
+test-lmms: $(LMMS_VENV)/.installed
+	$(LMMS_VENV)/bin/python -m pytest -m lmms $(PYTEST_ARGS)
+
 lint: install
 	$(BIN)/ruff check xlebench tests benchmarks
 
@@ -36,4 +51,4 @@ bench: install
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) outputs/cache outputs/benchmarks outputs/runs
+	rm -rf $(VENV) $(LMMS_VENV) outputs/cache outputs/benchmarks outputs/runs

@@ -8,11 +8,49 @@ from pathlib import Path
 
 from tests.conftest import FAST, run_cli
 
-FULL = [*FAST, "stages=[library,persona,plan,simulate,render,annotate,evaluate]",
+FULL = [*FAST, "stages=[library,persona,plan,simulate,render,annotate,evaluate,export]",
         "render=none", "simulation=paper", "eval.bootstrap=50", "eval.bertscore=false",
-        "library.n_videos=120"]
+        "library.n_videos=120", "simulation.start_resolution_s=60",
+        "simulation.segment_end=floor"]
 SUBTASKS = ("object_retrieval", "people_retrieval", "moment_retrieval", "single_summary",
             "multi_summary", "holistic_summary", "action_counting", "summary_ordering")
+
+
+def _check_exports(bench: Path, items: list[dict]) -> None:
+    """Every export of the compiled benchmark reads back as its items: the Hugging Face parquet
+    files through `datasets`, the release files through the importer (the paper's clock:
+    whole-minute starts, so release readers get the exact times)."""
+    import datasets
+
+    from xlebench.export.hf import row_to_item
+    from xlebench.export.release_import import import_release
+
+    by_id = {it["item_id"]: it for it in items}
+    hf = bench / "export" / "hf"
+    for sub in SUBTASKS:
+        ds = datasets.load_dataset("parquet", data_files={"test": str(
+            hf / "data" / f"{sub}.parquet")}, cache_dir=str(bench.parent / ".hf"))["test"]
+        assert [row_to_item(r) for r in ds] == [by_id[r["item_id"]] for r in ds]
+    schemas = {str(datasets.load_dataset("parquet", data_files=str(p), split="train",
+                                         cache_dir=str(bench.parent / ".hf")).features)
+               for p in (hf / "data").glob("*.parquet")}
+    assert len(schemas) == 1, "every subtask file must share one schema"
+    card = (hf / "README.md").read_text()
+    assert card.startswith("---\n") and "config_name: action_counting" in card
+    assert "No video is redistributed" in card and "xlebench-rebuild" in card
+
+    files = sorted((bench / "export" / "xlebench").glob("simulation_*_annotation.json"))
+    assert len(files) == 18 and all(len(f.name.split("_")[1]) == 8 for f in files)
+    for f in files:
+        for seg in json.loads(f.read_text())["simulations"]:
+            assert seg["start_sec"] % 60 == 0
+    imported = import_release(bench / "export" / "xlebench")
+    scored = ("item_id", "task", "subtask", "lifelog_id", "category", "query", "answer",
+              "period", "evidence")
+    back = {it["item_id"]: {k: it[k] for k in scored}
+            for its in imported.items.values() for it in its}
+    assert back == {i: {k: it[k] for k in scored} for i, it in by_id.items()}
+    assert not imported.skipped
 
 
 def test_full_pipeline_then_gold_predictions(tmp_path: Path) -> None:
@@ -24,7 +62,7 @@ def test_full_pipeline_then_gold_predictions(tmp_path: Path) -> None:
                 .splitlines()]
         assert rows, f"no {sub} items"
         items += rows
-    assert len(list((bench / "export" / "xlebench").glob("simulation_*_annotation.json"))) == 18
+    _check_exports(bench, items)
     table = json.loads((bench / "results" / "oracle_text_retrieval" / "table.json")
                        .read_text())
     cells = {s: c["all"] for s, c in table["rows"].items() if s in SUBTASKS}

@@ -93,14 +93,16 @@ def test_stale_outputs_are_refused(published: Path, tmp_path: Path) -> None:
     manifest = json.loads((bench / "manifest.json").read_text())
     fake = dict(manifest, fingerprints={**manifest["fingerprints"], "simulate": "0" * 16})
     stale = stale_outputs(fake, {"simulate": manifest["fingerprints"]["simulate"]})
-    assert {"annotate", "evaluate", "render", "results/oracle_text_retrieval"} <= set(stale)
+    assert {"annotate", "evaluate", "export", "render", "results/oracle_text_retrieval"} \
+        <= set(stale)
     assert not {"library", "persona", "plan"} & set(stale)
     backup = (bench / "manifest.json").read_bytes()
     (bench / "manifest.json").write_text(json.dumps(fake))
     try:
         before = tree_bytes(bench)
         ran = run_inprocess(published, *SMALL, "stages=[simulate]")
-        assert ran.rc == 2 and "changes the inputs of annotate, evaluate, render" in ran.text
+        assert ran.rc == 2 and "changes the inputs of annotate, evaluate, export, render" \
+            in ran.text
         assert tree_bytes(bench) == before
     finally:
         (bench / "manifest.json").write_bytes(backup)

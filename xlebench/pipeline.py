@@ -54,6 +54,7 @@ STAGE_CLASSES = {
     "annotate": "AnnotateStage",
     "respond": "RespondStage",
     "evaluate": "EvaluateStage",
+    "export": "ExportStage",
 }
 
 

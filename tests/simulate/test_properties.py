@@ -35,7 +35,7 @@ def library(tmp_path_factory):
                    CandidateFilter(videos)), emb
 
 
-def _log(library, seed: int, n: int, location: str, mbti: str):
+def _log(library, seed: int, n: int, location: str, mbti: str, **clock):
     lib, emb = library
     persona = generate_persona(location, mbti, seed)
     vocab = sorted({s for v in lib.videos for s in v.scenarios})
@@ -52,7 +52,7 @@ def _log(library, seed: int, n: int, location: str, mbti: str):
     segs, revs, _ = simulate_log(
         lib=lib, chunks=plan.chunks, embed=lambda c: vecs[c.chunk_id], country=location,
         picked=picked, reflect=reflect, rng=rng,
-        params=MatchParams(levels=LEVELS, top_k_sample=2))
+        params=MatchParams(levels=LEVELS, top_k_sample=2, **clock))
     return plan, segs, revs
 
 
@@ -81,6 +81,27 @@ def test_life_log_invariants(library, seed: int, n: int) -> None:
         if level.scene_time:
             assert scene_ok(v.scene, c["scene"]) and time_ok(v.time_period, c["time_class"])
     assert all(not r.violations for r in revs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_minute_starts_and_floored_ends(library, seed: int) -> None:
+    """The release's clock: every segment starts on a whole minute (so HH:MM is exact) and
+    ends at floor(start + duration); the default keeps second starts and ceiled ends."""
+    by_uid = {v.video_uid: v for v in library[0].videos}
+    _, segs, _ = _log(library, seed, 9, "Japan", "INTJ", start_resolution_s=60,
+                      segment_end="floor")
+    _, default, _ = _log(library, seed, 9, "Japan", "INTJ")
+    for s in segs:
+        dur = by_uid[s["video_uid"]].duration_s
+        assert s["start_s"] % 60 == 0 and s["chunk"]["start_s"] <= s["start_s"]
+        assert s["start_s"] - s["chunk"]["start_s"] < 60
+        assert s["end_s"] == int(s["start_s"] + dur)
+    for a, b in zip(segs, segs[1:], strict=False):
+        assert b["start_s"] >= a["end_s"] + 150
+    assert any(s["start_s"] % 60 for s in default), "default starts are at second resolution"
+    for s in default:
+        assert s["start_s"] == s["chunk"]["start_s"]
+        assert s["end_s"] == s["start_s"] + -(-by_uid[s["video_uid"]].duration_s // 1)
 
 
 def test_groups_are_contiguous_and_near_equal() -> None:

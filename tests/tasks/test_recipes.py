@@ -8,13 +8,10 @@ import os
 import random
 from pathlib import Path
 
-import pytest
-
 from xlebench.library.records import LibraryVideo
 from xlebench.tasks.actions import action_of, count_actions
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
-from xlebench.tasks.export import release_layout
 from xlebench.tasks.registry import load_recipe
 from xlebench.tasks.source import AnnotationIndex, Moment, Narration, NLQQuery, clean_query
 
@@ -59,10 +56,11 @@ def _annotations() -> AnnotationIndex:
     f = "v2/annotations/nlq_val.json"
     ann.nlq["v-cook"] = [
         NLQQuery("v-cook", clean_query("Query Text: where is the pot?  "),
-                 "Objects: Where is object X?", 12.0210286, 19.5, "ann-1", 0, "clip-1", f),
+                 "Objects: Where is object X?", 12.0210286, 19.5, "ann-1", 0, "clip-1", f,
+                 "Query Text: where is the pot?  "),
         NLQQuery("v-cook", "Who did I talk to in the kitchen?",
                  "People: Who did I talk to in location X?", 300.0, 310.0, "ann-2", 1,
-                 "clip-1", f)]
+                 "clip-1", f, "Who did I talk to in the kitchen?")]
     ann.moments["v-walk"] = [
         Moment("v-walk", "converse_/_interact_with_someone", 10.0, 40.0, ("m1",), "m.json"),
         Moment("v-walk", "converse_/_interact_with_someone", 100.0, 130.0, ("m2",), "m.json")]
@@ -124,14 +122,3 @@ def test_periods_and_ordering() -> None:
              order["query"].split("Summary ")[1:]]
     truth = [VIDEOS[s["video_uid"]].summary for s in LOG["segments"]]
     assert [shown[i] for i in order["answer"]["order"]] == truth
-
-
-def test_release_export_layout() -> None:
-    items = [it for v in _build().values() for it in v]
-    out = release_layout(LOG, items)
-    assert [s["start_time"] for s in out["simulations"]] == ["07:30", "14:00", "20:00"]
-    q = out["tasks"]["objects_retrieval"]["query_list"][0]
-    assert q["query_metadata"]["query_range"] == {"start_time": "07:30", "end_time": "07:40"}
-    assert q["queries"][0]["response_start_time_sec"] == pytest.approx(27012.021)
-    assert set(out["tasks"]["summarisation"]) == {"individual_sum", "multi_video_sum",
-                                                  "holistic_sum"}

@@ -16,7 +16,7 @@ from omegaconf import MISSING
 from xlebench.config.knobs import knob
 
 PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "respond", "evaluate",
-            "report")
+            "export", "report")
 
 
 @dataclass
@@ -216,6 +216,13 @@ class SimulationConfig:
     lengths: dict[str, int] = knob(factory=dict, ge=1, le=200, each=True)
     n_chunks: int | None = knob(None, ge=1, le=200)
     day_end: str = knob("overflow", choices=("overflow", "truncate", "drop"))
+    #: Segments start on multiples of this many seconds (a chunk's start is rounded up when it
+    #: is matched). 1 keeps second resolution; the paper's release starts whole minutes (60),
+    #: which is what lets its readers recover video time from an ``HH:MM`` start.
+    start_resolution_s: int = knob(1, ge=1, le=3600)
+    #: A segment ends at start + ceil(video duration) (never overlaps the next) or, as the
+    #: authors do, floor(start + duration).
+    segment_end: str = knob("ceil", choices=("ceil", "floor"))
 
 
 @dataclass
@@ -311,12 +318,27 @@ class CertificateConfig:
                                   each=True)
 
 
+EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema")
+
+
+@dataclass
+class ExportConfig:
+    """Formats written under ``export/`` by the export stage: ``hf`` (parquet + dataset card),
+    ``lmms_eval`` (task folders; needs ``hf``), ``xlebench`` (the X-LeBench release layout),
+    ``egoschema`` (multiple-choice items in EgoSchema's layout)."""
+
+    formats: list[str] = knob(factory=lambda: list(EXPORT_FORMATS), choices=EXPORT_FORMATS,
+                              each=True)
+    #: lmms-eval generation budget per reply.
+    max_new_tokens: int = knob(256, ge=1, le=32_768)
+
+
 @dataclass
 class XLeBenchConfig:
     name: str = "demo"
     seed: int = knob(0, ge=0)
     stages: list[str] = field(default_factory=lambda: [
-        "library", "persona", "plan", "simulate", "render", "annotate", "evaluate"])
+        "library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "export"])
     force: list[str] = field(default_factory=list)
     workers: int = knob(1, ge=1, le=256)
     fail_fast: bool = False
@@ -340,6 +362,7 @@ class XLeBenchConfig:
     aggregator: str = knob("offline", choices=("offline", "llm"))
     certificate: CertificateConfig = field(default_factory=CertificateConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    export: ExportConfig = field(default_factory=ExportConfig)
 
 
 SCHEMAS: dict[str, dict[str, type]] = {

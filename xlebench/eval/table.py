@@ -85,6 +85,12 @@ def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int,
             "ci95": clustered_ci(vals, n_boot, seed) if vals else None}
 
 
+def point_estimate(rows: Sequence[dict], metric: str, corpus: Any = None) -> float | None:
+    """The table's value of one metric over rows (no interval): what lmms-eval's aggregation
+    of an exported task reports."""
+    return _estimate(rows, metric, 0, 0, corpus)["mean"]
+
+
 def _cell(rows: list[dict], floor: list[dict], metric: str, n_boot: int, seed: int,
           corpus: Any = None) -> dict[str, Any]:
     paper = [r for r in rows if r["status"] not in PAPER_EXCLUDES]

@@ -1,7 +1,8 @@
 """One life log: sample chunks, then match-and-reflect chunk by chunk on a virtual clock.
 
-A segment occupies [chunk start, chunk start + ceil(video duration)] at second resolution;
-reflection then moves later chunks so segments never overlap. Days that run past midnight
+A segment occupies [chunk start, chunk start + ceil(video duration)] at second resolution
+(``start_resolution_s`` rounds starts up, e.g. to whole minutes; ``segment_end=floor`` is the
+authors' end); reflection then moves later chunks so segments never overlap. Days that run past midnight
 are handled by `day_end`: ``overflow`` keeps going on the same clock (times >= 86400 s are
 the next day, shown as ``+1 HH:MM``); ``truncate`` stops before a chunk that would start
 after midnight and records the chunks it dropped.
@@ -30,6 +31,18 @@ class MatchParams:
     top_k_sample: int = 1
     max_candidates_in_trace: int = 5
     day_end: str = "overflow"
+    start_resolution_s: int = 1
+    segment_end: str = "ceil"
+
+
+def segment_bounds(chunk_start_s: int, duration_s: float, p: MatchParams) -> tuple[int, int]:
+    """Where a matched video sits on the day: the chunk start rounded up to the start
+    resolution, and the end by ``segment_end`` (integer seconds either way)."""
+    res = p.start_resolution_s
+    start = -(-int(chunk_start_s) // res) * res
+    end = math.ceil(start + duration_s) if p.segment_end == "ceil" else math.floor(
+        start + duration_s)
+    return start, end
 
 
 @dataclass
@@ -89,9 +102,9 @@ def simulate_log(
         vid = m.pop("vid")
         video = lib.videos[vid]
         used[vid] = True
-        end = chunk.start_s + math.ceil(video.duration_s)
+        start, end = segment_bounds(chunk.start_s, video.duration_s, params)
         segments.append({
-            "index": len(segments), "video_uid": video.video_uid, "start_s": chunk.start_s,
+            "index": len(segments), "video_uid": video.video_uid, "start_s": start,
             "end_s": end, "source_start_s": 0.0, "source_end_s": video.duration_s,
             "chunk": chunk.to_dict(), "match": m,
         })

@@ -31,7 +31,6 @@ from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, Un
 from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
-from xlebench.tasks.export import release_layout
 from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.registry import Recipe, recipes_from_config
 from xlebench.tasks.source import AnnotationIndex, load_annotations
@@ -52,10 +51,10 @@ def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "4"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
-        "annotations", "export/xlebench", "stats/tasks.json", "stats/llm_usage_annotate.json")
+        "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
 
     def __init__(self, *, recipes: dict[str, tuple[Recipe, Any]], keys: dict[str, str],
                  annotations_root: Path | None, filters: dict[str, list] | None = None,
@@ -120,14 +119,12 @@ class AnnotateStage(BaseStage):
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub: dict[str, list] = defaultdict(list)
-        by_log: dict[str, list] = defaultdict(list)
         counts: dict[str, Counter] = defaultdict(Counter)
         reasons: dict[str, Counter] = defaultdict(Counter)
         per_video: dict[str, dict] = {}
         for rec in result.records.values():
             per_video.update(rec.get("annotation_skips", {}))
             by_sub[rec["subtask"]] += rec["items"]
-            by_log[rec["lifelog_id"]] += rec["items"]
             counts[rec["subtask"]][rec["category"]] += len(rec["items"])
             if not rec["items"]:
                 counts[rec["subtask"]]["logs_without_items"] += 1
@@ -135,11 +132,6 @@ class AnnotateStage(BaseStage):
         for sub in self.recipes:
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
-        for lid, items in sorted(by_log.items()):
-            log = json.loads((dest / "lifelogs" / f"{lid}.json").read_text("utf-8"))
-            write_json(dest / "export" / "xlebench" /
-                       f"simulation_{log['persona_id']}_{log['category']}_annotation.json",
-                       release_layout(log, sorted(items, key=lambda it: it["item_id"])))
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)

@@ -181,6 +181,8 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         top_k_sample=int(matcher["top_k_sample"]),
         max_candidates_in_trace=int(matcher["max_candidates_in_trace"]),
         day_end=str(sim["day_end"]),
+        start_resolution_s=int(sim["start_resolution_s"]),
+        segment_end=str(sim["segment_end"]),
     )
     llm = llm_planner(cfg, "planner=llm (reflection)") if cfg.planner.reflection else None
     if llm is not None:
@@ -192,6 +194,7 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         faiss_threads=int(matcher["index"]["faiss_threads"]), llm=llm,
         embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings")
     fp = {"lengths": lengths, "day_end": sim["day_end"],
+          "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
           "matcher": {k: v for k, v in matcher.items() if k not in ("embedder", "index")},
           "index_kind": matcher["index"]["kind"],
           "planner": {"min_gap_s": int(cfg.planner.min_gap_s),

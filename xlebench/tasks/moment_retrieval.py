@@ -42,6 +42,7 @@ def build(ctx: Context, p: MomentParams) -> Built:
             text=W.span_text(spans), evidence=[evidence(seg, m.start_s, m.end_s)
                                                for m in moments],
             provenance={"source_file": moments[0].file, "label": label,
+                        "video_spans": [[m.start_s, m.end_s] for m in moments],
                         "annotation_ids": sorted({i for m in moments
                                                   for i in m.annotation_uids})}))
     return out

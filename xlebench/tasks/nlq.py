@@ -42,5 +42,7 @@ def nlq_items(ctx: Context, p: RetrievalParams) -> Built:
             text=W.span_text([span]), evidence=[evidence(seg, q.start_s, q.end_s)],
             provenance={"source_file": q.file, "annotation_ids": [q.annotation_uid],
                         "query_idx": q.query_idx, "clip_uid": q.clip_uid,
-                        "template": q.template, "raw_query": q.raw}))
+                        "template": q.template, "raw_query": q.raw,
+                        # unrounded Ego4D seconds: the release export adds them to HH:MM
+                        "video_spans": [[q.start_s, q.end_s]]}))
     return out

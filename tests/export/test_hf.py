@@ -1,0 +1,59 @@
+"""The Hugging Face export: one explicit schema whatever the answers look like, rows that turn
+back into the exact items, and the EgoSchema layout of multiple-choice items."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from tests.tasks.test_recipes import _build
+from xlebench.export.egoschema import NAMESPACE, egoschema_files
+from xlebench.export.hf import ITEMS, items_table, read_items, write_table
+
+
+def _mcq() -> dict:
+    item = _build()["single_summary"][0]
+    return {**item, "item_id": "x-mcq-000", "subtask": "summary_mcq",
+            "answer": {**item["answer"], "options": ["a", "b", "c", "d", "e"], "label": 3},
+            "source_item": item["item_id"]}
+
+
+def _event() -> dict:
+    item = _build()["action_counting"][0]
+    return {**item, "item_id": "x-ev-000", "subtask": "event_srl",
+            "answer": {**item["answer"], "events": [{"verb": "cut", "roles": {"Arg0": "C"}}]},
+            "period": {"start_s": 27000, "end_s": 27601}}
+
+
+def test_every_item_kind_round_trips_through_one_schema(tmp_path: Path) -> None:
+    items = [it for v in _build().values() for it in v] + [_mcq(), _event()]
+    write_table(items_table(items), tmp_path / "all.parquet")
+    assert pq.read_schema(tmp_path / "all.parquet").remove_metadata().equals(ITEMS)
+    assert read_items(tmp_path / "all.parquet") == items
+    counting = items_table([it for it in items if it["subtask"] == "action_counting"])
+    assert counting.column("answer_counts").type == ITEMS.field("answer_counts").type
+    assert counting.column("period_start_s").type == ITEMS.field("period_start_s").type
+
+
+def test_same_items_same_bytes(tmp_path: Path) -> None:
+    items = [it for v in _build().values() for it in v]
+    write_table(items_table(items), tmp_path / "a.parquet")
+    write_table(items_table(items), tmp_path / "b.parquet")
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+
+
+def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
+    mcq = _mcq()
+    files = egoschema_files([mcq, _event()])
+    q_uid = str(uuid.uuid5(NAMESPACE, mcq["item_id"]))
+    assert files["questions.json"] == [{"q_uid": q_uid, "question": mcq["query"],
+                                        "option 0": "a", "option 1": "b", "option 2": "c",
+                                        "option 3": "d", "option 4": "e"}]
+    assert files["answers.json"] == {q_uid: 3}
+    ids = files["id_map.json"][q_uid]
+    assert ids["item_id"] == "x-mcq-000" and ids["period_s"] == [
+        mcq["period"]["start_s"], mcq["period"]["end_s"]]
+    json.dumps(files)  # plain JSON

@@ -1,0 +1,98 @@
+"""``xlebench-score <folder> <predictions.jsonl>``: score replies against the items of any
+folder holding ``annotations/<subtask>.jsonl`` — a compiled benchmark, or the X-LeBench release
+read by ``xlebench-import-release`` — with the same scorers, chance floors, intervals and table
+as the evaluate stage (its default settings; ``--no-bertscore`` for speed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+from xlebench.config.schema import EvalConfig
+from xlebench.errors import DataError, UserError
+from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
+from xlebench.eval.table import results_table, to_markdown
+from xlebench.runner.atomic import write_json, write_jsonl, write_text
+from xlebench.tasks.registry import groups, load_recipe
+
+
+def read_items(folder: Path) -> dict[str, list[dict]]:
+    files = sorted((folder / "annotations").glob("*.jsonl"))
+    if not files:
+        raise UserError(f"{folder}: no annotations/*.jsonl; pass a compiled benchmark or a "
+                        "folder written by xlebench-import-release")
+    out = {}
+    for path in files:
+        rows = []
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DataError(str(path), f"line {n}", f"expected a JSON item ({exc.msg})") \
+                    from None
+        if rows:
+            out[path.stem] = rows
+    return out
+
+
+def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
+                 n_boot: int | None = None, seed: int = 0) -> dict:
+    from xlebench.stages.evaluate import check_covers, check_known, load_predictions
+
+    defaults = {f.name: f.default_factory() if callable(f.default_factory) else f.default
+                for f in fields(EvalConfig)}
+    by_sub = read_items(folder)
+    recipes = {sub: load_recipe(sub) for sub in by_sub}
+    items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
+    responses = load_predictions(predictions)
+    check_known(predictions, responses, {it["item_id"] for it in items})
+    check_covers(predictions, responses, items)
+    settings = ScoreSettings(ks=tuple(defaults["ks"]), tious=tuple(defaults["tious"]),
+                             refusal_patterns=tuple(defaults["refusal_patterns"]),
+                             no_information_patterns=tuple(defaults["no_information_patterns"]),
+                             bertscore=bertscore)
+    scorer = None
+    if bertscore:
+        from xlebench.eval.bertscore import BERTScorer
+
+        scorer = BERTScorer()
+    rows = score_items(items, responses, recipes, settings, scorer)
+    floors = floor_rows(items, recipes, settings, seed=seed, draws=defaults["floor_draws"],
+                        bertscorer=scorer)
+    table = results_table(rows, floors, groups=groups(list(recipes.values())),
+                          corpus=corpus_metrics(recipes),
+                          n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed)
+    return {"table": table, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="xlebench-score", description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("predictions", type=Path, help='JSONL of {"item_id", "response"}')
+    ap.add_argument("--out", type=Path, default=None,
+                    help="write table.json, table.md and scores.jsonl here (a new folder)")
+    ap.add_argument("--no-bertscore", action="store_true")
+    ap.add_argument("--bootstrap", type=int, default=None)
+    args = ap.parse_args(argv)
+    try:
+        if args.out is not None and args.out.exists():
+            raise UserError(f"{args.out}: already exists; choose a new folder")
+        res = score_folder(args.folder, args.predictions, bertscore=not args.no_bertscore,
+                           n_boot=args.bootstrap)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    md = to_markdown(res["table"], f"predictions-{args.predictions.stem}")
+    if args.out is not None:
+        write_json(args.out / "table.json", res["table"])
+        write_text(args.out / "table.md", md)
+        write_jsonl(args.out / "scores.jsonl", res["rows"])
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""A Hugging Face dataset of a compiled benchmark: one parquet file per subtask, all with one
+explicit Arrow schema, a life-log table, and a dataset card.
+
+Why an explicit schema: Arrow infers types from the values it sees, so the annotation JSONL
+turns counting answers into a struct with one field per action ever counted and a time that
+happens to be whole into an integer; files of different subtasks then cannot be concatenated.
+Here every answer kind has its typed column (spans ``list<list<double>>``, counts
+``list<struct<action, count>>``, order ``list<int64>``, options/label for multiple choice),
+times are always ``double`` seconds on the life log's clock, and what has no column of its own
+(event roles, relations, grounding tokens, provenance, recipe-specific fields) is JSON text.
+`row_to_item` inverts `item_to_row` exactly (tested).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+#: Answer fields with a column of their own; any other answer field goes to ``answer_extra``.
+ANSWER_COLUMNS = ("text", "spans", "counts", "order", "options", "label")
+#: Item fields with a column of their own; any other goes to ``extra``.
+ITEM_COLUMNS = ("item_id", "task", "subtask", "lifelog_id", "category", "query", "answer",
+                "period", "evidence", "certificate", "provenance")
+
+SPAN = pa.list_(pa.float64())
+EVIDENCE = pa.struct([("video_uid", pa.string()), ("source_start_s", pa.float64()),
+                      ("source_end_s", pa.float64())])
+CERTIFICATE = pa.struct([("seconds", pa.float64()), ("n_subclips", pa.int64()),
+                         ("source", pa.string()), ("upper_bound", pa.bool_())])
+ITEMS = pa.schema([
+    ("item_id", pa.string()), ("task", pa.string()), ("subtask", pa.string()),
+    ("lifelog_id", pa.string()), ("category", pa.string()), ("query", pa.string()),
+    ("answer_text", pa.string()),
+    ("answer_spans", pa.list_(SPAN)),
+    ("answer_counts", pa.list_(pa.struct([("action", pa.string()), ("count", pa.int64())]))),
+    ("answer_order", pa.list_(pa.int64())),
+    ("options", pa.list_(pa.string())),
+    ("label", pa.int64()),
+    ("answer_extra", pa.string()),
+    ("period_start_s", pa.float64()), ("period_end_s", pa.float64()),
+    ("evidence", pa.list_(EVIDENCE)),
+    ("certificate", CERTIFICATE),
+    ("provenance", pa.string()),
+    ("extra", pa.string()),
+    ("video", pa.string()),
+])
+SEGMENT = pa.struct([("index", pa.int64()), ("video_uid", pa.string()),
+                     ("start_s", pa.float64()), ("end_s", pa.float64()),
+                     ("source_start_s", pa.float64()), ("source_end_s", pa.float64()),
+                     ("relaxation", pa.string()), ("score", pa.float64())])
+LIFELOGS = pa.schema([
+    ("lifelog_id", pa.string()), ("persona_id", pa.string()), ("category", pa.string()),
+    ("n_chunks", pa.int64()), ("start_s", pa.float64()), ("end_s", pa.float64()),
+    ("video_s", pa.float64()), ("segments", pa.list_(SEGMENT)), ("video", pa.string()),
+])
+
+
+def _json(obj: Any) -> str | None:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False) if obj else None
+
+
+def item_to_row(item: dict) -> dict[str, Any]:
+    ans = item["answer"]
+    extra_ans = {k: v for k, v in ans.items() if k not in ANSWER_COLUMNS}
+    extra = {k: v for k, v in item.items() if k not in ITEM_COLUMNS}
+    return {
+        **{k: item[k] for k in ITEM_COLUMNS[:6]},
+        "answer_text": ans.get("text", ""),
+        "answer_spans": [[float(a), float(b)] for a, b in ans.get("spans", [])],
+        "answer_counts": [{"action": a, "count": int(c)} for a, c in ans.get("counts", {}).items()],
+        "answer_order": [int(i) for i in ans.get("order", [])],
+        "options": list(ans["options"]) if "options" in ans else None,
+        "label": ans.get("label"),
+        "answer_extra": _json(extra_ans),
+        "period_start_s": float(item["period"]["start_s"]),
+        "period_end_s": float(item["period"]["end_s"]),
+        "evidence": [{"video_uid": e["video_uid"], "source_start_s": float(e["source_start_s"]),
+                      "source_end_s": float(e["source_end_s"])} for e in item["evidence"]],
+        "certificate": item.get("certificate"),
+        "provenance": _json(item.get("provenance")) or "{}",
+        "extra": _json(extra),
+        "video": f"videos/{item['lifelog_id']}.mp4",
+    }
+
+
+def row_to_item(row: dict[str, Any]) -> dict[str, Any]:
+    """The xlebench item a row was made from (what scorers and `xlebench-score` read)."""
+    answer: dict[str, Any] = {"text": row["answer_text"],
+                              "spans": [list(s) for s in row["answer_spans"]],
+                              "counts": {c["action"]: c["count"] for c in row["answer_counts"]},
+                              "order": list(row["answer_order"])}
+    if row["options"] is not None:
+        answer["options"] = list(row["options"])
+    if row["label"] is not None:
+        answer["label"] = row["label"]
+    answer.update(json.loads(row["answer_extra"] or "{}"))
+    item = {k: row[k] for k in ITEM_COLUMNS[:6]}
+    item.update(answer=answer, period={"start_s": row["period_start_s"],
+                                       "end_s": row["period_end_s"]},
+                evidence=[dict(e) for e in row["evidence"]],
+                provenance=json.loads(row["provenance"]))
+    if row["certificate"] is not None:
+        item["certificate"] = dict(row["certificate"])
+    item.update(json.loads(row["extra"] or "{}"))
+    return item
+
+
+def items_table(items: Iterable[dict]) -> pa.Table:
+    return pa.Table.from_pylist([item_to_row(it) for it in items], schema=ITEMS)
+
+
+def lifelogs_table(logs: Iterable[dict]) -> pa.Table:
+    rows = []
+    for log in logs:
+        segs = log["segments"]
+        rows.append({
+            "lifelog_id": log["lifelog_id"], "persona_id": log["persona_id"],
+            "category": log["category"], "n_chunks": log["n_chunks"],
+            "start_s": float(segs[0]["start_s"]) if segs else None,
+            "end_s": float(segs[-1]["end_s"]) if segs else None,
+            "video_s": float(sum(s["source_end_s"] - s.get("source_start_s", 0.0)
+                                 for s in segs)),
+            "segments": [{"index": s["index"], "video_uid": s["video_uid"],
+                          "start_s": float(s["start_s"]), "end_s": float(s["end_s"]),
+                          "source_start_s": float(s.get("source_start_s", 0.0)),
+                          "source_end_s": float(s["source_end_s"]),
+                          "relaxation": s.get("match", {}).get("relaxation"),
+                          "score": s.get("match", {}).get("score")} for s in segs],
+            "video": f"videos/{log['lifelog_id']}.mp4"})
+    return pa.Table.from_pylist(rows, schema=LIFELOGS)
+
+
+def write_table(table: pa.Table, path: Path) -> None:
+    """Deterministic bytes: no pandas metadata, fixed writer settings."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table.replace_schema_metadata(None), path, compression="zstd",
+                   write_statistics=False, store_schema=True)
+
+
+def read_items(path: Path) -> list[dict]:
+    return [row_to_item(r) for r in pq.read_table(path, schema=ITEMS).to_pylist()]

@@ -1,0 +1,244 @@
+"""Read X-LeBench release annotation files into xlebench items and life logs.
+
+``xlebench-import-release <release_dir> <out>`` writes ``<out>/annotations/<subtask>.jsonl``,
+``<out>/lifelogs/<id>.json`` and ``<out>/import.json`` (what was read, what was skipped and why),
+so the official 432 logs can be scored with xlebench's metrics, floors and tables
+(``xlebench-score <out> predictions.jsonl``).
+
+Times follow the release readers' rules: ``HH:MM`` segment starts, plus 24 h whenever a time is
+smaller than the previous one; video time = ``response − seconds(start_time)``; the day time of
+an answer = the unwrapped segment start + that video time. Exact ``start_sec``/``end_sec`` and
+``item_id`` written by xlebench's own export are used when present, so exporting and importing
+an xlebench benchmark gives back its items. Entries whose fields are not understood are
+counted per task key in ``import.json``, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlebench.clock import DAY, parse_hhmm
+from xlebench.errors import DataError, UserError
+from xlebench.export.release import SUMMARY_KEYS
+from xlebench.runner.atomic import write_json, write_jsonl
+from xlebench.tasks import wording as W
+from xlebench.tasks.items import make_item
+from xlebench.tasks.source import clean_query
+
+TASKS = {"object_retrieval": "temporal_localisation", "people_retrieval": "temporal_localisation",
+         "moment_retrieval": "temporal_localisation", "single_summary": "summarisation",
+         "multi_summary": "summarisation", "holistic_summary": "summarisation",
+         "action_counting": "counting", "summary_ordering": "ordering"}
+#: Chunks per category in the paper (used when a file does not name its category).
+CATEGORY_CHUNKS = {"short": 4, "medium": 9, "long": 15}
+
+
+@dataclass
+class Imported:
+    logs: dict[str, dict] = field(default_factory=dict)
+    items: dict[str, list[dict]] = field(default_factory=dict)
+    skipped: Counter = field(default_factory=Counter)
+
+
+def _unwrap(times: list[str]) -> list[int]:
+    """Seconds of successive ``HH:MM`` times, +24 h each time the clock goes backwards."""
+    out, day, prev = [], 0, -1
+    for t in times:
+        s = parse_hhmm(t)
+        if s < prev:
+            day += DAY
+        prev = s
+        out.append(s + day)
+    return out
+
+
+def _segments(sims: list[dict]) -> list[dict]:
+    clock = _unwrap([t for s in sims for t in (s["start_time"], s["end_time"])])
+    segs = []
+    for k, s in enumerate(sims):
+        start, end = s.get("start_sec", clock[2 * k]), s.get("end_sec", clock[2 * k + 1])
+        dur = s.get("duration_sec", end - start)
+        segs.append({"index": k, "video_uid": s["video_uid"], "start_s": start, "end_s": end,
+                     "source_start_s": 0.0, "source_end_s": dur,
+                     "hhmm_start_s": parse_hhmm(s["start_time"])})
+    return segs
+
+
+def _category(meta: dict, n: int) -> str:
+    if meta.get("category"):
+        return str(meta["category"])
+    return min(CATEGORY_CHUNKS, key=lambda c: abs(CATEGORY_CHUNKS[c] - n))
+
+
+class _Builder:
+    """Items of one file, numbered per subtask as the compiler numbers them."""
+
+    def __init__(self, log: dict, file: str) -> None:
+        self.log, self.file = log, file
+        self.items: dict[str, list[dict]] = {s: [] for s in TASKS}
+
+    def add(self, subtask: str, entry_id: str | None, **kw: Any) -> None:
+        k = len(self.items[subtask])
+        item = make_item(log=self.log, subtask=subtask, task=TASKS[subtask], k=k, **kw)
+        if entry_id:
+            item["item_id"] = entry_id
+        item["provenance"] = {"source_file": self.file, **item["provenance"]}
+        self.items[subtask].append(item)
+
+    def span(self, seg: dict, entry: dict) -> tuple[tuple[float, float], tuple[float, float]]:
+        """(video seconds, day seconds) of a response, by the release readers' rule."""
+        a = float(entry["response_start_time_sec"]) - seg["hhmm_start_s"]
+        b = float(entry["response_end_time_sec"]) - seg["hhmm_start_s"]
+        return (a, b), (round(seg["start_s"] + a, 3), round(seg["start_s"] + b, 3))
+
+
+def _evidence(seg: dict, a: float, b: float) -> dict:
+    return {"video_uid": seg["video_uid"], "source_start_s": round(a, 3),
+            "source_end_s": round(b, 3)}
+
+
+def _retrieval(b: _Builder, subtask: str, block: dict, skipped: Counter) -> None:
+    segs = b.log["segments"]
+    for group in block.get("query_list", []):
+        seg = segs[int(group["query_metadata"]["video_index"])]
+        period = (float(seg["start_s"]), float(seg["end_s"]))
+        for q in group.get("queries", []):
+            (va, vb), span = b.span(seg, q)
+            raw = q["query"]
+            b.add(subtask, q.get("item_id"), query=W.retrieval_query(clean_query(raw), *period),
+                  period=period, spans=[span], text=W.span_text([span]),
+                  evidence=[_evidence(seg, va, vb)],
+                  provenance={"template": q.get("template", ""), "raw_query": raw,
+                              "video_spans": [[va, vb]]})
+
+
+def _moments(b: _Builder, block: dict, skipped: Counter) -> None:
+    segs = b.log["segments"]
+    for entry in block.get("query_list", []):
+        seg = segs[int(entry["query_metadata"]["video_index"])]
+        period = (float(seg["start_s"]), float(seg["end_s"]))
+        label = entry.get("query") or entry["query_list"][0]["query"]
+        pairs = [b.span(seg, q) for q in entry["query_list"]]
+        spans = [s for _, s in pairs]
+        b.add("moment_retrieval", entry.get("item_id"), query=W.moment_query(label, *period),
+              period=period, spans=spans, text=W.span_text(spans),
+              evidence=[_evidence(seg, va, vb) for (va, vb), _ in pairs],
+              provenance={"label": label, "video_spans": [list(v) for v, _ in pairs]})
+
+
+def _plain(b: _Builder, subtask: str, entries: list, skipped: Counter) -> None:
+    for e in entries:
+        if not isinstance(e, dict) or not {"query", "answer", "period_start_sec"} <= set(e):
+            skipped[f"{subtask}: entry without xlebench's answer fields"] += 1
+            continue
+        extra = {"window_s": e["window_s"]} if "window_s" in e else None
+        b.add(subtask, e.get("item_id"), query=e["query"],
+              period=(e["period_start_sec"], e["period_end_sec"]), text=e["answer"],
+              counts=e.get("counts"), order=e.get("order", ()),
+              evidence=e.get("evidence", ()), extra=extra)
+
+
+def read_release_file(path: Path, skipped: Counter) -> tuple[dict, dict[str, list[dict]]]:
+    """One release file -> (life log, items by subtask)."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        meta, sims, tasks = data["metadata"], data["simulations"], data["tasks"]
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(str(path), "$", f"expected release JSON ({exc})") from None
+    except (KeyError, TypeError) as exc:
+        raise DataError(str(path), f"$.{exc}", "missing; expected the release's metadata, "
+                        "simulations and tasks") from None
+    lid = meta.get("lifelog_id") or f"{meta['persona_id']}-{meta['memory_id']}"
+    segs = _segments(sims)
+    log = {"lifelog_id": lid, "persona_id": meta.get("xlebench_persona_id", meta["persona_id"]),
+           "category": _category(meta, len(segs)), "n_chunks": meta.get("n_chunks", len(segs)),
+           "segments": segs}
+    b = _Builder(log, path.name)
+    try:
+        _retrieval(b, "object_retrieval", tasks.get("objects_retrieval", {}), skipped)
+        _retrieval(b, "people_retrieval", tasks.get("people_retrieval", {}), skipped)
+        _moments(b, tasks.get("action_retrieval", {}).get("moment_localisation", {}), skipped)
+        summ = tasks.get("summarisation", {})
+        for sub, key in SUMMARY_KEYS.items():
+            _plain(b, sub, summ.get(key, []), skipped)
+        _plain(b, "action_counting", tasks.get("counting", []), skipped)
+        order = tasks.get("summary_ordering", {})
+        _plain(b, "summary_ordering", order.get("query_list", []) if isinstance(order, dict)
+               else order, skipped)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise DataError(str(path), "$.tasks", f"unexpected release shape ({exc!r})",
+                        "see FORMATS.md, X-LeBench released annotation layout") from None
+    for s in segs:
+        s.pop("hhmm_start_s")
+    return log, b.items
+
+
+def import_release(folder: Path) -> Imported:
+    files = sorted(folder.glob("simulation_*_annotation.json"))
+    if not files:
+        raise UserError(f"{folder}: no simulation_*_annotation.json files; pass the folder of "
+                        "the X-LeBench release annotations")
+    out = Imported(items={s: [] for s in TASKS})
+    for path in files:
+        log, items = read_release_file(path, out.skipped)
+        if log["lifelog_id"] in out.logs:
+            raise DataError(str(path), "$.metadata", f"life log {log['lifelog_id']} appears "
+                            "in two files", "keep one file per life log")
+        out.logs[log["lifelog_id"]] = log
+        for sub, its in items.items():
+            out.items[sub] += its
+    return out
+
+
+def write_import(imp: Imported, out: Path) -> None:
+    """All files in a temporary folder beside ``out``, then one rename: never half-written."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.import-"))
+    try:
+        for sub, items in imp.items.items():
+            write_jsonl(tmp / "annotations" / f"{sub}.jsonl",
+                        sorted(items, key=lambda it: it["item_id"]))
+        for lid, log in imp.logs.items():
+            write_json(tmp / "lifelogs" / f"{lid}.json", log)
+        write_json(tmp / "import.json", {
+            "lifelogs": len(imp.logs),
+            "items": {s: len(v) for s, v in imp.items.items()},
+            "skipped": dict(sorted(imp.skipped.items()))})
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="xlebench-import-release",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("release", type=Path, help="folder of simulation_*_annotation.json files")
+    ap.add_argument("out", type=Path, help="new folder for annotations/, lifelogs/, import.json")
+    args = ap.parse_args(argv)
+    try:
+        if args.out.exists():
+            raise UserError(f"{args.out}: already exists; choose a new folder (nothing is "
+                            "overwritten)")
+        imp = import_release(args.release)
+        write_import(imp, args.out)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    n = sum(len(v) for v in imp.items.values())
+    print(f"imported {len(imp.logs)} life logs, {n} items into {args.out}"
+          + (f"; skipped {sum(imp.skipped.values())} entries (see import.json)"
+             if imp.skipped else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

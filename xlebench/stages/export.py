@@ -1,0 +1,156 @@
+"""Export stage: one unit per format, each written into its unit folder and copied to
+``export/<format>/`` of the benchmark (`xlebench.export`).
+
+Formats: ``hf`` (one parquet file per subtask with one Arrow schema, the life-log table, the
+dataset card), ``lmms_eval`` (task folders reading the ``hf`` files), ``xlebench`` (the
+X-LeBench release layout), ``egoschema`` (multiple-choice items in EgoSchema's layout).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+from omegaconf import DictConfig, OmegaConf
+
+from xlebench import __version__
+from xlebench.errors import ConfigError
+from xlebench.eval.metrics import REGISTRY
+from xlebench.eval.score import ScoreSettings, corpus_metrics
+from xlebench.export.card import dataset_card
+from xlebench.export.egoschema import egoschema_files
+from xlebench.export.hf import items_table, lifelogs_table, write_table
+from xlebench.export.lmms import write_lmms_tasks
+from xlebench.export.release import release_files
+from xlebench.manifest import content_config
+from xlebench.publish import benchmark_config
+from xlebench.runner.atomic import write_json, write_text
+from xlebench.runner.runner import StageSpec
+from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.stages.annotate import configured_recipes
+from xlebench.tasks.registry import Recipe
+
+log = logging.getLogger(__name__)
+#: The evaluation settings the lmms-eval tasks score with (those of the exporting run).
+EVAL_KEYS = ("ks", "tious", "refusal_patterns", "no_information_patterns", "bertscore",
+             "bertscore_model", "bertscore_layer")
+
+
+def _items(ctx: StageContext, recipes: dict[str, Recipe]) -> dict[str, list[dict]]:
+    by: dict[str, list[dict]] = {name: [] for name in recipes}
+    for rec in ctx["annotate"].records.values():
+        if rec["subtask"] in by:
+            by[rec["subtask"]] += rec["items"]
+    return {s: sorted(v, key=lambda it: it["item_id"]) for s, v in by.items()}
+
+
+def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> list[str]:
+    """A recipe's metric names as the results table lists them: the primary first."""
+    names = set(recipe.scorer.worst(item, settings)) if item is not None else set()
+    names |= set(corpus_metrics({recipe.name: recipe}).get(recipe.name, {}))
+    return [recipe.primary] + sorted(names - {recipe.primary})
+
+
+class ExportStage(BaseStage):
+    name: ClassVar[str] = "export"
+    version: ClassVar[str] = "1"
+    upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate")
+    outputs: ClassVar[tuple[str, ...]] = ("export",)
+    uses_seed: ClassVar[bool] = False
+
+    def __init__(self, *, formats: list[str], recipes: dict[str, Recipe], bench_name: str,
+                 config_yaml: str, eval_settings: dict[str, Any], max_new_tokens: int,
+                 targets: dict[str, str | None] | None = None) -> None:
+        if "lmms_eval" in formats and "hf" not in formats:
+            raise ConfigError("export.formats: lmms_eval reads the hf export; add hf, e.g. "
+                              "export.formats=[hf,lmms_eval]")
+        self.formats, self.recipes = formats, recipes
+        self.targets = targets or {}
+        self.bench_name, self.config_yaml = bench_name, config_yaml
+        self.eval_settings, self.max_new_tokens = eval_settings, max_new_tokens
+
+    def units(self, ctx: StageContext) -> list[Unit]:
+        return [Unit(f) for f in self.formats]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        items = _items(ctx.upstream, self.recipes)
+        logs = dict(sorted(ctx.upstream["simulate"].records.items()))
+        out = ctx.workdir / "files"
+        stats = getattr(self, f"_{unit.id}")(out, items, logs, ctx.upstream)
+        files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+        return {"format": unit.id, **stats, "paths": files}
+
+    def _hf(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        for sub, its in items.items():
+            write_table(items_table(its), out / "data" / f"{sub}.parquet")
+        write_table(lifelogs_table(logs.values()), out / "lifelogs.parquet")
+        fps = {s: ctx[s].fingerprint for s in ("simulate", "annotate")}
+        write_text(out / "README.md", dataset_card(
+            name=self.bench_name, items=items, logs=list(logs.values()),
+            config_yaml=self.config_yaml, fingerprints=fps, version=__version__))
+        return {"rows": {s: len(v) for s, v in items.items()}}
+
+    def _lmms_eval(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        s = self.eval_settings
+        settings = ScoreSettings(ks=tuple(s["ks"]), tious=tuple(s["tious"]),
+                                 bertscore=bool(s["bertscore"]))
+        subtasks = {}
+        for name, recipe in self.recipes.items():
+            metrics = task_metrics(recipe, items[name][0] if items[name] else None, settings)
+            subtasks[name] = {
+                "metrics": metrics, "answer_format": recipe.answer_format,
+                "primary": recipe.primary, "target": self.targets.get(name),
+                "higher_is_better": {m: REGISTRY[m].higher_is_better if m in REGISTRY
+                                     else True for m in metrics}}
+        names = write_lmms_tasks(out, subtasks=subtasks, eval_settings=s,
+                                 max_new_tokens=self.max_new_tokens)
+        return {"tasks": names}
+
+    def _xlebench(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        files, stats = release_files(logs, [it for v in items.values() for it in v])
+        for name, layout in files.items():
+            write_json(out / name, layout)
+        return stats
+
+    def _egoschema(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        files = egoschema_files(it for v in items.values() for it in v)
+        if files["questions.json"]:
+            for name, obj in files.items():
+                write_json(out / name, obj)
+        return {"questions": len(files["questions.json"])}
+
+    def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
+        counts = {}
+        for fmt, rec in sorted(result.records.items()):
+            src = result.unit_dir(fmt) / "files"
+            for rel in rec["paths"]:
+                target = dest / "export" / fmt / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src / rel, target)
+            counts[fmt] = {k: v for k, v in rec.items() if k not in ("format", "paths")}
+        off = counts.get("xlebench", {}).get("segment_starts_not_whole_minutes", 0)
+        if off:
+            log.info("export/xlebench: %d of %d segment starts are not whole minutes, so "
+                        "their HH:MM is not where they start (answers stay right for readers "
+                        "that subtract HH:MM); compile with simulation.start_resolution_s=60 "
+                        "(experiment=paper) for the release's clock",
+                        off, counts["xlebench"]["segments"])
+        return counts
+
+
+def build_export_stage(cfg: DictConfig) -> StageSpec:
+    ec = OmegaConf.to_container(cfg.export, resolve=True)
+    tasks = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
+    recipes = {name: r for name, (r, _) in configured_recipes(cfg).items()}
+    evs = {k: v for k, v in OmegaConf.to_container(cfg.eval, resolve=True).items()
+           if k in EVAL_KEYS}
+    config = benchmark_config(content_config(OmegaConf.to_container(cfg, resolve=True)))
+    stage = ExportStage(formats=list(dict.fromkeys(ec["formats"])), recipes=recipes,
+                        targets={n: (tasks[n] or {}).get("_target_") for n in recipes},
+                        bench_name=str(cfg.name),
+                        config_yaml=yaml.safe_dump(config, sort_keys=True, width=100),
+                        eval_settings=evs, max_new_tokens=int(ec["max_new_tokens"]))
+    return StageSpec(stage, {"export": ec, "eval": evs, "config": config})
