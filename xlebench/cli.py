@@ -127,7 +127,10 @@ CONTENTS = (
     ("lifelogs/", "life-log timelines (with match and reflection traces)"),
     ("videos/", "rendered life logs (.mp4), virtual-clock subtitles (.vtt), sidecars (.json)"),
     ("annotations/", "task items per subtask (JSONL)"),
+    ("export/hf/", "Hugging Face dataset: parquet per subtask + dataset card (README.md)"),
+    ("export/lmms_eval/", "lmms-eval tasks: --include_path <this folder> --tasks xlebench"),
     ("export/xlebench/", "the same items in the X-LeBench release layout"),
+    ("export/egoschema/", "multiple-choice items in EgoSchema's layout"),
     ("stats/", "library, simulation and task statistics (JSON + PNG)"),
     ("manifest.json", "config, fingerprints, checksums, package versions"),
 )

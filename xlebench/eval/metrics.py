@@ -155,4 +155,6 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("cider_d_arg", "corpus", True, "CIDEr-D averaged per argument type (C-Arg)"),
     Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes"),
     Metric("relation_item_acc", "mean", True, "share of an item's relations right"),
+    Metric("acc", "mean", True, "share of multiple-choice items answered with the right "
+           "option (chance: 1 / options, 20% for five)"),
 )}

@@ -67,3 +67,37 @@ def reply_status(text: str | None, refusal: Sequence[str] = (),
         if any(re.search(p, low, re.MULTILINE) for p in patterns):
             return status
     return None
+
+
+_OPTION = re.compile(r"\boption\s*\(?(\d)\)?", re.IGNORECASE)
+_BARE = re.compile(r"^\W*(?:(?:the\s+)?(?:correct\s+)?(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*)?"
+                   r"\(?([0-9]|[A-E])\)?\W*$", re.IGNORECASE)
+_ANSWER_IS = re.compile(r"\b(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*\(?([0-9]|[A-E])\)?(?=\W|$)")
+
+
+def parse_choice(text: str, options: Sequence[str]) -> int | None:
+    """The option a reply picks: ``Option 2``, a bare ``2`` or ``C`` (or ``(C)``, ``Answer: C``),
+    or an option's text, exactly or contained. Several different options, or none, give None
+    (unparseable): a reply that names two options has not chosen one.
+
+    Letters count only in those anchored forms, never inside a sentence ("C washes a cup" is
+    the camera wearer, not option C)."""
+    n = len(options)
+
+    def index(tok: str) -> int | None:
+        k = int(tok) if tok.isdigit() else "ABCDE".find(tok.upper())
+        return k if 0 <= k < n else None
+
+    picked = {index(m) for m in _OPTION.findall(text)}
+    bare = _BARE.match(text.strip())
+    if bare:
+        picked.add(index(bare.group(1)))
+    picked |= {index(m) for m in _ANSWER_IS.findall(text)}
+    reply = _norm(text)
+    exact = [k for k, o in enumerate(options) if _norm(o) and _norm(o) == reply]
+    if exact:
+        picked.add(exact[0])
+    else:
+        picked |= {k for k, o in enumerate(options) if _norm(o) and _norm(o) in reply}
+    picked.discard(None)
+    return picked.pop() if len(picked) == 1 else None

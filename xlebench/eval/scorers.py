@@ -40,7 +40,7 @@ from xlebench.eval.metrics import (
     recall_grid,
     rouge_l,
 )
-from xlebench.eval.parse import parse_counts, parse_order, parse_spans
+from xlebench.eval.parse import parse_choice, parse_counts, parse_order, parse_spans
 
 
 @dataclass(frozen=True)
@@ -205,6 +205,47 @@ class OrderAccuracy(_Base):
                 tau += kendall_tau(guess, gt)
             out[it["item_id"]] = {"position_acc": acc / draws, "kendall_tau": tau / draws}
         return out
+
+
+class ChoiceAccuracy(_Base):
+    """Multiple choice: 1 when the reply picks the right option (`parse_choice`: index,
+    letter or option text; naming several options is unparseable). Floor: 1 / number of
+    options, the exact expectation of a uniform guess. ``details`` keep the picked and the right
+    position for the position-bias histogram of the results table."""
+
+    kind = "choice"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        picked = parse_choice(reply, item["answer"]["options"])
+        return None if picked is None else {"acc": float(picked == item["answer"]["label"])}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"acc": 0.0}
+
+    def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
+              draws: int) -> dict[str, Floor]:
+        return {it["item_id"]: {"acc": 1.0 / len(it["answer"]["options"])} for it in items}
+
+    def details(self, item: dict, reply: str | None) -> dict[str, Any]:
+        picked = parse_choice(reply, item["answer"]["options"]) if reply else None
+        return {"picked": picked, "label": item["answer"]["label"],
+                "n_options": len(item["answer"]["options"])}
+
+
+def position_histograms(rows: Sequence[dict]) -> dict[str, dict[str, list[int]]]:
+    """Per multiple-choice subtask: how often each position was picked and how often it was
+    right (a model that always answers 0 shows as a spike, whatever its accuracy)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for r in rows:
+        d = r.get("details") or {}
+        if "n_options" not in d:
+            continue
+        h = out.setdefault(r["subtask"], {"picked": [0] * d["n_options"],
+                                          "label": [0] * d["n_options"]})
+        h["label"][d["label"]] += 1
+        if d["picked"] is not None:
+            h["picked"][d["picked"]] += 1
+    return out
 
 
 _TOKEN = re.compile(r"</?T\d*>")

@@ -202,7 +202,8 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
     lines += ["", "Scores x100 over every item of the benchmark (missing, unparseable, refusal "
               "and no-information replies score as wrong answers); [95% CI, bootstrap over "
               "life logs]; n = items; floor = chance on the same items (random windows of the "
-              "answers' widths, the most common count, a random order, a generic summary); "
+              "answers' widths, the most common count, a random order, a generic summary, one "
+              "option in five for multiple choice); "
               "paper protocol = refusals and no-information replies left out, as in the "
               "paper; counting accuracy pooled over queried actions; AVG rows pool subtasks "
               "by query count."]

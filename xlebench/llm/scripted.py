@@ -73,6 +73,8 @@ class ScriptedModel:
             return Reply(json.dumps(multihop_reply(user, fault == "unbalanced")))
         if name == "multihop_filter":
             return Reply(json.dumps(_multihop_judgement(data)))
+        if name in TEXT_ANSWERS:
+            return Reply(TEXT_ANSWERS[name](user))
         answer = ANSWERS.get(name)
         if answer is None:
             return Reply(json.dumps({"error": f"unknown task {name}"}))
@@ -204,4 +206,92 @@ ANSWERS: dict[str, Callable[[dict, bool], dict]] = {
     "persona": _persona, "daily_plan": _daily_plan, "chunking": _chunking,
     "chunk_info": _chunk_info, "reflection": _reflection, "label": _label,
     "consolidate": _consolidate,
+}
+
+
+# -- multiple choice: plain-text answers in the papers' formats ---------------------------------
+
+def _narrated(text: str) -> list[str]:
+    lines = re.findall(r"^\d+ - (.+)$", text, re.MULTILINE)
+    return [ln.removeprefix("C ").rstrip(".") for ln in lines] or ["moves around"]
+
+
+def _egoschema_questions(text: str) -> str:
+    n = int((re.search(r"generate (\d+) highly", text) or re.search(r"(\d+)", "3")).group(1))
+    stems = ["What is the main activity of C in the video?",
+             "How would you describe the overall purpose of C's actions?",
+             "Which best summarizes how C's activity changes over the video?",
+             "When does C start working?", "What does the narration say C does first?"]
+    return "\n\n".join(f"Question {k + 1}: {stems[k % len(stems)]}" for k in range(n))
+
+
+def _egoschema_answers(text: str) -> str:
+    """One block per question; the paper's own output forms alternate ("Correct answer:" /
+    "Correct Answer:", "Wrong answer 1:" / "Wrong Answer A :"), and the right answer is the
+    longest option in the first block only."""
+    acts = _narrated(text)
+    n = len(re.findall(r"^Question \d+:", text, re.MULTILINE)) or 3
+    m = int((re.search(r"and (\d+) wrong answers", text) or re.search(r"(\d+)", "4")).group(1))
+    blocks = []
+    for q in range(n):
+        right = f"C mostly {acts[q % len(acts)]}"
+        if q == 0:
+            right += ", carefully and steadily, for most of the time shown in the video"
+        wrong = [f"C spends the whole time doing something else entirely, number {w + 1}"
+                 for w in range(m)]
+        if q % 2:
+            rows = [f"Correct Answer: {right}"] + [f"Wrong Answer {'ABCDEFGHI'[w]} : {x}"
+                                                   for w, x in enumerate(wrong)]
+        else:
+            rows = [f"Correct answer: {right}"] + [f"Wrong answer {w + 1}: {x}"
+                                                   for w, x in enumerate(wrong)]
+        blocks.append("\n".join(rows))
+    return "\n\n".join(blocks)
+
+
+def _egoschema_one_shot(text: str) -> str:
+    qs = _egoschema_questions(text).split("\n\n")
+    answers = _egoschema_answers("\n".join(qs) + "\n" + text).split("\n\n")
+    return "\n\n".join(f"{q}\n{a}" for q, a in zip(qs, answers, strict=False))
+
+
+def _options(text: str) -> list[str]:
+    found = re.findall(r"^(?:Option \d+:|[A-E]\.) (.+)$", text, re.MULTILINE)
+    return found or [""]
+
+
+def _blind_longest(text: str) -> str:
+    """A blind model with a length shortcut: it picks the longest option."""
+    opts = _options(text)
+    return f"Option {max(range(len(opts)), key=lambda k: (len(opts[k]), -k))}"
+
+
+def _rank_longest(text: str) -> str:
+    opts = _options(text)
+    order = sorted(range(len(opts)), key=lambda k: (-len(opts[k]), k))
+    return "ANSWER: " + " > ".join("ABCDE"[k] for k in order)
+
+
+def _decoys(text: str) -> str:
+    n = int((re.search(r"Write (\d+) wrong answers", text) or re.search(r"(\d+)", "4")).group(1))
+    return "\n".join(f"WRONG ANSWER {k + 1}: C spent the time on another errand, part {k + 1}."
+                     for k in range(n))
+
+
+def _gem(text: str) -> str:
+    pred = re.search(r"Candidate answer:\s*(.*)", text)
+    ref = re.search(r"Reference answer:\s*(.*)", text)
+    same = bool(pred and ref and pred.group(1).strip().lower() == ref.group(1).strip().lower())
+    return f"ANSWERS_ARE_EQUIVALENT: {'TRUE' if same else 'FALSE'}"
+
+
+def _score10(text: str) -> str:
+    return json.dumps({"score": 10 if "identical" in text else 5, "rationale": "scripted"})
+
+
+TEXT_ANSWERS: dict[str, Callable[[str], str]] = {
+    "egoschema_q": _egoschema_questions, "egoschema_aw": _egoschema_answers,
+    "egoschema_qaw": _egoschema_one_shot, "blind_mcq": _blind_longest,
+    "qad_rank": _rank_longest, "neptune_decoys": _decoys, "gem_judge": _gem,
+    "score10_judge": _score10,
 }

@@ -64,6 +64,29 @@ def ask_json(
     sample: int = 0,
     what: str = "answer",
 ) -> T:
+    """`ask_text` for a JSON answer: ``parse`` receives the decoded JSON value."""
+    return ask_text(client, messages, lambda text: parse(extract_json(text)),
+                    max_retries=max_retries, usage=usage, sample=sample, what=what,
+                    retry_message=RETRY_MESSAGE)
+
+
+TEXT_RETRY_MESSAGE = (
+    "Your answer was not accepted: {error}\n"
+    "Reply again in the requested format only, no commentary."
+)
+
+
+def ask_text(
+    client: LLMClient,
+    messages: list[dict[str, str]],
+    parse: Callable[[str], T],
+    *,
+    max_retries: int,
+    usage: Usage,
+    sample: int = 0,
+    what: str = "answer",
+    retry_message: str = TEXT_RETRY_MESSAGE,
+) -> T:
     """Parsed answer; each attempt (and its correction) is a separate request.
 
     Only a conversation that ends in a valid answer is cached — every turn of it, so a replay
@@ -80,12 +103,12 @@ def ask_json(
         raws.append(reply.text)
         turns.append((convo, reply))
         try:
-            value = parse(extract_json(reply.text))
+            value = parse(reply.text)
         except (ValueError, ValidationError, TypeError, KeyError) as exc:
             error = _explain(exc)
             errors.append(error)
             convo = convo + [{"role": "assistant", "content": reply.text},
-                             {"role": "user", "content": RETRY_MESSAGE.format(error=error)}]
+                             {"role": "user", "content": retry_message.format(error=error)}]
             continue
         for asked, answer in turns:
             client.remember(asked, answer, sample=sample)

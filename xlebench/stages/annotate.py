@@ -157,6 +157,33 @@ def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: floa
     return load_annotations(root, uids, min_duration_s)
 
 
+def _asks_model(params: Any) -> str | None:
+    """The parameter that makes a recipe generate with a model (``generator: llm``, nested
+    ``decoys.generator: llm``), if any."""
+    for name in ("generator", "decoys"):
+        value = getattr(params, name, None)
+        if value == "llm":
+            return name
+        if getattr(value, "generator", None) == "llm":
+            return f"{name}.generator"
+    return None
+
+
+def refuse_model_use(recipes: dict[str, tuple[Recipe, Any]], tasks: dict) -> None:
+    """Under ``llm=offline``, a recipe or filter that asks a model is refused before any work."""
+    from xlebench.tasks.filters import MODEL_FILTERS
+
+    for name, (_, params) in recipes.items():
+        knob = _asks_model(params)
+        if knob:
+            raise ConfigError(f"tasks.{name}.{knob}=llm asks a model: set llm=litellm (or "
+                              "llm=replay), or choose the offline generator")
+        for i, spec in enumerate((tasks[name] or {}).get("filters") or []):
+            if spec.get("kind") in MODEL_FILTERS:
+                raise ConfigError(f"tasks.{name}.filters[{i}]: the {spec['kind']} filter asks "
+                                  "a text-only model: set llm=litellm (or llm=replay)")
+
+
 def annotations_root(cfg: DictConfig) -> Path | None:
     lib = OmegaConf.to_container(cfg.library, resolve=True)
     return Path(lib["root"]) if lib["kind"] == "ego4d" else None
@@ -174,6 +201,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
     recipes = configured_recipes(cfg)
     keys = {n: recipe_key(r, p, tasks[n] or {}) for n, (r, p) in recipes.items()}
     llm = None if cfg.llm.backend == "offline" else llm_client(cfg, "recipes")
+    if llm is None:
+        refuse_model_use(recipes, tasks)
     aggregator = None
     if cfg.aggregator == "llm":
         aggregator = LLMAggregator(llm_client(cfg, "aggregator=llm"),

@@ -17,6 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.errors import ConfigError, DataError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
+from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
@@ -164,6 +165,7 @@ class EvaluateStage(BaseStage):
                               seed=ctx.seed)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
+                     positions=position_histograms(rows),
                      coverage={"items": len(items), "answered": len(
                          set(responses) & {it["item_id"] for it in items})},
                      lifelogs={"evaluated": len(logs), "of": n_logs,
@@ -206,6 +208,10 @@ def _notes(table: dict[str, Any], system: Any) -> list[str]:
         notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "
                      f"(eval.max_logs / eval.lifelogs): {', '.join(logs['ids'][:5])}"
                      + (" ..." if logs["evaluated"] > 5 else "") + ".")
+    for sub, h in table.get("positions", {}).items():
+        notes.append(f"{sub}: options picked by position {'/'.join(map(str, h['picked']))}; "
+                     f"right options by position {'/'.join(map(str, h['label']))} (a spike in "
+                     "the first is a position bias).")
     if isinstance(system, PredictionsFile):
         notes.append(f"Replies: {system.path.name}, answering {cov['answered']} of "
                      f"{cov['items']} items.")

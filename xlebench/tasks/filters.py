@@ -6,11 +6,25 @@ so a long-term or shortcut-free variant of any recipe is one config line away::
 
     tasks.object_retrieval.filters=[{kind: certificate, min_s: 30}]
 
-Kinds: ``certificate`` (keep items whose temporal certificate is at least ``min_s``).
+Kinds:
+
+* ``certificate`` — keep items whose temporal certificate is at least ``min_s``.
+* ``length_balance`` — multiple choice: keep items whose wrong options are, on average, within
+  ``max_ratio`` of the right option's length in words, both ways (a length shortcut either
+  way is a text-only cue).
+* ``blind`` — multiple choice (EgoSchema): a text-only model answers from question and options
+  in each of ``seeds`` samples; drop when it is right in at least ``drop_if_correct_at_least``.
+* ``qad_rank`` — multiple choice (Neptune): a text-only model ranks the lettered options in each
+  of ``seeds`` samples; drop when its top option is right in at least
+  ``drop_if_correct_at_least`` (Neptune: 2 of 3).
+
+Model-based filters sample with ``sample=<seed>`` through the cached LLM client, so each seed is
+its own cached answer; they need ``llm=litellm`` (or ``replay``).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,9 +57,97 @@ def _certificate(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Ve
     return seconds >= float(spec["min_s"]), {"seconds": seconds, "min_s": float(spec["min_s"])}
 
 
+def _words(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+def length_ratio(item: dict) -> float:
+    """Mean word count of the wrong options over the right one's."""
+    ans = item["answer"]
+    wrong = [o for k, o in enumerate(ans["options"]) if k != ans["label"]]
+    return sum(map(_words, wrong)) / len(wrong) / _words(ans["options"][ans["label"]])
+
+
+def _length_balance(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    r, m = length_ratio(item), float(spec["max_ratio"])
+    return 1 / m <= r <= m, {"ratio": round(r, 4), "max_ratio": m}
+
+
+def _mcq_check(item: dict, kind: str, fctx: FilterContext) -> None:
+    if "options" not in item["answer"]:
+        raise ValueError(f"the {kind} filter needs multiple-choice items (answer.options)")
+    if fctx.llm is None:
+        raise ValueError(f"the {kind} filter asks a text-only model: set llm=litellm "
+                         "(or llm=replay)")
+
+
+def _option_lines(item: dict, letters: bool) -> str:
+    return "\n".join(f"{'ABCDE'[k] + '.' if letters else f'Option {k}:'} {o}"
+                      for k, o in enumerate(item["answer"]["options"]))
+
+
+def _question(item: dict) -> str:
+    return item["provenance"].get("question") or item["query"]
+
+
+def _seeded(item: dict, spec: Mapping[str, Any], fctx: FilterContext, prompt: str,
+            letters: bool, parse: Callable[[str], int]) -> Verdict:
+    from xlebench.llm.client import Usage
+    from xlebench.llm.prompts import load_prompt
+    from xlebench.llm.structured import ask_text
+
+    messages = load_prompt(prompt).render(question=_question(item),
+                                          options=_option_lines(item, letters))
+    picks = [ask_text(fctx.llm, messages, parse, max_retries=fctx.llm.settings.max_retries,
+                      usage=Usage(), sample=seed, what=f"{spec['kind']} filter")
+             for seed in range(int(spec["seeds"]))]
+    right = sum(p == item["answer"]["label"] for p in picks)
+    return right < int(spec["drop_if_correct_at_least"]), {
+        "picked": picks, "correct": right, "seeds": int(spec["seeds"]), "prompt": prompt}
+
+
+BLIND_PROMPT = "tasks/blind_mcq.v1"
+QAD_PROMPT = "tasks/neptune_qad_rank.v1"
+_RANK = re.compile(r"ANSWER\s*:\s*([A-E](?:\s*>\s*[A-E])*)", re.IGNORECASE)
+
+
+def parse_rank(text: str) -> list[int]:
+    """``ANSWER: B > A > C > E > D`` -> [1, 0, 2, 4, 3] (case-insensitive)."""
+    m = _RANK.search(text)
+    if not m:
+        raise ValueError('expected one line "ANSWER: A > B > C > D > E"')
+    order = ["ABCDE".index(c.upper()) for c in re.findall(r"[A-Ea-e]", m.group(1))]
+    if len(set(order)) != len(order):
+        raise ValueError("each letter may appear once in the ranking")
+    return order
+
+
+def _blind(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    from xlebench.eval.parse import parse_choice
+
+    _mcq_check(item, "blind", fctx)
+
+    def parse(text: str) -> int:
+        k = parse_choice(text, item["answer"]["options"])
+        if k is None:
+            raise ValueError('name exactly one option, as "Option k"')
+        return k
+    return _seeded(item, spec, fctx, BLIND_PROMPT, False, parse)
+
+
+def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    _mcq_check(item, "qad_rank", fctx)
+    return _seeded(item, spec, fctx, QAD_PROMPT, True, lambda t: parse_rank(t)[0])
+
+
 FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tuple[str, ...]]] = {
     "certificate": (_certificate, ("min_s",)),
+    "length_balance": (_length_balance, ("max_ratio",)),
+    "blind": (_blind, ("seeds", "drop_if_correct_at_least")),
+    "qad_rank": (_qad_rank, ("seeds", "drop_if_correct_at_least")),
 }
+#: Filters that ask a model (refused under llm=offline at compose time).
+MODEL_FILTERS = ("blind", "qad_rank")
 
 
 def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:

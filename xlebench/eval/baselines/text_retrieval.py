@@ -98,6 +98,8 @@ class TextRetrievalBaseline:
             return self._grounded(item, captions)
         if kind == "events":
             return self._events(item, captions)
+        if kind == "choice":
+            return self._choose(item, captions)
         return NO_INFO  # an answer kind this baseline does not know: counted as unanswered
 
     # -- localisation -------------------------------------------------------------------------
@@ -185,6 +187,21 @@ class TextRetrievalBaseline:
         parts = [self._summary(captions, s["start_s"], s["end_s"]) for s in segs]
         parts = [p for p in parts if p != NO_INFO]
         return offline_aggregate(parts, "during this time") if parts else NO_INFO
+
+    @staticmethod
+    def _choose(item: dict, captions: Sequence[Caption]) -> str:
+        """The option whose words the period's captions hold most (share of the option's
+        distinct words, so a long option gains nothing from its length)."""
+        lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+        seen = frozenset(w for c in captions if lo <= c.virtual_s <= hi for w in words(c.text))
+        if not seen:
+            return NO_INFO
+        options = item["answer"]["options"]
+
+        def share(k: int) -> float:
+            ws = word_set(options[k]) - {"c"}
+            return len(ws & seen) / len(ws) if ws else 0.0
+        return f"Option {max(range(len(options)), key=lambda k: (share(k), -k))}"
 
     # -- counting and ordering -----------------------------------------------------------------
 

@@ -1,0 +1,217 @@
+"""Multiple choice (RECIPES.md R2, R4): EgoSchema's density rule and its real outputs, the
+filters' arithmetic, a blind model with a length shortcut defeated, uniform labels, option
+parsing, and the offline variants through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAST, make_client, run_inprocess
+from xlebench.eval.parse import parse_choice
+from xlebench.eval.scorers import ChoiceAccuracy, ScoreSettings, position_histograms
+from xlebench.library.records import LibraryVideo
+from xlebench.llm.loopback import LoopbackLLMServer
+from xlebench.llm.scripted import ScriptedModel
+from xlebench.tasks import egoschema_mcq as E
+from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.context import Context
+from xlebench.tasks.filters import FilterContext, apply_filters, length_ratio, parse_rank
+from xlebench.tasks.mcq import parse_answers, parse_questions
+from xlebench.tasks.source import AnnotationIndex, Narration
+
+#: The paper's own sample output (EgoSchema supplementary), both answer forms.
+PAPER_OUTPUT = """Question 1: What can you deduce about the relationship between C and the man?
+
+Correct answer: They have a casual, friendly relationship.
+Wrong answer 1: C and the man are complete strangers and never interacted before.
+Wrong answer 2: C is deeply in love with the man, and the man reciprocates those feelings.
+Wrong answer 3: They are business associates discussing a financial transaction.
+Wrong answer 4: C is an intruder in the man's apartment.
+
+Question 3: Observe the dynamics of the video. How do these shifts contribute?
+
+Correct Answer: Actions and interactions are casual and relaxed.
+Wrong Answer A : The video displays a profound sense of conflict and tension.
+Wrong Answer B : The man is showing C the issues that need fixing in the apartment.
+Wrong Answer C : Both the characters display an increasingly urgent need to solve an issue.
+Wrong Answer D : C and the man admire several objects in the apartment.
+"""
+
+
+def test_the_papers_real_outputs_parse() -> None:
+    assert parse_questions(PAPER_OUTPUT, 3)[0].startswith("What can you deduce")
+    blocks = parse_answers(PAPER_OUTPUT, 2, 4)
+    assert [len(w) for _, w in blocks] == [4, 4]
+    assert blocks[0][0] == "They have a casual, friendly relationship."
+    assert blocks[1][0] == "Actions and interactions are casual and relaxed."
+    assert blocks[1][1][0].startswith("The video displays a profound")
+    with pytest.raises(ValueError):
+        parse_answers(PAPER_OUTPUT, 3, 4)
+
+
+def _narr(n: int, within: float = 180.0) -> list[Narration]:
+    return [Narration(round(k * within / max(n, 1), 2), "#C C cuts an onion", f"n{k}")
+            for k in range(n)]
+
+
+@pytest.mark.parametrize(("n", "windows"), [(29, 0), (30, 1)])
+def test_density_needs_thirty_narrations_per_three_minutes(n: int, windows: int) -> None:
+    p = E.EgoSchemaParams()
+    assert len(E.dense_windows([_narr(n)], 200.0, p)) == windows
+    if windows:
+        block = E.serialize(E.dense_windows([_narr(n)], 200.0, p)[0][1], 0.0)
+        assert block.splitlines()[0] == "0 - C cuts an onion" and block.endswith("=====")
+
+
+def _mcq(options: list[str], label: int) -> dict:
+    return {"item_id": "x", "query": "Q?", "answer": {"text": options[label],
+                                                      "options": options, "label": label},
+            "provenance": {"question": "What does C do?"}}
+
+
+def test_option_parsing_and_accuracy() -> None:
+    opts = ["C cooks", "C walks the dog", "C reads", "C washes dishes", "C sleeps"]
+    it = _mcq(opts, 1)
+    sc, s = ChoiceAccuracy(), ScoreSettings()
+    assert [sc.score(it, r, s) for r in ("Option 1", "1", "B", "C walks the dog")] == \
+        [{"acc": 1.0}] * 4
+    assert sc.score(it, "Option 2", s) == {"acc": 0.0}
+    assert sc.score(it, "Option 1 or Option 2", s) is None  # two labels: unparseable
+    assert sc.score(it, "C washes a cup", s) is None  # the camera wearer is not option C
+    assert sc.floor([it], s, None, 1) == {"x": {"acc": 0.2}}
+    rows = [{"subtask": "m", "details": sc.details(it, r)} for r in ("0", "0", "3", "junk")]
+    assert position_histograms(rows) == {"m": {"picked": [2, 0, 0, 1, 0],
+                                               "label": [0, 4, 0, 0, 0]}}
+    assert parse_choice("Answer: E", opts) == 4 and parse_choice("option 7", opts) is None
+
+
+class _Ranker:
+    """A text-only model right in the given seeds (1-based), as the filters call it."""
+
+    def __init__(self, right_in: set[int], label: int) -> None:
+        self.right_in, self.label = right_in, label
+
+
+def test_filter_arithmetic_right_in_seeds(monkeypatch) -> None:
+    """Right in seeds {1, 3} of 3 -> dropped (2 >= 2); right only in seed 2 -> kept."""
+    import xlebench.llm.structured as st
+
+    item = _mcq(["a b", "c d", "e f", "g h", "i j"], 2)
+    for right_in, kept in (({1, 3}, False), ({2}, True)):
+        def fake(client, messages, parse, *, sample, right_in=right_in, **kw):
+            return 2 if sample + 1 in right_in else 0
+        monkeypatch.setattr(st, "ask_text", fake)
+        llm = type("L", (), {"settings": type("S", (), {"max_retries": 0})()})()
+        spec = {"kind": "qad_rank", "seeds": 3, "drop_if_correct_at_least": 2}
+        out, dropped = apply_filters([json.loads(json.dumps(item))], [spec],
+                                     FilterContext(llm, random.Random(0)))
+        assert bool(out) == kept and dropped.total() == (0 if kept else 1)
+        verdict = (out or [None])[0]
+        if verdict:
+            assert verdict["provenance"]["filters"]["qad_rank"]["correct"] == 1
+
+
+def test_rank_parsing_and_length_balance() -> None:
+    assert parse_rank("ANSWER: b > a > c > e > d") == [1, 0, 2, 4, 3]
+    with pytest.raises(ValueError):
+        parse_rank("I think B")
+    item = _mcq(["one two", "one two three four five six", "x y z w v u", "a b c d e f",
+                 "q r s t u v"], 0)
+    assert length_ratio(item) == 3.0
+    spec = {"kind": "length_balance", "max_ratio": 1.5}
+    kept, dropped = apply_filters([item], [spec], FilterContext())
+    assert not kept and dropped["dropped by the length_balance filter"] == 1
+
+
+VIDEOS = {f"v{k}": LibraryVideo(f"v{k}", 600.0, "UK", None, ("Cooking",), "daytime", "indoor",
+                                s) for k, s in enumerate((
+                                    "C cooks pasta in the kitchen.", "C walks the dog.",
+                                    "C reads a book.", "C washes the car."))}
+
+
+def _log() -> dict:
+    segs = [{"index": k, "video_uid": f"v{k}", "start_s": 28800 + 3600 * k,
+             "end_s": 29400 + 3600 * k, "source_start_s": 0.0, "source_end_s": 600.0}
+            for k in range(4)]
+    return {"lifelog_id": "uk-intj-000000-short", "category": "short", "segments": segs}
+
+
+def test_llm_questions_and_the_blind_filter_defeat_a_length_shortcut(tmp_path: Path) -> None:
+    """Scripted Q(AW)-shot over the loopback server: the first question of every window has
+    its right answer as the longest option; a blind model that always picks the longest option
+    is right exactly there, so the blind filter drops those and keeps the rest; banned
+    question starts are discarded and counted."""
+    ann = AnnotationIndex(narration_file="narration.json")
+    for uid in VIDEOS:
+        ann.narrations[uid] = [_narr(40, 180.0) + _narr(10, 120.0)]
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        llm = make_client(srv, tmp_path / "cache")
+        p = E.EgoSchemaParams(generator="llm", n_questions=5, max_items_per_log=None)
+        ctx = Context("egoschema_mcq", "multiple_choice", _log(), VIDEOS, ann,
+                      random.Random(3), offline_aggregate, llm)
+        built = E.build(ctx, p)
+        assert built.stats["questions with a banned start"] == 4  # "When does C ..." x 4
+        assert built.stats["triplets leaking a keyword"] == 4  # "... the narration say ..."
+        items = built.items
+        assert len(items) == 12 and {it["answer"]["options"][it["answer"]["label"]]
+                                     for it in items}
+        longest = [max(it["answer"]["options"], key=len) == it["answer"]["text"]
+                   for it in items]
+        assert sum(longest) == 4  # one window per log segment, the first question each
+        spec = {"kind": "blind", "seeds": 1, "drop_if_correct_at_least": 1}
+        kept, dropped = apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
+    assert dropped["dropped by the blind filter"] == 4 and len(kept) == 8
+    for it in kept:
+        assert max(it["answer"]["options"], key=len) != it["answer"]["text"]
+        assert it["provenance"]["filters"]["blind"]["kept"] is True
+    assert items[0]["provenance"]["prompt_ids"]["question"] == "tasks/egoschema_q.v1"
+
+
+ARGS = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate]", "render=none",
+        "tasks=[egoschema_mcq,summary_mcq,single_summary]", "eval.bertscore=false",
+        "eval.bootstrap=50", "persona.locations=[Japan,UK,Italy,USA]"]
+
+
+def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_chance(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *ARGS)
+    assert ran.rc == 0, ran.text[-3000:]
+    bench = tmp_path / "benchmarks" / "demo"
+    from scipy.stats import chisquare
+
+    for sub in ("egoschema_mcq", "summary_mcq"):
+        items = [json.loads(x) for x in (bench / "annotations" / f"{sub}.jsonl").read_text()
+                 .splitlines()]
+        assert len(items) >= 40, sub
+        labels = Counter(it["answer"]["label"] for it in items)
+        assert chisquare([labels[k] for k in range(5)]).pvalue > 0.01, (sub, labels)
+        for it in items:
+            assert len(set(it["answer"]["options"])) == 5
+    summ = [json.loads(x) for x in (bench / "annotations" / "summary_mcq.jsonl").read_text()
+            .splitlines()]
+    single = {json.loads(x)["item_id"] for x in (bench / "annotations" / "single_summary.jsonl")
+              .read_text().splitlines()}
+    linked = [it for it in summ if it["provenance"]["source_subtask"] == "single_summary"]
+    assert linked and {it["provenance"]["source_item"] for it in linked} <= single
+    inside = [r for it in summ if it["provenance"]["decoys"]["generator"] == "offline"
+              for r in it["provenance"]["decoys"]["length_ratios"]]
+    out = sum(it["provenance"]["decoys"]["outside_length_ratio"] for it in summ)
+    assert sum(0.8 <= r <= 1.25 for r in inside) == len(inside) - out
+    table = json.loads((bench / "results" / "oracle_text_retrieval" / "table.json").read_text())
+    for sub in ("egoschema_mcq", "summary_mcq"):
+        cell = table["rows"][sub]["all"]
+        assert cell["floor"]["mean"] == 0.2
+        assert cell["ci95"][0] > 0.2, (sub, cell)  # far above chance, CI excluding it
+    assert set(table["positions"]) == {"egoschema_mcq", "summary_mcq"}
+
+
+def test_model_use_is_refused_offline(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *ARGS, "tasks.egoschema_mcq.generator=llm")
+    assert ran.rc == 2 and "tasks.egoschema_mcq.generator=llm asks a model" in ran.text
+    ran = run_inprocess(tmp_path, *ARGS, "tasks.summary_mcq.filters=[{kind: qad_rank, "
+                        "seeds: 3, drop_if_correct_at_least: 2}]")
+    assert ran.rc == 2 and "the qad_rank filter asks a text-only model" in ran.text

@@ -1,0 +1,200 @@
+"""EgoSchema-style five-way multiple choice from life logs (RECIPES.md R2).
+
+``generator=llm``: narration-dense windows (at least ``min_narrations`` narrations of one pass in
+``window_s`` seconds, non-overlapping) serialized as the paper does (``<t> - <narration>`` per
+line, ``t`` whole seconds from the window start, block ended by ``=====``), then Q(AW)-shot
+chaining: one call writes ``n_questions`` questions, a second — its prompt drawn per window from
+the ``answers`` pool — the correct and ``n_wrong`` wrong answers for each (``one_shot``: one
+call for both). Questions with a banned start ("When", "How many"...) and triplets that leak a
+keyword ("narration", "timestamp"...) are discarded and counted.
+
+``generator=offline_summaries`` (no model): "Which of the following best describes what C does
+...", the record's library summary as the right option and the most similar summaries of other
+videos (near-duplicates excluded) as wrong ones — hard for the right reason.
+
+Options are shuffled by the unit's generator; filters (``blind``, ``length_balance``,
+``certificate``) are listed in the recipe's config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xlebench.config.knobs import knob
+from xlebench.eval.baselines.captions import clean_narration
+from xlebench.eval.scorers import ChoiceAccuracy
+from xlebench.llm.client import Usage
+from xlebench.llm.prompts import load_prompt
+from xlebench.llm.structured import ask_text
+from xlebench.tasks import wording as W
+from xlebench.tasks.common import evidence, sample, segment_period, whole
+from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import BLIND_PROMPT, RecipeParams
+from xlebench.tasks.mcq import (
+    FORMAT,
+    mcq_answer,
+    mcq_query,
+    parse_answers,
+    parse_questions,
+    shuffled,
+    similar_distractors,
+)
+from xlebench.tasks.registry import Recipe
+
+PROMPTS = ("tasks/egoschema_q.v1", "tasks/egoschema_aw.v1", "tasks/egoschema_aw.v2",
+           "tasks/egoschema_qaw.v1", BLIND_PROMPT)
+
+
+@dataclass
+class EgoSchemaPrompts:
+    question: str = "tasks/egoschema_q.v1"
+    answers: list[str] = field(default_factory=lambda: ["tasks/egoschema_aw.v1",
+                                                         "tasks/egoschema_aw.v2"])
+    one_shot: str = "tasks/egoschema_qaw.v1"
+
+
+@dataclass
+class EgoSchemaParams(RecipeParams):
+    generator: str = knob("offline_summaries", choices=("llm", "offline_summaries"))
+    chaining: str = knob("q_aw", choices=("q_aw", "one_shot"))
+    window_s: int = knob(180, ge=10, le=3600)
+    min_narrations: int = knob(30, ge=1, le=10_000)
+    non_overlapping: bool = True
+    n_questions: int = knob(3, ge=1, le=10)
+    n_wrong: int = knob(4, ge=1, le=9)
+    prompts: EgoSchemaPrompts = field(default_factory=EgoSchemaPrompts)
+    banned_question_starts: list[str] = field(
+        default_factory=lambda: ["When", "How many", "How much"])
+    leak_keywords: list[str] = field(
+        default_factory=lambda: ["long-term", "narration", "narrations", "timestamp"])
+    near_duplicate_cos: float = knob(0.95, gt=0, le=1)
+    max_items_per_log: int | None = knob(6, ge=1)
+
+
+def dense_windows(passes: list, duration_s: float, p: EgoSchemaParams) -> list[tuple]:
+    """(start, narrations) of windows holding at least ``min_narrations`` narrations of the
+    first pass (one pass: both describe the same events)."""
+    if not passes:
+        return []
+    narr = passes[0]
+    step = p.window_s if p.non_overlapping else max(1, p.window_s // 2)
+    out = []
+    start = 0.0
+    while start + p.window_s <= duration_s + 1e-9:
+        inside = [n for n in narr if start <= n.t < start + p.window_s]
+        if len(inside) >= p.min_narrations:
+            out.append((start, inside))
+        start += step
+    return out
+
+
+def serialize(narrations: list, start: float) -> str:
+    """The paper's input: ``<t> - <narration>`` per line, then ``=====``."""
+    lines = [f"{int(n.t - start)} - {clean_narration(n.text)}" for n in narrations]
+    return "\n".join(lines + ["====="])
+
+
+def _keep(question: str, answers: list[str], p: EgoSchemaParams, out: Built) -> bool:
+    if any(question.lower().startswith(b.lower()) for b in p.banned_question_starts):
+        out.stats["questions with a banned start"] += 1
+        return False
+    text = " ".join([question, *answers]).lower()
+    if any(k.lower() in text for k in p.leak_keywords):
+        out.stats["triplets leaking a keyword"] += 1
+        return False
+    return True
+
+
+def _generate(ctx: Context, p: EgoSchemaParams, block: str, usage: Usage
+              ) -> tuple[list[tuple[str, str, list[str]]], dict]:
+    """(question, correct, wrong) triplets and the prompt ids used."""
+    kw = dict(max_retries=ctx.llm.settings.max_retries, usage=usage)
+    if p.chaining == "one_shot":
+        messages = load_prompt(p.prompts.one_shot).render(
+            narrations=block, n_questions=str(p.n_questions), n_wrong=str(p.n_wrong))
+        qs, answers = ask_text(ctx.llm, messages, lambda t: (
+            parse_questions(t, p.n_questions),
+            parse_answers(t, min(p.n_questions, len(parse_questions(t, p.n_questions))),
+                          p.n_wrong)), what="egoschema_mcq one-shot", **kw)
+        return [(q, a, w) for q, (a, w) in zip(qs, answers, strict=False)], {
+            "one_shot": p.prompts.one_shot}
+    q_messages = load_prompt(p.prompts.question).render(narrations=block,
+                                                        n_questions=str(p.n_questions))
+    qs = ask_text(ctx.llm, q_messages, lambda t: parse_questions(t, p.n_questions),
+                  what="egoschema_mcq questions", **kw)
+    aw_prompt = ctx.rng.choice(list(p.prompts.answers))
+    listing = "\n".join(f"Question {k + 1}: {q}" for k, q in enumerate(qs))
+    a_messages = load_prompt(aw_prompt).render(narrations=block, questions=listing,
+                                               n_wrong=str(p.n_wrong))
+    answers = ask_text(ctx.llm, a_messages, lambda t: parse_answers(t, len(qs), p.n_wrong),
+                       what="egoschema_mcq answers", **kw)
+    return [(q, a, w) for q, (a, w) in zip(qs, answers, strict=True)], {
+        "question": p.prompts.question, "answers": aw_prompt}
+
+
+def _from_llm(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
+    if ctx.llm is None:
+        raise ValueError("tasks.egoschema_mcq.generator=llm needs llm=litellm (or llm=replay)")
+    usage, found = Usage(), []
+    for seg in ctx.log["segments"]:
+        dur = float(seg["source_end_s"]) - float(seg.get("source_start_s", 0.0))
+        windows = dense_windows(ctx.ann.narrations.get(seg["video_uid"], []), dur, p)
+        if not windows:
+            out.stats["segments without a narration-dense window"] += 1
+        for start, narr in windows:
+            triplets, prompt_ids = _generate(ctx, p, serialize(narr, start), usage)
+            for q, a, w in triplets:
+                if _keep(q, [a, *w], p, out):
+                    found.append((seg, (start, start + p.window_s), q, a, w,
+                                  {"generator": "llm", "chaining": p.chaining,
+                                   "model": ctx.llm.settings.model, "prompt_ids": prompt_ids,
+                                   "narrations": len(narr)}))
+    return found
+
+
+def _from_summaries(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
+    pool = [v.summary for v in ctx.videos.values()]
+    found = []
+    for seg in ctx.log["segments"]:
+        video = ctx.videos.get(seg["video_uid"])
+        if video is None or not video.summary.strip():
+            out.stats["segments without a library summary"] += 1
+            continue
+        wrong, sims = similar_distractors(video.summary, pool, p.n_wrong, ctx.encode,
+                                          p.near_duplicate_cos)
+        if len(wrong) < p.n_wrong:
+            out.stats["segments without enough distinct distractors"] += 1
+            continue
+        q = ("Which of the following best describes what C does in the record provided for "
+             f"the {W.period_text(*segment_period(seg))} time period?")
+        found.append((seg, None, q, video.summary, wrong,
+                      {"generator": "offline_summaries", "distractor_cosines": sims}))
+    return found
+
+
+def build(ctx: Context, p: EgoSchemaParams) -> Built:
+    out = Built()
+    found = (_from_llm if p.generator == "llm" else _from_summaries)(ctx, p, out)
+    for k, (seg, window, q, a, w, prov) in enumerate(sample(ctx.rng, found,
+                                                             p.max_items_per_log)):
+        period = segment_period(seg)
+        if p.generator == "llm":
+            q = W.retrieval_query(q, *period)
+        options, label = shuffled(a, w, ctx.rng)
+        ev = evidence(seg, *window) if window else whole(seg)
+        out.items.append(ctx.item(
+            k=k, query=mcq_query(q, options), period=period, text=options[label],
+            answer={k2: v for k2, v in mcq_answer(options, label).items() if k2 != "text"},
+            evidence=[ev],
+            provenance={"question": q, "source_file": ctx.ann.narration_file
+                        if p.generator == "llm" else "library.parquet",
+                        "annotation_ids": [seg["video_uid"]], **prov}))
+    return out
+
+
+RECIPE = Recipe(
+    name="egoschema_mcq", task="multiple_choice", schema=EgoSchemaParams, build=build,
+    scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
+    answer_source="Ego4D narrations (LLM-written, EgoSchema Q(AW)-shot) or library summaries",
+    prompts=PROMPTS, group="multiple choice",
+    description="Five-way multiple choice about a narration-dense window (EgoSchema).")
