@@ -155,6 +155,9 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("cider_d_arg", "corpus", True, "CIDEr-D averaged per argument type (C-Arg)"),
     Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes"),
     Metric("relation_item_acc", "mean", True, "share of an item's relations right"),
+    Metric("gem_judge", "mean", True, "share of replies an LLM judge calls equivalent to the "
+           "reference (Neptune's GEM prompt, replies cut to 100 words)"),
+    Metric("score10_judge", "mean", True, "LLM judge's 1-10 grade / 10 (MultiHop-EgoQA)"),
     Metric("acc", "mean", True, "share of multiple-choice items answered with the right "
            "option (chance: 1 / options, 20% for five)"),
 )}

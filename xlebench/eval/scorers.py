@@ -120,8 +120,9 @@ GENERIC_SUMMARY = "C carries out everyday activities and moves around."
 
 
 class TextSimilarity(_Base):
-    """Free text against a reference: ROUGE-L, and BERTScore F1 when enabled. Floor: one
-    fixed generic summary for every item."""
+    """Free text against a reference: ROUGE-L, and with the model metrics on (``eval.bertscore``)
+    BERTScore F1 and Sent.Sim (cosine of MiniLM sentence vectors). Floor: one fixed generic
+    summary for every item."""
 
     kind = "text"
 
@@ -132,7 +133,8 @@ class TextSimilarity(_Base):
         return {"rougeL": rouge_l(reply, item["answer"]["text"])}
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {"rougeL": 0.0, **({"bertscore_f1": 0.0} if s.bertscore else {})}
+        return {"rougeL": 0.0, **({"bertscore_f1": 0.0, "sent_sim": 0.0} if s.bertscore
+                                  else {})}
 
     def floor(self, items: Sequence[dict], s: ScoreSettings, rng_for: RngFor,
               draws: int) -> dict[str, Floor]:
@@ -143,10 +145,12 @@ class TextSimilarity(_Base):
         todo = [(r, it) for r, it in zip(rows, items, strict=True) if r["status"] == "ok"]
         if not (s.bertscore and bertscorer is not None and todo):
             return
-        f1 = bertscorer.f1([r["response"] for r, _ in todo],
-                           [it["answer"]["text"] for _, it in todo])
-        for (r, _), v in zip(todo, f1, strict=True):
+        preds = [r["response"] for r, _ in todo]
+        refs = [it["answer"]["text"] for _, it in todo]
+        f1 = bertscorer.f1(preds, refs)
+        for (r, _), v, sim in zip(todo, f1, _similarity(preds, refs), strict=True):
             r["scores"]["bertscore_f1"] = v
+            r["scores"]["sent_sim"] = sim
 
 
 class CountAccuracy(_Base):

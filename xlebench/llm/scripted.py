@@ -20,7 +20,7 @@ from xlebench.clock import fmt_hhmm, fmt_hhmmss
 from xlebench.llm.loopback import Reply
 from xlebench.plan.answers import parse_clock
 
-_TASK = re.compile(r"Task:\s*([a-z_]+)")
+_TASK = re.compile(r"Task:\s*([a-z0-9_]+)")
 _INPUT = re.compile(r"```json\s*(.*?)```", re.DOTALL)
 
 #: Fault kinds: HTTP 429 (with Retry-After 0), HTTP 500, a reply slower than any sane

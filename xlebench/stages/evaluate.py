@@ -16,10 +16,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError, DataError
 from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
+from xlebench.eval.judges import Judges, judged_subtasks
 from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
 from xlebench.eval.table import results_table, to_markdown
+from xlebench.llm.client import Usage
+from xlebench.llm.setup import save_usage
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
@@ -119,7 +123,11 @@ class EvaluateStage(BaseStage):
     def __init__(self, *, systems: dict[str, Any], recipes: dict[str, Recipe],
                  settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,
                  floor_draws: int = 32, allow_partial: bool = False,
-                 max_logs: int | None = None, lifelogs: list[str] | None = None) -> None:
+                 max_logs: int | None = None, lifelogs: list[str] | None = None,
+                 judges: Judges | None = None, judged: set[str] | None = None) -> None:
+        self.judges, self.judged = judges, set(judged or ())
+        if judges is not None:
+            self.waits_on_network(judges.llm.settings.max_concurrency)
         self.systems, self.recipes, self.settings = systems, recipes, settings
         self.bertscorer, self.n_boot = bertscorer, n_boot
         self.floor_draws, self.allow_partial = floor_draws, allow_partial
@@ -160,6 +168,12 @@ class EvaluateStage(BaseStage):
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
         floors = floor_rows(items, self.recipes, self.settings, seed=ctx.seed,
                             draws=self.floor_draws, bertscorer=self.bertscorer)
+        if self.judges is not None:
+            usage = Usage()
+            self.judges.apply(rows, items, self.judged, usage)
+            by_id = {it["item_id"]: it for it in items}
+            self.judges.apply(floors, [by_id[r["item_id"]] for r in floors], self.judged, usage)
+            save_usage(ctx.workdir, usage)
         table = results_table(rows, floors, groups=groups(list(self.recipes.values())),
                               corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
                               seed=ctx.seed)
@@ -238,10 +252,20 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer")) \
         if ec["bertscore"] else None
     recipes = {name: recipe for name, (recipe, _) in configured_recipes(cfg).items()}
+    judges, judged, judge_fp = None, set(), None
+    if ec["judges"]:
+        from xlebench.llm.setup import llm_client, llm_fingerprint
+
+        judged = judged_subtasks(recipes, ec["judge"]["subtasks"])
+        judges = Judges(list(ec["judges"]), llm_client(cfg, "eval.judges"),
+                        int(ec["judge"]["truncate_words"]))
+        judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]])
     stage = EvaluateStage(systems=systems, recipes=recipes, settings=settings, bertscorer=scorer,
                           n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),
                           allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
-                          lifelogs=ec["lifelogs"])
+                          lifelogs=ec["lifelogs"], judges=judges, judged=judged)
     fp = {"eval": {k: v for k, v in ec.items() if k != "predictions"},
           "predictions_sha256": digest}
+    if judge_fp is not None:
+        fp["judge_llm"] = judge_fp
     return StageSpec(stage, fp)

@@ -1,0 +1,93 @@
+"""Open-ended answer judges (RECIPES.md R6): parsing of real judge replies over the loopback
+server, failures that fail loudly, ordering refused, and the judges through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAST, make_client, run_inprocess
+from xlebench.errors import ConfigError, LLMResponseError
+from xlebench.eval.judges import Judges, judged_subtasks, parse_score10
+from xlebench.eval.scorers import ScoreSettings, TextSimilarity
+from xlebench.llm.client import Usage
+from xlebench.llm.loopback import LoopbackLLMServer, Reply
+from xlebench.llm.scripted import ScriptedModel
+from xlebench.tasks.registry import load_recipe
+
+
+@pytest.mark.parametrize(("reply", "value"), [
+    ("TRUE", 1.0), ("true.", 1.0), ("ANSWERS_ARE_EQUIVALENT: FALSE", 0.0),
+    ("ANSWERS ARE EQUIVALENT: true", 1.0), ("junk", None)])
+def test_equivalence_judge_replies(tmp_path: Path, reply: str, value: float | None) -> None:
+    with LoopbackLLMServer(lambda body: Reply(reply)) as srv:
+        judges = Judges(["gem"], make_client(srv, tmp_path / "c", max_retries=1))
+        if value is None:
+            with pytest.raises(LLMResponseError):
+                judges.judge("gem", "Q?", "a", "b", Usage())
+            assert srv.request_count == 2  # asked again once, then failed: never a silent 0
+        else:
+            assert judges.judge("gem", "Q?", "a " * 300, "b", Usage()) == value
+
+
+def test_score10_and_truncation(tmp_path: Path) -> None:
+    assert parse_score10({"score": 7, "rationale": "ok"}) == 0.7
+    with pytest.raises(ValueError):
+        parse_score10({"score": 11})
+    seen: list[str] = []
+
+    def reply(body: dict) -> Reply:
+        seen.append(body["messages"][-1]["content"])
+        return Reply('{"score": 8, "rationale": "close"}')
+    with LoopbackLLMServer(reply) as srv:
+        judges = Judges(["score10"], make_client(srv, tmp_path / "c"), truncate_words=5)
+        assert judges.judge("score10", "Q?", "one two three four five six seven", "ref",
+                            Usage()) == 0.8
+    assert seen[0].endswith("one two three four five") and "six" not in seen[0]
+
+
+def test_judges_are_refused_for_ordering() -> None:
+    recipes = {n: load_recipe(n) for n in ("single_summary", "summary_ordering",
+                                           "object_retrieval")}
+    assert judged_subtasks(recipes, None) == {"single_summary"}
+    with pytest.raises(ConfigError, match="Neptune D.4"):
+        judged_subtasks(recipes, ["summary_ordering"])
+    with pytest.raises(ConfigError, match="no free-text answer"):
+        judged_subtasks(recipes, ["object_retrieval"])
+
+
+def test_sent_sim_of_a_text_with_itself_is_one() -> None:
+    from xlebench.eval.bertscore import BERTScorer
+
+    it = {"answer": {"text": "C cooks pasta in the kitchen."}}
+    rows = [{"status": "ok", "response": "C cooks pasta in the kitchen.", "scores": {}},
+            {"status": "ok", "response": "C washes the car outside.", "scores": {}}]
+    TextSimilarity().finish(rows, [it, it], ScoreSettings(), BERTScorer())
+    assert rows[0]["scores"]["sent_sim"] == pytest.approx(1.0)
+    assert rows[1]["scores"]["sent_sim"] < 0.8
+
+
+def test_judges_through_the_cli(tmp_path: Path) -> None:
+    args = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate]", "render=none",
+            "tasks=[single_summary,summary_ordering]", "eval.bertscore=false",
+            "eval.bootstrap=20", "eval.judges=[gem,score10]"]
+    ran = run_inprocess(tmp_path, *args)
+    assert ran.rc == 2 and "eval.judges needs a language model" in ran.text
+    ran = run_inprocess(tmp_path, *args, "eval.judge.subtasks=[summary_ordering]",
+                        "llm=litellm", "llm.api_base=http://127.0.0.1:9")
+    assert ran.rc == 2 and "Neptune D.4" in ran.text
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        ran = run_inprocess(tmp_path, *args, "llm=litellm", f"llm.api_base={srv.base_url}",
+                            "llm.backoff_s=0.01")
+        assert ran.rc == 0, ran.text[-2000:]
+        calls = srv.request_count
+    table = json.loads((tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"
+                        / "table.json").read_text())
+    extra = table["extra"]["single_summary"]
+    assert {"gem_judge", "score10_judge"} <= set(extra)
+    assert extra["score10_judge"]["all"]["mean"] == 0.5  # the scripted grade: 5 of 10
+    assert extra["gem_judge"]["all"]["floor"]["mean"] == 0.0  # the generic reply: never equal
+    assert "gem_judge" not in table["extra"]["summary_ordering"]
+    assert calls > 0

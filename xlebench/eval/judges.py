@@ -1,0 +1,102 @@
+"""Model judges of free-text answers (RECIPES.md R6), run by the evaluate stage when
+``eval.judges`` lists them, through the cached LLM client (``llm`` group).
+
+* ``gem`` — Neptune's answer-equivalence prompt: 1 when the judge says
+  ``ANSWERS_ARE_EQUIVALENT: TRUE`` (also a bare ``TRUE``/``true.``), 0 for FALSE; anything else is
+  re-asked up to ``llm.max_retries`` times and then fails the evaluation (never a silent 0).
+  (GEM itself is a fine-tuned Gemma-9B: point ``llm`` at a server hosting it.)
+* ``score10`` — MultiHop-EgoQA's 1-10 grade as JSON ``{score, rationale}``, stored /10.
+
+Replies are truncated to ``eval.judge.truncate_words`` words (Neptune: 100). Judges are refused
+at compose time for ordering subtasks: Neptune (D.4) found they accept the right items in the
+wrong order. Rows that are not ``ok`` keep the worst value (0), like every other metric.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xlebench.errors import ConfigError
+from xlebench.llm.client import LLMClient, Usage
+from xlebench.llm.prompts import load_prompt
+from xlebench.llm.structured import ask_json, ask_text
+
+PROMPTS = {"gem": "eval/gem.v1", "score10": "eval/score10.v1"}
+METRICS = {"gem": "gem_judge", "score10": "score10_judge"}
+#: Answer kinds judges read (free text); ordering is refused, the others have exact metrics.
+JUDGED_KINDS = ("text", "grounded")
+_VERDICT = re.compile(r"^\W*(?:answers?[_ ]are[_ ]equivalent\s*:?\s*)?\W*(true|false)\W*$",
+                      re.IGNORECASE)
+
+
+def parse_equivalence(text: str) -> float:
+    """``ANSWERS_ARE_EQUIVALENT: TRUE`` / ``TRUE`` / ``true.`` -> 1.0; FALSE -> 0.0."""
+    m = _VERDICT.match(text.strip())
+    if not m:
+        raise ValueError('reply with one line "ANSWERS_ARE_EQUIVALENT: TRUE" or "... FALSE"')
+    return 1.0 if m.group(1).lower() == "true" else 0.0
+
+
+def parse_score10(value: Any) -> float:
+    if not isinstance(value, dict) or not isinstance(value.get("score"), int | float) \
+            or not 1 <= value["score"] <= 10:
+        raise ValueError('expected {"score": 1-10, "rationale": "..."}')
+    return float(value["score"]) / 10
+
+
+def truncate(text: str, words: int) -> str:
+    parts = text.split()
+    return " ".join(parts[:words])
+
+
+@dataclass
+class Judges:
+    names: Sequence[str]
+    llm: LLMClient
+    truncate_words: int = 100
+
+    def metrics(self) -> list[str]:
+        return [METRICS[n] for n in self.names]
+
+    def judge(self, name: str, question: str, candidate: str, reference: str,
+              usage: Usage) -> float:
+        messages = load_prompt(PROMPTS[name]).render(
+            question=question, candidate=truncate(candidate, self.truncate_words),
+            reference=reference)
+        kw = dict(max_retries=self.llm.settings.max_retries, usage=usage,
+                  what=f"{name} judge")
+        if name == "gem":
+            return ask_text(self.llm, messages, parse_equivalence, **kw)
+        return ask_json(self.llm, messages, parse_score10, **kw)
+
+    def apply(self, rows: list[dict], items: Sequence[dict], judged: set[str],
+              usage: Usage) -> None:
+        """Add each judge's value to the rows of judged subtasks (0 where not ``ok``)."""
+        for row, item in zip(rows, items, strict=True):
+            if item["subtask"] not in judged:
+                continue
+            for name in self.names:
+                ok = row["status"] == "ok" and row["response"] is not None
+                row["scores"][METRICS[name]] = self.judge(
+                    name, item["query"], row["response"], item["answer"]["text"],
+                    usage) if ok else 0.0
+
+
+def judged_subtasks(recipes: dict[str, Any], wanted: Sequence[str] | None) -> set[str]:
+    """Free-text subtasks the judges score: all of them, or those listed; an ordering or
+    exact-answer subtask in the list is refused."""
+    free = {n for n, r in recipes.items() if r.scorer.kind in JUDGED_KINDS}
+    if wanted is None:
+        return free
+    for name in wanted:
+        if name in recipes and recipes[name].scorer.kind == "order":
+            raise ConfigError(f"eval.judge.subtasks: {name} is an ordering task; answer "
+                              "judges accept the right items in the wrong order (Neptune D.4), "
+                              "so its exact metrics are the only ones reported")
+        if name not in free:
+            raise ConfigError(f"eval.judge.subtasks: {name} has no free-text answer to judge; "
+                              f"choose from {sorted(free)}")
+    return set(wanted)
