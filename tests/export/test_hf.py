@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from tests.tasks.test_recipes import _build
+from tests.tasks.test_recipes import LOG, _build
 from xlebench.export.egoschema import NAMESPACE, egoschema_files
 from xlebench.export.hf import ITEMS, items_table, read_items, write_table
 
@@ -47,13 +47,15 @@ def test_same_items_same_bytes(tmp_path: Path) -> None:
 
 def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
     mcq = _mcq()
-    files = egoschema_files([mcq, _event()])
+    files = egoschema_files([mcq, _event()], {LOG["lifelog_id"]: LOG})
     q_uid = str(uuid.uuid5(NAMESPACE, mcq["item_id"]))
     assert files["questions.json"] == [{"q_uid": q_uid, "question": mcq["query"],
                                         "option 0": "a", "option 1": "b", "option 2": "c",
                                         "option 3": "d", "option 4": "e"}]
     assert files["answers.json"] == {q_uid: 3}
-    ids = files["id_map.json"][q_uid]
+    ids = files["uid_to_lifelog.json"][q_uid]
     assert ids["item_id"] == "x-mcq-000" and ids["period_s"] == [
         mcq["period"]["start_s"], mcq["period"]["end_s"]]
+    # the first record's whole video: from 0 to its duration in the stitched video
+    assert (ids["starting_sec"], ids["ending_sec"]) == (0.0, 600.5)
     json.dumps(files)  # plain JSON

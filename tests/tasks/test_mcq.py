@@ -172,7 +172,8 @@ def test_llm_questions_and_the_blind_filter_defeat_a_length_shortcut(tmp_path: P
     assert items[0]["provenance"]["prompt_ids"]["question"] == "tasks/egoschema_q.v1"
 
 
-ARGS = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate]", "render=none",
+ARGS = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate,export]",
+        "render=none", "export.formats=[egoschema]",
         "tasks=[egoschema_mcq,summary_mcq,single_summary]", "eval.bertscore=false",
         "eval.bootstrap=50", "persona.locations=[Japan,UK,Italy,USA]"]
 
@@ -207,6 +208,13 @@ def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_chance(tmp_path: Pa
         assert cell["floor"]["mean"] == 0.2
         assert cell["ci95"][0] > 0.2, (sub, cell)  # far above chance, CI excluding it
     assert set(table["positions"]) == {"egoschema_mcq", "summary_mcq"}
+    ego = bench / "export" / "egoschema"
+    questions = json.loads((ego / "questions.json").read_text())
+    answers = json.loads((ego / "answers.json").read_text())
+    n = sum(len((bench / "annotations" / f"{s}.jsonl").read_text().splitlines())
+            for s in ("egoschema_mcq", "summary_mcq"))
+    assert len(questions) == len(answers) == n and set(questions[0]) == {
+        "q_uid", "question", "option 0", "option 1", "option 2", "option 3", "option 4"}
 
 
 def test_model_use_is_refused_offline(tmp_path: Path) -> None:

@@ -116,7 +116,8 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict]:
     from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 
     if name == "oracle_text_retrieval":
-        return TextRetrievalBaseline(out.oracle), {"system": name}
+        return TextRetrievalBaseline(out.oracle), {"system": name,
+                                                   "version": TextRetrievalBaseline.version}
     out.vlm = out.vlm or _vlm(cfg, None)
     if name == "end_to_end":
         from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd

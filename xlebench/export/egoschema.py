@@ -1,7 +1,12 @@
 """Multiple-choice items in EgoSchema's layout: ``questions.json`` (``q_uid``, ``question``,
-``option 0`` … ``option 4``), ``answers.json`` (``q_uid`` -> label) and ``id_map.json``
-(``q_uid`` -> our item id, life log and the answer's seconds on the life log and in its
-source videos), so EgoSchema's evaluation scripts run unchanged on life-log questions."""
+``option 0`` … ``option 4``), ``answers.json`` (``q_uid`` -> label) and ``uid_to_lifelog.json``
+(``q_uid`` -> our item id, the life-log video, ``starting_sec``/``ending_sec`` of the evidence
+in that stitched video, and the period on the day's clock), so EgoSchema's evaluation scripts
+run unchanged on life-log questions.
+
+The stitched video plays the records back to back (`xlebench.render.timeline`); its seconds
+here come from the library's durations, which the render's probed mapping (``videos/*.json``)
+matches to within a frame per record."""
 
 from __future__ import annotations
 
@@ -17,15 +22,32 @@ def is_mcq(item: dict) -> bool:
     return "options" in item["answer"] and item["answer"].get("label") is not None
 
 
-def egoschema_files(items: Iterable[dict]) -> dict[str, Any]:
+def video_seconds(log: dict, evidence: list[dict]) -> tuple[float, float] | None:
+    """(start, end) of the evidence in the stitched life-log video."""
+    offset, where = 0.0, {}
+    for seg in log["segments"]:
+        src0 = float(seg.get("source_start_s", 0.0))
+        where[seg["video_uid"]] = offset - src0
+        offset += float(seg["source_end_s"]) - src0
+    spans = [(where[e["video_uid"]] + e["source_start_s"], where[e["video_uid"]] + e["source_end_s"])
+             for e in evidence if e["video_uid"] in where]
+    if not spans:
+        return None
+    return round(min(a for a, _ in spans), 3), round(max(b for _, b in spans), 3)
+
+
+def egoschema_files(items: Iterable[dict], logs: dict[str, dict]) -> dict[str, Any]:
     questions, answers, ids = [], {}, {}
     for it in sorted((it for it in items if is_mcq(it)), key=lambda it: it["item_id"]):
         q_uid = str(uuid.uuid5(NAMESPACE, it["item_id"]))
         questions.append({"q_uid": q_uid, "question": it["query"],
                           **{f"option {k}": o for k, o in enumerate(it["answer"]["options"])}})
         answers[q_uid] = int(it["answer"]["label"])
+        span = video_seconds(logs[it["lifelog_id"]], it["evidence"]) \
+            if it["lifelog_id"] in logs else None
         ids[q_uid] = {"item_id": it["item_id"], "subtask": it["subtask"],
                       "lifelog_id": it["lifelog_id"], "video": f"videos/{it['lifelog_id']}.mp4",
-                      "period_s": [it["period"]["start_s"], it["period"]["end_s"]],
-                      "evidence": it["evidence"]}
-    return {"questions.json": questions, "answers.json": answers, "id_map.json": ids}
+                      "starting_sec": span[0] if span else None,
+                      "ending_sec": span[1] if span else None,
+                      "period_s": [it["period"]["start_s"], it["period"]["end_s"]]}
+    return {"questions.json": questions, "answers.json": answers, "uid_to_lifelog.json": ids}

@@ -56,7 +56,7 @@ def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> 
 
 class ExportStage(BaseStage):
     name: ClassVar[str] = "export"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate")
     outputs: ClassVar[tuple[str, ...]] = ("export",)
     uses_seed: ClassVar[bool] = False
@@ -116,7 +116,7 @@ class ExportStage(BaseStage):
         return stats
 
     def _egoschema(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        files = egoschema_files(it for v in items.values() for it in v)
+        files = egoschema_files((it for v in items.values() for it in v), logs)
         if files["questions.json"]:
             for name, obj in files.items():
                 write_json(out / name, obj)
