@@ -132,6 +132,7 @@ CONTENTS = (
     ("export/xlebench/", "the same items in the X-LeBench release layout"),
     ("export/egoschema/", "multiple-choice items in EgoSchema's layout"),
     ("stats/", "library, simulation and task statistics (JSON + PNG)"),
+    ("report/index.html", "the report: plots, life-log pages, results (open in a browser)"),
     ("manifest.json", "config, fingerprints, checksums, package versions"),
 )
 

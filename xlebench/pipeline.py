@@ -34,9 +34,8 @@ from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 
 log = logging.getLogger(__name__)
 
-PLANNED = {
-    "report": "dataset card, plots and viewer (report milestone)",
-}
+#: Stages named in the pipeline that this version does not provide yet (none).
+PLANNED: dict[str, str] = {}
 
 
 def _plain(node: Any) -> Any:
@@ -55,6 +54,7 @@ STAGE_CLASSES = {
     "respond": "RespondStage",
     "evaluate": "EvaluateStage",
     "export": "ExportStage",
+    "report": "ReportStage",
 }
 
 

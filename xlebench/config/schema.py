@@ -351,7 +351,8 @@ class XLeBenchConfig:
     name: str = "demo"
     seed: int = knob(0, ge=0)
     stages: list[str] = field(default_factory=lambda: [
-        "library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "export"])
+        "library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "export",
+        "report"])
     force: list[str] = field(default_factory=list)
     workers: int = knob(1, ge=1, le=256)
     fail_fast: bool = False
