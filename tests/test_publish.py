@@ -51,7 +51,10 @@ def test_scoring_predictions_keeps_everything_else(published: Path, tmp_path: Pa
                      "results/predictions-mine/table.json",
                      "results/predictions-mine/table.md"]
     changed = sorted(k for k in before if after.get(k) != before[k])
-    assert changed == ["manifest.json"], "only the manifest may change besides the new results"
+    assert changed == ["manifest.json", "report/results.html"], \
+        "only the manifest and the report's results page may change besides the new results"
+    results = after["report/results.html"].decode()
+    assert "<h2>oracle_text_retrieval</h2>" in results and "<h2>predictions-mine</h2>" in results
     manifest = json.loads(after["manifest.json"])
     assert sorted(manifest["evaluations"]) == ["oracle_text_retrieval", "predictions-mine"]
     old = json.loads(before["manifest.json"])["fingerprints"]

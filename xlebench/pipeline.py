@@ -8,6 +8,7 @@ goes into each stage's fingerprint.
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -99,6 +100,19 @@ def resolve_stages(requested: list[str]) -> list[str]:
     return [s for s in PIPELINE if s in wanted]
 
 
+def with_report(stages: list[str], final: Path) -> list[str]:
+    """Scoring a system (``stages=[evaluate] eval.predictions=...``) also refreshes a published
+    report, whose results page shows every system: otherwise the report would be stale and the
+    run refused. Reports are cheap; everything else they read is cached."""
+    if "evaluate" not in stages or "report" in stages or not (final / MANIFEST).is_file():
+        return stages
+    try:
+        published = json.loads((final / MANIFEST).read_text("utf-8")).get("fingerprints", {})
+    except (OSError, ValueError):
+        return stages
+    return [*stages, "report"] if "report" in published else stages
+
+
 @dataclass
 class PipelineResult:
     summary: RunSummary
@@ -114,7 +128,10 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     input raises a `UserError` (one line, exit 2); other failures leave the published
     benchmark as it was.
     """
-    names = resolve_stages(list(cfg.stages))
+    final = Path(cfg.paths.benchmarks) / str(cfg.name)
+    if bench_subdir:
+        final = final / bench_subdir
+    names = resolve_stages(with_report(list(cfg.stages), final))
     added = [n for n in names if n not in cfg.stages]
     if added:
         log.info("also running upstream stages %s (cached results are reused)", added)
@@ -136,9 +153,6 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
         )
     )
     config = _plain(cfg)
-    final = Path(cfg.paths.benchmarks) / str(cfg.name)
-    if bench_subdir:
-        final = final / bench_subdir
     planned = {name: fp for name, (fp, _) in runner.fingerprints(specs).items()}
     pub = open_publication(final, content_config(config), overwrite=bool(cfg.overwrite))
     try:

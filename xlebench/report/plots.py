@@ -3,6 +3,7 @@ benchmark gives the same bytes."""
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from collections import Counter
@@ -13,15 +14,27 @@ from xlebench.report.reference import PAPER_TABLE2, RELEASE
 _ORDER = ("short", "medium", "long")
 
 
+RC = {"svg.hashsalt": "xlebench", "svg.fonttype": "none", "font.family": "DejaVu Sans",
+      "font.size": 9}
+
+
 def _plt():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.hashsalt": "xlebench", "svg.fonttype": "none",
-                         "font.family": "DejaVu Sans", "font.size": 9})
     return plt
+
+
+def _styled(fn):
+    """Run a plot under the report's settings without touching the process-wide ones (other
+    stages draw their own plots in the same process)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with _plt().rc_context(RC):
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 def _svg(fig) -> str:
@@ -33,6 +46,7 @@ def _svg(fig) -> str:
     return buf.getvalue()
 
 
+@_styled
 def durations(logs: Sequence[dict]) -> str:
     """Mean minutes of video per category (whiskers: min-max), ours beside Table 2 and the
     release."""
@@ -71,6 +85,7 @@ def video_s(log: dict) -> float:
                for s in log["segments"])
 
 
+@_styled
 def reuse(logs: Sequence[dict]) -> str:
     plt = _plt()
     uses = Counter(s["video_uid"] for log in logs for s in log["segments"])
@@ -85,6 +100,7 @@ def reuse(logs: Sequence[dict]) -> str:
     return _svg(fig)
 
 
+@_styled
 def shares(title: str, library: Counter, matched: Counter, top: int = 15) -> str:
     """Share of each value in the library and among matched segments (top values)."""
     plt = _plt()
@@ -103,6 +119,7 @@ def shares(title: str, library: Counter, matched: Counter, top: int = 15) -> str
     return _svg(fig)
 
 
+@_styled
 def counts(title: str, counter: Mapping[str, int], xlabel: str) -> str:
     plt = _plt()
     keys = list(counter)
@@ -115,6 +132,7 @@ def counts(title: str, counter: Mapping[str, int], xlabel: str) -> str:
     return _svg(fig)
 
 
+@_styled
 def certificates(items: Mapping[str, Sequence[dict]]) -> str:
     """Certificate lengths per subtask on a log scale (EgoSchema's long-term gate: 30 s)."""
     plt = _plt()

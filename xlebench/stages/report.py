@@ -40,8 +40,11 @@ def _items(ctx: StageContext) -> dict[str, list[dict]]:
 class ReportStage(BaseStage):
     name: ClassVar[str] = "report"
     version: ClassVar[str] = "1"
+    #: Not evaluate: the results page is written at export from every system's results in the
+    #: benchmark folder (this run's and those published before), so scoring one more system
+    #: refreshes it without recomputing anything else.
     upstream: ClassVar[tuple[str, ...]] = ("library", "persona", "plan", "simulate", "render",
-                                           "annotate", "evaluate")
+                                           "annotate")
     outputs: ClassVar[tuple[str, ...]] = ("report",)
     uses_seed: ClassVar[bool] = False
 
@@ -55,15 +58,17 @@ class ReportStage(BaseStage):
 
     def units(self, ctx: StageContext) -> list[Unit]:
         logs = sorted(ctx["simulate"].records)
-        return [Unit("index"), Unit("results")] + [Unit(lid, {"lifelog": lid}) for lid in logs]
+        return [Unit("index")] + [Unit(lid, {"lifelog": lid}) for lid in logs]
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         out = ctx.workdir / "files"
         up = ctx.upstream
         if unit.id == "index":
             self._index(out, up)
-        elif unit.id == "results":
-            self._results(out, up)
+            # the items, for the results page written at export
+            write_text(out / ".items.json", pages.as_json(
+                {it["item_id"]: {"query": it["query"], "answer": {"text": it["answer"]["text"]}}
+                 for its in _items(up).values() for it in its}))
         else:
             self._lifelog(out, up, unit.payload["lifelog"])
         return {"paths": sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())}
@@ -97,16 +102,17 @@ class ReportStage(BaseStage):
         write_text(out / "index.html", pages.index_page(name=self.bench_name, logs=logs,
                                                         items=items, personas=personas))
 
-    def _results(self, out: Path, up: StageContext) -> None:
-        ev = up["evaluate"]
-        tables = {name: ev.records[name] for name in sorted(ev.records)}
-        scores = {}
-        for name in tables:
-            path = ev.unit_dir(name) / "scores.jsonl"
-            scores[name] = [json.loads(x) for x in path.read_text("utf-8").splitlines()] \
-                if path.is_file() else []
-        items = {it["item_id"]: it for its in _items(up).values() for it in its}
-        write_text(out / "results.html",
+    @staticmethod
+    def _results(dest: Path, items: dict[str, dict]) -> None:
+        """Every system's results in the benchmark folder being published."""
+        tables, scores = {}, {}
+        for folder in sorted((dest / "results").glob("*/")):
+            if (folder / "table.json").is_file():
+                tables[folder.name] = json.loads((folder / "table.json").read_text("utf-8"))
+                path = folder / "scores.jsonl"
+                scores[folder.name] = [json.loads(x) for x in path.read_text("utf-8")
+                                       .splitlines()] if path.is_file() else []
+        write_text(dest / "report" / "results.html",
                    pages.results_page(tables=tables, scores=scores, items=items))
 
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
@@ -124,13 +130,18 @@ class ReportStage(BaseStage):
         for uid, rec in sorted(result.records.items()):
             src = result.unit_dir(uid) / "files"
             for rel in rec["paths"]:
+                if rel == ".items.json":
+                    continue
                 target = dest / "report" / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src / rel, target)
                 n += 1
         for asset in ("report.css", "report.js"):
             shutil.copyfile(STATIC / asset, dest / "report" / asset)
-        return {"pages": n, "lifelogs": len(result.records) - 2}
+        items = json.loads((result.unit_dir("index") / "files" / ".items.json")
+                           .read_text("utf-8"))
+        self._results(dest, items)
+        return {"pages": n + 1, "lifelogs": len(result.records) - 1}
 
 
 def build_report_stage(cfg: DictConfig) -> StageSpec:
