@@ -76,11 +76,62 @@ def matching_lower_bound(cache: Path) -> dict:
     return {"matches": n, "seconds": time.perf_counter() - start, "logs": len(work)}
 
 
+#: Matcher settings compared against paper Table 2 and the release (same plans, same cache).
+VARIANTS = {
+    "matcher=paper": [],
+    "matcher=authors": ["matcher=authors"],
+    "matcher=paper + popularity_penalty": ["matcher.diversity.kind=popularity_penalty"],
+    "matcher=authors + popularity_penalty": ["matcher=authors",
+                                             "matcher.diversity.kind=popularity_penalty"],
+}
+
+
+def fidelity(out: Path, overrides: list[str], video_info: Path) -> list[dict]:
+    """Table 2 statistics of each matcher variant (plans shared through the cache)."""
+    import pyarrow.parquet as pq
+
+    from xlebench.report.reference import PAPER_TABLE2, RELEASE
+
+    rows = []
+    for k, (name, extra) in enumerate(VARIANTS.items()):
+        _cli(out, [*overrides, *extra, f"name=v{k}"])
+        bench = out / "benchmarks" / f"v{k}"
+        stats = json.loads((bench / "stats" / "simulation.json").read_text())
+        lib = {r["video_uid"]: r["duration_s"] for r in
+               pq.read_table(bench / "library.parquet", columns=["video_uid", "duration_s"])
+               .to_pylist()}
+        segs = [s for p in (bench / "lifelogs").glob("*.json")
+                for s in json.loads(p.read_text())["segments"]]
+        rows.append({"variant": name, "duration_minutes": {
+            c: [v["max"], v["mean"], v["min"]] for c, v in stats["duration_minutes"].items()},
+            "distinct_videos": stats["distinct_videos"], "max_reuse": stats["max_reuse"],
+            "same_country_share": stats["same_country_share"],
+            "reuse_histogram": stats["video_reuse_histogram"],
+            "segment_minutes_mean": round(sum(lib[s["video_uid"]] for s in segs)
+                                          / len(segs) / 60, 1),
+            "library_minutes_mean": round(sum(lib.values()) / len(lib) / 60, 1)})
+    print("| variant | short | medium | long | distinct | max reuse | same country | "
+          "min/segment |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, src in (("paper Table 2", PAPER_TABLE2), ("release", RELEASE)):
+        cells = " | ".join("/".join(map(str, src[c])) for c in ("short", "medium", "long"))
+        print(f"| {label} | {cells} | 814 | {87 if label == 'release' else '—'} | — | 34.9 |")
+    for r in rows:
+        d = r["duration_minutes"]
+        cells = " | ".join("/".join(f"{x:.0f}" for x in d[c]) for c in ("short", "medium",
+                                                                         "long"))
+        print(f"| {r['variant']} | {cells} | {r['distinct_videos']} | {r['max_reuse']} | "
+              f"{100 * r['same_country_share']:.0f}% | {r['segment_minutes_mean']} |")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--video-info", default=str(ROOT.parent / "shared/data/xlebench_video_info.json"))
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--fidelity", action="store_true",
+                    help="also compile each matcher variant and print the Table 2 comparison")
     args = ap.parse_args()
     if not Path(args.video_info).is_file():
         sys.exit(f"{args.video_info} not found: pass --video-info")
@@ -93,6 +144,7 @@ def main() -> None:
         cold_wall, cold = _cli(out, overrides)
         warm_wall, warm = _cli(out, overrides)
         bound = matching_lower_bound(out / "cache")
+        variants = fidelity(out, overrides, Path(args.video_info)) if args.fidelity else None
     logs = cold["simulate"]["total"]
     sim_s = cold["simulate"]["seconds"]
     report = {
@@ -107,6 +159,8 @@ def main() -> None:
         "simulate_over_lower_bound": round(sim_s / bound["seconds"], 2),
         "warm_over_cold_wall": round(warm_wall / cold_wall, 3),
     }
+    if variants:
+        report["fidelity"] = variants
     print(json.dumps(report, indent=1))
 
 

@@ -50,3 +50,38 @@ def test_bad_persona_files_name_the_field(tmp_path: Path, text: str, where: str)
     with pytest.raises(DataError) as err:
         load_persona_file(path, 0)
     assert err.value.where == where and err.value.file == str(path)
+
+
+def test_a_persona_file_steers_the_offline_plan(tmp_path) -> None:
+    """A night-shift nurse: her day starts when the file says, dinner comes before the shift,
+    and the shift runs through the night in the scenario the file names."""
+    import random
+
+    from xlebench.clock import parse_hhmm
+    from xlebench.library.taxonomy import load_taxonomy
+    from xlebench.persona.files import load_persona_file
+    from xlebench.plan.offline import PlannerParams, plan_day
+
+    path = tmp_path / "nurse.yaml"
+    path.write_text(
+        "location: UK\nmbti: ISFJ\noccupation: night-shift nurse\n"
+        "hobbies: [Gardening]\n"
+        "schedule: {work_scenario: Talking to colleagues}\n"
+        "daily_routine:\n"
+        "  - {time: '14:00', activity: wake up}\n"
+        "  - {time: '19:00', activity: dinner}\n"
+        "  - {time: '21:00', activity: start the night shift}\n"
+        "  - {time: '07:00', activity: finish the shift}\n"
+        "  - {time: '08:00', activity: go to bed}\n")
+    persona = load_persona_file(path, seed=0)
+    assert persona.schedule["wake"] == "14:00" and persona.schedule["work_start"] == "21:00"
+    vocab = [s.name for s in load_taxonomy().scenarios]
+    plan = plan_day(persona, vocab, PlannerParams(), random.Random(0))
+    first = plan.chunks[0]
+    assert first.start_s == parse_hhmm("14:00")
+    work = [c for c in plan.chunks if "Talking to colleagues" == c.scenarios[0]]
+    assert work and min(c.start_s for c in work) >= parse_hhmm("21:00")
+    assert max(c.end_s for c in work) > 86_400  # through the night, on the same clock
+    dinner = next(c for c in plan.chunks if c.activity == "have dinner")
+    assert dinner.start_s < min(c.start_s for c in work)
+    assert len(plan.chunks) >= 16

@@ -124,3 +124,47 @@ def test_filtered_faiss_search_only_returns_allowed(library) -> None:
     brute = np.array([float(emb.encode([lib.videos[i].summary])[0] @
                             emb.encode(["C is cooking dinner"])[0]) for i in allowed])
     assert max(scores) == pytest.approx(brute.max(), abs=1e-5)
+
+
+def test_penalised_search_is_exact(library) -> None:
+    """Widening until nothing left out can outrank the best: equal to ranking every allowed
+    video by cosine - penalty."""
+    from xlebench.simulate.engine import ranked_search
+
+    lib, emb = library
+    rng = np.random.default_rng(0)
+    penalty = rng.random(len(lib.videos)) * 0.3
+    vecs = emb.encode([v.summary for v in lib.videos])
+    for q in ("C is cooking dinner", "C walks the dog in the park", "C repairs a bike"):
+        qv = emb.encode([q])[0]
+        ids = np.arange(0, len(lib.videos), 2)
+        _, found, ranked = ranked_search(lib.index, qv, 5, ids, penalty)
+        brute = vecs[ids] @ qv - penalty[ids]
+        assert int(found[0]) == int(ids[np.argmax(brute)])
+        assert ranked[0] == pytest.approx(brute.max(), abs=1e-5)
+
+
+def test_popularity_prior_spreads_matches(library) -> None:
+    """The penalty lowers the most reused video's count, logs stay valid, and each pick's
+    cosine stays close to the unpenalised best."""
+    from collections import Counter
+
+    from xlebench.simulate.engine import popularity_prior
+
+    lib, emb = library
+    queries = []
+    for seed in range(6):
+        persona = generate_persona(["Japan", "UK", "USA"][seed % 3], "INTJ", seed)
+        vocab = sorted({s for v in lib.videos for s in v.scenarios})
+        plan = plan_day(persona, vocab, PlannerParams(), random.Random(seed))
+        queries += [(c, emb.encode([c.description])[0], persona.location) for c in plan.chunks]
+    penalty = popularity_prior(lib, queries, LEVELS, 0.05)
+    assert penalty.max() > 0 and (penalty >= 0).all()
+    plain = Counter(s["video_uid"] for seed in range(6)
+                    for s in _log(library, seed, 9, "Japan", "INTJ")[1])
+    spread = [s for seed in range(6)
+              for s in _log(library, seed, 9, "Japan", "INTJ", penalty=penalty)[1]]
+    assert max(Counter(s["video_uid"] for s in spread).values()) <= max(plain.values())
+    for s in spread:
+        assert s["match"]["score"] - s["match"]["penalised"] == pytest.approx(
+            penalty[[v.video_uid for v in lib.videos].index(s["video_uid"])], abs=2e-6)

@@ -122,3 +122,24 @@ def test_periods_and_ordering() -> None:
              order["query"].split("Summary ")[1:]]
     truth = [VIDEOS[s["video_uid"]].summary for s in LOG["segments"]]
     assert [shown[i] for i in order["answer"]["order"]] == truth
+
+
+def test_the_authors_library_paired_with_annotations_yields_every_subtask(tmp_path) -> None:
+    """library=xlebench_release alone gives summary items only; with
+    library.annotations_root (a local Ego4D download) all 8 subtasks come out."""
+    from tests.conftest import FAST, run_inprocess
+    from xlebench.library.synthetic import SyntheticSpec, generate_corpus
+
+    corpus = tmp_path / "ego4d"
+    generate_corpus(SyntheticSpec(n_videos=80), corpus)
+    args = [*[a for a in FAST if not a.startswith(("library.", "stages="))],
+            "library=xlebench_release", f"library.path={corpus / 'video_info.json'}",
+            "stages=[library,persona,plan,simulate,annotate]", "render=none",
+            "annotate.min_duration_s=1.0"]
+    ran = run_inprocess(tmp_path, *args, f"library.annotations_root={corpus}", "name=paired")
+    assert ran.rc == 0, ran.text[-2000:]
+    bench = tmp_path / "benchmarks" / "paired" / "annotations"
+    counts = {p.stem: len(p.read_text().splitlines()) for p in bench.glob("*.jsonl")}
+    assert len(counts) == 8 and all(counts.values()), counts
+    ran = run_inprocess(tmp_path, *args, f"library.annotations_root={tmp_path}", "name=bad")
+    assert ran.rc == 2 and "no v2/annotations/ folder" in ran.text

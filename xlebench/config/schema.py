@@ -71,6 +71,9 @@ class Ego4DLibraryConfig(Ego4DSelection):
 class ReleaseLibraryConfig:
     kind: str = "xlebench_release"
     path: str = MISSING
+    #: A local Ego4D download (v2/annotations/ NLQ, moments, narrations) paired with the
+    #: authors' library, so the paper path yields every subtask; null = summaries only.
+    annotations_root: str | None = None
 
 
 # --- matcher -------------------------------------------------------------------------------
@@ -100,12 +103,24 @@ class LadderStep:
 
 
 @dataclass
+class DiversityConfig:
+    """Diversity-aware matching (RECIPES.md R5): ``popularity_penalty`` counts how often each
+    video would be every plan chunk's best match (one pass over all plans, argmax only, no
+    reflection) and ranks by cosine - weight * log(1 + expected picks). The prior is a function
+    of the plans alone, so logs still match independently and byte-identically."""
+
+    kind: str = knob("none", choices=("none", "popularity_penalty"))
+    weight: float = knob(0.05, ge=0, le=10)
+
+
+@dataclass
 class MatcherConfig:
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     ladder: list[LadderStep] = field(default_factory=list)
     top_k_sample: int = knob(1, ge=1, le=100)
     max_candidates_in_trace: int = knob(5, ge=0, le=1000)
+    diversity: DiversityConfig = field(default_factory=DiversityConfig)
 
 
 # --- llm -----------------------------------------------------------------------------------
@@ -187,6 +202,11 @@ class PlannerConfig:
     twilight: list[str] = field(default_factory=lambda: ["17:00", "19:00"])
     max_reflection_retries: int = knob(2, ge=0, le=20)
     reflection: bool = True
+    #: Offline chunk text, the sentence the matcher ranks videos with: ``plan`` = a short
+    #: plan of ``activities_per_chunk`` activities (the chunk's own and the ones after it) with
+    #: their scenarios, as the authors' LLM writes chunks; ``activity`` = one activity.
+    chunk_text: str = knob("plan", choices=("plan", "activity"))
+    activities_per_chunk: int = knob(3, ge=1, le=8)
     #: LLM planner prompt ids (files xlebench/prompts/<id>.txt); a new wording is a new version.
     prompts: dict[str, str] = field(default_factory=lambda: {
         "persona": "planner/persona.v1", "daily_plan": "planner/daily_plan.v1",
@@ -347,6 +367,12 @@ class ExportConfig:
 
 
 @dataclass
+class AnnotateConfig:
+    #: NLQ and moments windows shorter than this (seconds) are skipped and counted.
+    min_duration_s: float = knob(0.0, ge=0, le=3600)
+
+
+@dataclass
 class XLeBenchConfig:
     name: str = "demo"
     seed: int = knob(0, ge=0)
@@ -377,6 +403,7 @@ class XLeBenchConfig:
     certificate: CertificateConfig = field(default_factory=CertificateConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     export: ExportConfig = field(default_factory=ExportConfig)
+    annotate: AnnotateConfig = field(default_factory=AnnotateConfig)
 
 
 SCHEMAS: dict[str, dict[str, type]] = {

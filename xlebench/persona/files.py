@@ -31,6 +31,67 @@ class RoutineModel(BaseModel):
         return f"{int(h):02d}:{m}"
 
 
+class ScheduleModel(BaseModel):
+    """The times the offline planner follows (HH:MM); anything left out comes from the
+    ``daily_routine`` (wake, start/finish work or shift, lunch, dinner, bed) or the generator."""
+
+    model_config = ConfigDict(extra="forbid")
+    wake: str | None = None
+    work_start: str | None = None
+    work_end: str | None = None
+    lunch: str | None = None
+    dinner: str | None = None
+    sleep: str | None = None
+    #: An Ego4D scenario name for the working hours (e.g. "Working at desk").
+    work_scenario: str | None = None
+    social_evenings: bool | None = None
+
+    @field_validator("wake", "work_start", "work_end", "lunch", "dinner", "sleep")
+    @classmethod
+    def _hhmm(cls, v: str | None) -> str | None:
+        return None if v is None else RoutineModel._hhmm(v)
+
+    @field_validator("work_scenario")
+    @classmethod
+    def _scenario(cls, v: str | None) -> str | None:
+        from xlebench.library.taxonomy import load_taxonomy
+
+        if v is not None and load_taxonomy().get(v) is None:
+            raise ValueError(f"{v!r} is not an Ego4D scenario of the taxonomy")
+        return v
+
+
+#: daily_routine wording -> schedule key (first match wins, in routine order).
+ROUTINE_KEYS = (("wake", ("wake", "get up")), ("work_start", ("start work", "start the day's work",
+                "start the shift", "start shift", "shift starts", "begin work", "go to work",
+                "night shift")), ("work_end", ("finish work", "end of shift", "finish the shift",
+                "shift ends", "leave work")), ("lunch", ("lunch",)), ("dinner", ("dinner",)),
+                ("sleep", ("go to bed", "sleep", "bedtime")))
+
+
+def routine_schedule(routine: list[dict]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in routine:
+        text = item["activity"].lower()
+        for key, words in ROUTINE_KEYS:
+            if key not in out and any(w in text for w in words):
+                out[key] = item["time"]
+                break
+    return out
+
+
+def work_scenario_for(occupation: str) -> str | None:
+    """A work-slot scenario whose name shares a word with the occupation (nurse -> the
+    scenario naming nurses), if any."""
+    from xlebench.library.taxonomy import load_taxonomy
+
+    words = {w for w in occupation.lower().replace("-", " ").split() if len(w) > 3}
+    for s in load_taxonomy().with_slot("work"):
+        if words & set(s.name.lower().replace("/", " ").replace(",", " ").split()):
+            return s.name
+    return None
+
+
 class PersonaFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     location: str
@@ -42,6 +103,7 @@ class PersonaFile(BaseModel):
     lifestyle: str | None = None
     daily_routine: list[RoutineModel] | None = None
     hobbies: list[str] | None = None
+    schedule: ScheduleModel | None = None
 
     @field_validator("location")
     @classmethod
@@ -82,7 +144,14 @@ def load_persona_file(path: Path, seed: int) -> Persona:
         err = exc.errors()[0]
         raise DataError(str(path), _json_path(err["loc"]), err["msg"]) from None
     base = generate_persona(model.location, model.mbti, seed)
-    given = model.model_dump(exclude_none=True, exclude={"location", "mbti"})
+    given = model.model_dump(exclude_none=True, exclude={"location", "mbti", "schedule"})
+    schedule = dict(base.schedule)
+    if model.occupation and (scenario := work_scenario_for(model.occupation)):
+        schedule["work_scenario"] = scenario
+    schedule.update(routine_schedule(given.get("daily_routine", [])))
+    if model.schedule is not None:
+        schedule.update(model.schedule.model_dump(exclude_none=True))
+    given["schedule"] = schedule
     if "daily_routine" in given:
         given["daily_routine"] = tuple(RoutineItem(**r) for r in given["daily_routine"])
     for key in ("traits", "hobbies"):

@@ -4,7 +4,9 @@ The agenda follows the persona's schedule: morning routine from the wake time, w
 the hours up to lunch and up to the end of the working day, dinner at the local dinner time,
 an evening that is social for extraverts and quieter for introverts, then winding down.
 Chunks are cut with 5-20 minute gaps; each names its Ego4D scenarios (restricted to those
-present in the library), scene and time class.
+present in the library), scene and time class. With ``chunk_text=plan`` (default) a chunk's text
+is a short plan of its activity and the next ones, with all their scenarios — what the authors'
+LLM writes and what the matcher ranks videos with; ``activity`` keeps one activity per chunk.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def build_agenda(p: Persona, rng: random.Random) -> list[Activity]:
     if not home:
         acts.append(Activity(commute, rng.randint(20, 45), commute.plan[0]))
     work = g(s["work_scenario"]) or g("Working at desk")
+    if night_shift(s):
+        return acts + _night_shift(p, tax, rng, commute, work, home)
     acts.append(Activity(work, FILL, "", anchor=parse_hhmm(s["work_start"])))
     lunch = g(s["meal_out"]) if p.mbti[0] == "E" or rng.random() < 0.3 else g("Eating")
     acts.append(Activity(lunch, rng.randint(30, 50), _meal_text(lunch, "lunch"),
@@ -86,6 +90,39 @@ def build_agenda(p: Persona, rng: random.Random) -> list[Activity]:
         acts.append(Activity(commute, rng.randint(20, 45), "commute home",
                              anchor=parse_hhmm(s["work_end"])))
     return acts + _evening(p, tax, rng)
+
+
+def night_shift(s: dict) -> bool:
+    """Work that starts in the evening (after dinner, or from 18:00)."""
+    start = parse_hhmm(s["work_start"])
+    return start >= 18 * 3600 or start > parse_hhmm(s["dinner"])
+
+
+def _night_shift(p: Persona, tax: Taxonomy, rng: random.Random, commute: Scenario,
+                 work: Scenario, home: bool) -> list[Activity]:
+    """Free time and dinner before the shift, the shift through the night (past midnight on
+    the same clock), a break meal, then home."""
+    g, hobbies = tax.get, [tax.get(h) for h in p.hobbies if tax.get(h)]
+    start = parse_hhmm(p.schedule["work_start"])
+    end = parse_hhmm(p.schedule["work_end"])
+    end += 86_400 if end <= start else 0
+    acts = []
+    if hobbies:
+        acts.append(Activity(hobbies[0], rng.randint(45, 80), rng.choice(hobbies[0].plan)))
+    errand = g("Grocery shopping indoors")
+    acts += [Activity(errand, rng.randint(25, 45), rng.choice(errand.plan)),
+             Activity(g("Cooking"), rng.randint(30, 45), "cook dinner"),
+             Activity(g("Eating"), rng.randint(25, 40), "have dinner")]
+    if not home:
+        acts.append(Activity(commute, rng.randint(20, 45), commute.plan[0],
+                             anchor=start - 3600))
+    acts.append(Activity(work, FILL, "", anchor=start))
+    acts.append(Activity(g("Eating"), rng.randint(20, 30), "have a meal break",
+                         anchor=(start + end) // 2))
+    acts.append(Activity(work, FILL, ""))
+    if not home:
+        acts.append(Activity(commute, rng.randint(20, 45), "commute home", anchor=end))
+    return acts
 
 
 def _evening(p: Persona, tax: Taxonomy, rng: random.Random) -> list[Activity]:
@@ -146,10 +183,39 @@ def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random
     return out
 
 
-def _description(s: Scenario, text: str, rng: random.Random) -> str:
+def _phrase(s: Scenario, text: str, rng: random.Random) -> str:
     words = (text or (s.plan[0] if s.plan else s.short.lower())).split()
     place = rng.choice(s.places) if s.places else "home"
-    return f"C is {' '.join([gerund(words[0])] + words[1:])} {at_place(place)}."
+    verb = " ".join([gerund(words[0])] + words[1:])
+    return verb if place in verb else f"{verb} {at_place(place)}"
+
+
+def _description(s: Scenario, text: str, rng: random.Random) -> str:
+    return f"C is {_phrase(s, text, rng)}."
+
+
+def _plan_text(pieces: Sequence[tuple[Activity, int, int]], rng: random.Random) -> str:
+    """``C is cooking breakfast in the kitchen, then having breakfast and walking to the
+    shops.`` — the chunk's activity (with its place) and the next distinct ones."""
+    phrases = [_phrase(a.scenario, a.text, rng) if i == 0 else
+               _phrase(a.scenario, a.text, rng).split(" at the ")[0].split(" in the ")[0]
+               for i, (a, _, _) in enumerate(pieces)]
+    if len(phrases) == 1:
+        return f"C is {phrases[0]}."
+    rest = phrases[1:]
+    tail = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
+    return f"C is {phrases[0]}, then {tail}."
+
+
+def _window(pieces: list, k: int, n: int) -> list:
+    """Piece k and the next ones with other activity texts, n in all."""
+    out = [pieces[k]]
+    for piece in pieces[k + 1:]:
+        if len(out) == n:
+            break
+        if piece[0].text != out[-1][0].text:
+            out.append(piece)
+    return out
 
 
 def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
@@ -157,12 +223,19 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
     tax = load_taxonomy()
     picker = ScenarioPicker(tax, vocabulary)
     chunks, agenda = [], []
-    for k, (act, start, length) in enumerate(_pieces(build_agenda(persona, rng), params, rng)):
-        wanted = [act.scenario, *(tax.get(e) for e in act.extra if tax.get(e))]
+    pieces = _pieces(build_agenda(persona, rng), params, rng)
+    plan_style = params.chunk_text == "plan"
+    for k, (act, start, length) in enumerate(pieces):
+        group = _window(pieces, k, params.activities_per_chunk) if plan_style \
+            else [pieces[k]]
+        wanted = [s for a, _, _ in group
+                  for s in (a.scenario, *(tax.get(e) for e in a.extra if tax.get(e)))]
         names = tuple(dict.fromkeys(n for n in (picker.name(w) for w in wanted) if n))
+        text = _plan_text(group, rng) if plan_style else _description(act.scenario, act.text,
+                                                                       rng)
         chunks.append(PlanChunk(
             chunk_id=f"{persona.persona_id}-c{k:02d}", start_s=start, end_s=start + length,
-            activity=act.text, description=_description(act.scenario, act.text, rng),
+            activity=act.text, description=text,
             scenarios=names, scene=max(act.scenario.scene, key=act.scenario.scene.get),
             time_class=time_class(start, params.daytime_s, params.twilight_s),
             slot=act.scenario.slot,

@@ -33,6 +33,8 @@ class MatchParams:
     day_end: str = "overflow"
     start_resolution_s: int = 1
     segment_end: str = "ceil"
+    #: Per library video, subtracted from its cosine before ranking (diversity prior).
+    penalty: np.ndarray | None = None
 
 
 def segment_bounds(chunk_start_s: int, duration_s: float, p: MatchParams) -> tuple[int, int]:
@@ -64,12 +66,13 @@ def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used:
     if level < 0:
         raise RuntimeError(f"no unused library video is left for chunk {chunk.chunk_id}")
     k = max(p.top_k_sample, p.max_candidates_in_trace)
-    scores, found = search(lib.index, qvec, k, allowed=ids.tolist())
+    scores, found, ranked = ranked_search(lib.index, qvec, k, ids, p.penalty)
     pick = rng.randrange(min(p.top_k_sample, len(found)))
     vid = int(found[pick])
+    extra = {} if p.penalty is None else {"penalised": round(float(ranked[pick]), 6)}
     return {
         "vid": vid,
-        "score": round(float(scores[pick]), 6),
+        "score": round(float(scores[pick]), 6), **extra,
         "relaxation": p.levels[level].name,
         "level": level,
         "n_candidates": int(len(ids)),
@@ -78,6 +81,39 @@ def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used:
                        for s, i in zip(scores[:p.max_candidates_in_trace],
                                        found[:p.max_candidates_in_trace], strict=True)],
     }
+
+
+def ranked_search(index: object, qvec: np.ndarray, k: int, ids: np.ndarray,
+                  penalty: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cosines, ids, ranking scores) best first. With a penalty the search widens until no
+    candidate left out could outrank the best penalised one (penalties only lower scores), so
+    the result is exact, not a re-ranking of a fixed top-k."""
+    if penalty is None:
+        scores, found = search(index, qvec, k, allowed=ids.tolist())
+        return scores, found, scores
+    want = max(k, 32)
+    while True:
+        scores, found = search(index, qvec, want, allowed=ids.tolist())
+        ranked = scores - penalty[found]
+        order = np.argsort(-ranked, kind="stable")
+        if len(found) >= len(ids) or ranked[order[0]] >= scores[-1]:
+            return scores[order], found[order], ranked[order]
+        want *= 4
+
+
+def popularity_prior(lib: Library, queries: Sequence[tuple[PlanChunk, np.ndarray, str]],
+                     levels: Sequence[Level], weight: float) -> np.ndarray:
+    """weight * log(1 + how often each video is some chunk's unpenalised best match)."""
+    picks = np.zeros(len(lib.videos))
+    used = np.zeros(len(lib.videos), dtype=bool)
+    for chunk, qvec, country in queries:
+        level, ids = lib.filter.ladder(scenarios=chunk.scenarios, scene=chunk.scene,
+                                       time_class=chunk.time_class, country=country,
+                                       used=used, levels=levels)
+        if level >= 0:
+            _, found = search(lib.index, qvec, 1, allowed=ids.tolist())
+            picks[int(found[0])] += 1
+    return weight * np.log1p(picks)
 
 
 def simulate_log(

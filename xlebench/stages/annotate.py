@@ -185,7 +185,16 @@ def refuse_model_use(recipes: dict[str, tuple[Recipe, Any]], tasks: dict) -> Non
 
 
 def annotations_root(cfg: DictConfig) -> Path | None:
+    """The Ego4D folder whose annotations items come from: ``library.annotations_root`` (any
+    library, e.g. the authors' file paired with a local download), else an ego4d library's
+    own root (the synthetic corpus keeps its own beside the library)."""
     lib = OmegaConf.to_container(cfg.library, resolve=True)
+    if lib.get("annotations_root"):
+        root = Path(lib["annotations_root"])
+        if not any((root / d / "annotations").is_dir() for d in ("v2", "v1", ".")):
+            raise ConfigError(f"library.annotations_root={root}: no v2/annotations/ folder "
+                              "there; point it at your Ego4D download (the folder holding v2/)")
+        return root
     return Path(lib["root"]) if lib["kind"] == "ego4d" else None
 
 
@@ -209,6 +218,7 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                                    max_retries=int(cfg.llm.max_retries))
     cert = OmegaConf.to_object(cfg.certificate)
     stage = AnnotateStage(recipes=recipes, keys=keys, annotations_root=annotations_root(cfg),
+                          min_duration_s=float(cfg.annotate.min_duration_s),
                           filters={n: list((tasks[n] or {}).get("filters") or [])
                                    for n in recipes}, certificate=cert,
                           aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
@@ -216,6 +226,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
+              "min_duration_s": float(cfg.annotate.min_duration_s),
+              "annotations_root": str(annotations_root(cfg) or ""),
               "certificate": asdict(cert),
               "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}
     return StageSpec(stage, {**shared, "recipes": keys, "tasks": tasks,

@@ -38,7 +38,7 @@ CHUNK_EMBEDDINGS = "chunk_embeddings.npy"
 class PlanStage(BaseStage):
     name: ClassVar[str] = "plan"
     outputs: ClassVar[tuple[str, ...]] = ("plans.jsonl", "stats/llm_usage_plan.json")
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "4"
     upstream: ClassVar[tuple[str, ...]] = ("persona", "library")
 
     def __init__(self, *, params: PlannerParams, embedder: dict[str, Any],

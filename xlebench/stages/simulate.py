@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -11,6 +12,7 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.clock import time_class
+from xlebench.config.schema import DiversityConfig
 from xlebench.library.embed import make_encoder
 from xlebench.library.records import LibraryVideo
 from xlebench.library.view import LibraryView
@@ -24,7 +26,7 @@ from xlebench.runner.atomic import write_json
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.simulate.engine import Library, MatchParams, Reflector, simulate_log
+from xlebench.simulate.engine import Library, MatchParams, Reflector, popularity_prior, simulate_log
 from xlebench.simulate.filter import CandidateFilter, Level
 from xlebench.simulate.reflect import Revision, reflect_offline
 from xlebench.simulate.sampling import groups, sample_chunk_indices
@@ -43,8 +45,9 @@ class SimulateStage(BaseStage):
     def __init__(self, *, lengths: dict[str, int], params: MatchParams, min_gap_s: int,
                  reflection: bool, daytime: tuple[int, int], twilight: tuple[int, int],
                  faiss_threads: int = 1, llm: LLMPlanner | None = None,
-                 embedder: dict[str, Any] | None = None, embedding_store: Path | None = None
-                 ) -> None:
+                 embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
+                 diversity: DiversityConfig | None = None) -> None:
+        self.diversity = diversity or DiversityConfig()
         self.lengths = dict(lengths)
         self.params = params
         self.min_gap_s, self.reflection = min_gap_s, reflection
@@ -65,10 +68,24 @@ class SimulateStage(BaseStage):
         uid, _ = ctx["library"].only()
         view = LibraryView(ctx["library"].unit_dir(uid), self.faiss_threads)
         self._lib = Library(view.videos, view.index, CandidateFilter(view.videos))
+        if self.diversity.kind == "popularity_penalty" and self.params.penalty is None:
+            self.params = replace(self.params, penalty=popularity_prior(
+                self._lib, self._prior_queries(ctx), self.params.levels, self.diversity.weight))
         self._vocab = Vocabulary(view.scenario_vocabulary)
         if self.llm is not None and self.embedder_cfg:
             # LLM reflection may rewrite descriptions; those are embedded here (cached).
             self._encode = make_encoder(self.embedder_cfg, self.embedding_store)
+
+    @staticmethod
+    def _prior_queries(ctx: StageContext) -> list[tuple[PlanChunk, np.ndarray, str]]:
+        """Every chunk of every plan (sorted by persona), with its vector and country."""
+        out = []
+        for pid in sorted(ctx["plan"].records):
+            plan = DayPlan.from_dict(ctx["plan"].records[pid])
+            vectors = np.load(ctx["plan"].unit_dir(pid) / CHUNK_EMBEDDINGS)
+            country = ctx["persona"].records[pid]["location"]
+            out += [(c, vectors[k], country) for k, c in enumerate(plan.chunks)]
+        return out
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{pid}-{cat}", {"persona": pid, "category": cat, "n": n})
@@ -192,7 +209,8 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         lengths=lengths, params=params, min_gap_s=int(cfg.planner.min_gap_s),
         reflection=bool(cfg.planner.reflection), daytime=pp.daytime_s, twilight=pp.twilight_s,
         faiss_threads=int(matcher["index"]["faiss_threads"]), llm=llm,
-        embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings")
+        embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings",
+        diversity=DiversityConfig(**matcher["diversity"]))
     fp = {"lengths": lengths, "day_end": sim["day_end"],
           "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
           "matcher": {k: v for k, v in matcher.items() if k not in ("embedder", "index")},
