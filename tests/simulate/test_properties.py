@@ -168,3 +168,38 @@ def test_popularity_prior_spreads_matches(library) -> None:
     for s in spread:
         assert s["match"]["score"] - s["match"]["penalised"] == pytest.approx(
             penalty[[v.video_uid for v in lib.videos].index(s["video_uid"])], abs=2e-6)
+
+
+def test_multi_day_logs_through_the_cli(tmp_path) -> None:
+    """simulation.days=2: one plan per day on one clock, the length's chunks from each day,
+    day-2 times written "+1 HH:MM", summaries per part of each day, the holistic summary per
+    day and overall."""
+    import json
+
+    from tests.conftest import FAST, run_inprocess
+
+    ran = run_inprocess(tmp_path, *[a for a in FAST if not a.startswith("stages=")],
+                        "stages=[library,persona,plan,simulate,annotate]", "render=none",
+                        "simulation.days=2", "simulation.n_chunks=4",
+                        "tasks=[single_summary,multi_summary,holistic_summary]")
+    assert ran.rc == 0, ran.text[-2000:]
+    bench = tmp_path / "benchmarks" / "demo"
+    logs = [json.loads(p.read_text()) for p in (bench / "lifelogs").glob("*.json")]
+    assert logs and all(lg["days"] == 2 and len(lg["segments"]) == 8 for lg in logs)
+    for lg in logs:
+        days = [s["chunk"].get("day", 0) for s in lg["segments"]]
+        assert days == [0] * 4 + [1] * 4
+        assert all(s["start_s"] >= 86_400 for s in lg["segments"][4:])
+    hol = [json.loads(x) for x in (bench / "annotations" / "holistic_summary.jsonl")
+           .read_text().splitlines()]
+    assert len(hol) == 3 * len(logs)
+    assert any("for day 2." in it["query"] for it in hol)
+    multi = [json.loads(x) for x in (bench / "annotations" / "multi_summary.jsonl")
+             .read_text().splitlines()]
+    assert any("on day 2 in the" in it["query"] for it in multi)
+    single = [json.loads(x) for x in (bench / "annotations" / "single_summary.jsonl")
+              .read_text().splitlines()]
+    assert any("+1 " in it["query"] for it in single)
+    plans = [json.loads(x) for x in (bench / "plans.jsonl").read_text().splitlines()]
+    assert all(p["notes"]["days"] == 2 and {a.get("day") for a in p["agenda"]} == {1, 2}
+               for p in plans)

@@ -42,8 +42,11 @@ def test_retrieval_items_are_short_term_and_a_filter_keeps_only_long_ones(tmp_pa
     assert run_inprocess(tmp_path, *ARGS).rc == 0
     stats = json.loads((tmp_path / "benchmarks" / "demo" / "stats" / "tasks.json").read_text())
     med = {s: v["all"]["median_s"] for s, v in stats["certificates"].items()}
-    assert med["object_retrieval"] < med["moment_retrieval"] < med["action_counting"] \
-        < med["single_summary"] < med["multi_summary"] < med["holistic_summary"]
+    # moments and counting windows both sit between a retrieval answer and a whole record;
+    # which of the two is longer depends on the videos matched
+    assert med["object_retrieval"] < min(med["moment_retrieval"], med["action_counting"])
+    assert max(med["moment_retrieval"], med["action_counting"]) < med["single_summary"] \
+        < med["multi_summary"] < med["holistic_summary"]
     assert med["object_retrieval"] < 30 and stats["certificates"]["object_retrieval"][
         "all"]["share_ge_30s"] == 0.0
     ran = run_inprocess(tmp_path, *ARGS, "name=long_term",

@@ -236,6 +236,9 @@ class SimulationConfig:
     lengths: dict[str, int] = knob(factory=dict, ge=1, le=200, each=True)
     n_chunks: int | None = knob(None, ge=1, le=200)
     day_end: str = knob("overflow", choices=("overflow", "truncate", "drop"))
+    #: Days per life log: one plan per day, the length's chunks sampled from each day, days on
+    #: one clock (day 2 starts at 86400 s and is written "+1 HH:MM"). Offline planner only.
+    days: int = knob(1, ge=1, le=14)
     #: Segments start on multiples of this many seconds (a chunk's start is rounded up when it
     #: is matched). 1 keeps second resolution; the paper's release starts whole minutes (60),
     #: which is what lets its readers recover video time from an ``HH:MM`` start.

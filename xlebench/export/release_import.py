@@ -95,8 +95,9 @@ class _Builder:
 
     def span(self, seg: dict, entry: dict) -> tuple[tuple[float, float], tuple[float, float]]:
         """(video seconds, day seconds) of a response, by the release readers' rule."""
-        a = float(entry["response_start_time_sec"]) - seg["hhmm_start_s"]
-        b = float(entry["response_end_time_sec"]) - seg["hhmm_start_s"]
+        # 9 places undo the float noise of (HH:MM + offset) - HH:MM; Ego4D offsets have 7
+        a = round(float(entry["response_start_time_sec"]) - seg["hhmm_start_s"], 9)
+        b = round(float(entry["response_end_time_sec"]) - seg["hhmm_start_s"], 9)
         return (a, b), (round(seg["start_s"] + a, 3), round(seg["start_s"] + b, 3))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+from xlebench.clock import DAY
+
 
 @dataclass(frozen=True)
 class PlanChunk:
@@ -16,10 +18,13 @@ class PlanChunk:
     scene: str
     time_class: str
     slot: str = ""
+    day: int = 0  # 0-based day of a multi-day log
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["scenarios"] = list(self.scenarios)
+        if not self.day:
+            d.pop("day")  # single-day records keep their shape
         return d
 
     @classmethod
@@ -43,6 +48,20 @@ class DayPlan:
         return {"persona_id": self.persona_id, "agenda": list(self.agenda),
                 "chunks": [c.to_dict() for c in self.chunks], "source": self.source,
                 "notes": self.notes}
+
+    @classmethod
+    def join(cls, days: list[DayPlan]) -> DayPlan:
+        """Several days' plans as one plan on one clock: day d's chunks start d * 86400 s
+        later and carry ``day``; agenda entries carry their day."""
+        if len(days) == 1:
+            return days[0]
+        chunks, agenda = [], []
+        for d, plan in enumerate(days):
+            chunks += [replace(c, chunk_id=f"{c.chunk_id}-d{d + 1}", start_s=c.start_s + d * DAY,
+                               end_s=c.end_s + d * DAY, day=d) for c in plan.chunks]
+            agenda += [{**a, "day": d + 1} for a in plan.agenda]
+        notes = {**days[0].notes, "days": len(days)}
+        return cls(days[0].persona_id, tuple(agenda), tuple(chunks), days[0].source, notes)
 
     @classmethod
     def from_dict(cls, d: dict) -> DayPlan:

@@ -131,9 +131,12 @@ def simulate_log(
     segments, revisions, notes = [], [], []
     while remaining:
         chunk = remaining.pop(0)
-        if params.day_end == "truncate" and chunk.start_s >= DAY:
-            notes.append(f"day_end=truncate: dropped {1 + len(remaining)} chunk(s) after midnight")
-            break
+        if params.day_end == "truncate" and chunk.start_s >= DAY * (chunk.day + 1):
+            same_day = [c for c in remaining if c.day == chunk.day]
+            notes.append(f"day_end=truncate: dropped {1 + len(same_day)} chunk(s) after "
+                         "midnight" + (f" of day {chunk.day + 1}" if chunk.day else ""))
+            remaining = [c for c in remaining if c.day != chunk.day]
+            continue
         m = _match(lib, chunk, embed(chunk), country, used, params, rng)
         vid = m.pop("vid")
         video = lib.videos[vid]

@@ -42,8 +42,9 @@ class PlanStage(BaseStage):
     upstream: ClassVar[tuple[str, ...]] = ("persona", "library")
 
     def __init__(self, *, params: PlannerParams, embedder: dict[str, Any],
-                 embedding_store: Path | None, llm: LLMPlanner | None = None) -> None:
-        self.params = params
+                 embedding_store: Path | None, llm: LLMPlanner | None = None,
+                 days: int = 1) -> None:
+        self.params, self.days = params, days
         self.llm = llm
         if llm is not None:
             # LLM plans wait on the network: threads, as many as the client lets run at once.
@@ -74,8 +75,11 @@ class PlanStage(BaseStage):
             plan = self.llm.day_plan(persona, self._state["vocabulary"], ctx.seed, usage)
             save_usage(ctx.workdir, usage)
         else:
-            plan = plan_day(persona, self._state["vocabulary"], self.params, unit_random(
-                ctx.seed, self.name, unit.id))
+            # day 1 draws exactly what a one-day plan draws; later days their own generators
+            plan = DayPlan.join([plan_day(persona, self._state["vocabulary"], self.params,
+                                          unit_random(ctx.seed, self.name, unit.id,
+                                                      *([f"day{d + 1}"] if d else [])))
+                                 for d in range(self.days)])
         vectors = self._state["encode"]([c.description for c in plan.chunks])
         np.save(ctx.workdir / CHUNK_EMBEDDINGS, np.asarray(vectors, dtype=np.float32))
         return plan.to_dict()
@@ -113,12 +117,18 @@ def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
 
 def build_plan_stage(cfg: DictConfig) -> StageSpec:
     llm = llm_planner(cfg, "planner=llm")
+    days = int(cfg.simulation.days)
+    if llm is not None and days > 1:
+        raise ConfigError(f"simulation.days={days} needs planner=offline (the LLM planner "
+                          "writes one day)")
     stage = PlanStage(params=planner_params(cfg), embedder=embedder_settings(cfg),
-                      embedding_store=Path(cfg.paths.cache) / "embeddings", llm=llm)
+                      embedding_store=Path(cfg.paths.cache) / "embeddings", llm=llm, days=days)
     planner = OmegaConf.to_container(cfg.planner, resolve=True)
     fp = {"planner": {k: v for k, v in planner.items()
                       if k not in ("min_gap_s", "max_reflection_retries", "reflection",
                                    "prompts")},
           "llm": llm_fingerprint(cfg, llm.prompts.names()[1:4]) if llm else None}
+    if days > 1:
+        fp["days"] = days
     return StageSpec(stage, fp)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -97,7 +98,7 @@ class SimulateStage(BaseStage):
         vectors = np.load(ctx.upstream["plan"].unit_dir(pid) / CHUNK_EMBEDDINGS)
         persona = ctx.upstream["persona"].records[pid]
         rng = unit_random(ctx.seed, self.name, unit.id)
-        picked = sample_chunk_indices(len(plan.chunks), n, rng)
+        picked = per_day_indices(plan.chunks, n, rng)
         usage = Usage()
         reflect = (self._llm_reflector(Persona.from_dict(persona), ctx.seed, usage)
                    if self.llm else self._offline_reflector(plan.chunks, picked, n))
@@ -117,6 +118,7 @@ class SimulateStage(BaseStage):
                                           for s in segments), 3),
             "span_s": (segments[-1]["end_s"] - segments[0]["start_s"]) if segments else 0,
             "notes": notes,
+            **({"days": plan.notes["days"]} if plan.notes.get("days", 1) > 1 else {}),
         }
 
     def _tclass(self, seconds: int) -> str:
@@ -173,14 +175,27 @@ def _none(_: PlanChunk) -> list[PlanChunk]:
     return []
 
 
+def per_day_indices(chunks: Sequence[PlanChunk], n: int, rng) -> list[int]:
+    """n chunks of each day's plan (one day: exactly the one-day sampling)."""
+    days = sorted({c.day for c in chunks})
+    if days == [0]:
+        return sample_chunk_indices(len(chunks), n, rng)
+    picked = []
+    for d in days:
+        index = [k for k, c in enumerate(chunks) if c.day == d]
+        picked += [index[i] for i in sample_chunk_indices(len(index), n, rng)]
+    return picked
+
+
 def _alternatives(chunks: tuple[PlanChunk, ...], picked: list[int], n: int,
                   chunk: PlanChunk) -> list[PlanChunk]:
-    """Unpicked chunks of the same group as `chunk`, nearest in time first."""
-    index = next((k for k, c in enumerate(chunks) if c.chunk_id == chunk.chunk_id), None)
-    if index is None:
+    """Unpicked chunks of the same day and group as `chunk`, nearest in time first."""
+    day = [k for k, c in enumerate(chunks) if c.day == chunk.day]
+    local = next((i for i, k in enumerate(day) if chunks[k].chunk_id == chunk.chunk_id), None)
+    if local is None:
         return []
-    group = next(g for g in groups(len(chunks), n) if index in g)
-    others = [chunks[k] for k in group if k not in picked]
+    group = next(g for g in groups(len(day), n) if local in g)
+    others = [chunks[day[i]] for i in group if day[i] not in picked]
     return sorted(others, key=lambda c: abs(c.start_s - chunk.start_s))
 
 
@@ -212,6 +227,7 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings",
         diversity=DiversityConfig(**matcher["diversity"]))
     fp = {"lengths": lengths, "day_end": sim["day_end"],
+          **({"days": sim["days"]} if sim["days"] > 1 else {}),
           "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
           "matcher": {k: v for k, v in matcher.items() if k not in ("embedder", "index")},
           "index_kind": matcher["index"]["kind"],

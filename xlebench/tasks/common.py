@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from xlebench.clock import DAY
 from xlebench.plan.answers import parse_clock
 
 #: A period that starts after this (seconds) still belongs to the evening (past midnight).
@@ -42,9 +43,21 @@ def day_periods(boundaries: Sequence[str]) -> list[tuple[str, str, float, float]
             ("evening", f"in the evening (after {boundaries[1]})", evening, LATE)]
 
 
-def in_period(seg: dict, lo: float, hi: float) -> bool:
-    """A segment belongs to the period its start falls in; after midnight is still evening."""
-    return lo <= float(seg["start_s"]) < hi
+def seg_day(seg: dict) -> int:
+    """The 0-based day of a segment in a multi-day log (its chunk's day)."""
+    return int(seg.get("chunk", {}).get("day", 0))
+
+
+def in_period(seg: dict, lo: float, hi: float, day: int = 0) -> bool:
+    """A segment belongs to the period of its day its start falls in; after midnight is
+    still that day's evening."""
+    return seg_day(seg) == day and lo <= float(seg["start_s"]) - day * DAY < hi
+
+
+def day_phrase(phrase: str, day: int, days: int) -> str:
+    """``in the morning (before 12:00)`` or, in a multi-day log, ``on day 2 in the morning
+    (before 12:00)``."""
+    return phrase if days == 1 else f"on day {day + 1} {phrase}"
 
 
 def summary_of(videos: dict, seg: dict) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import day_periods, in_period, summary_of, whole
+from xlebench.tasks.common import day_periods, day_phrase, in_period, seg_day, summary_of, whole
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
@@ -18,25 +18,45 @@ class HolisticSummaryParams(RecipeParams):
     boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
 
 
-def build(ctx: Context, p: HolisticSummaryParams) -> Built:
-    out = Built()
+def _day_summary(ctx: Context, p: HolisticSummaryParams, day: int, days: int) -> str:
     parts = []
     for _name, phrase, lo, hi in day_periods(p.boundaries):
-        segs = [s for s in ctx.log["segments"] if in_period(s, lo, hi)]
+        segs = [s for s in ctx.log["segments"] if in_period(s, lo, hi, day)]
         if segs:
-            parts.append(ctx.aggregate([summary_of(ctx.videos, s) for s in segs], phrase))
+            parts.append(ctx.aggregate([summary_of(ctx.videos, s) for s in segs],
+                                       day_phrase(phrase, day, days)))
+    where = "over the whole day" if days == 1 else f"over day {day + 1}"
+    return ctx.aggregate(parts, where) if len(parts) > 1 else (parts[0] if parts else "")
+
+
+def _item(ctx: Context, k: int, query: str, segs: list[dict], text: str) -> dict:
+    return ctx.item(
+        k=k, query=query, period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
+        text=text, evidence=[whole(s) for s in segs],
+        provenance={"source_file": "library.parquet",
+                    "annotation_ids": [s["video_uid"] for s in segs]})
+
+
+def build(ctx: Context, p: HolisticSummaryParams) -> Built:
+    """One day: the day's summary. Several days: the whole log (item 0), then each day."""
+    out = Built()
     segs = ctx.log["segments"]
     if not segs:
         out.stats["empty life log"] += 1
         return out
-    out.items.append(ctx.item(
-        k=0, query=W.HOLISTIC_QUERY,
-        period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
-        text=ctx.aggregate(parts, "over the whole day") if len(parts) > 1 else
-        (parts[0] if parts else ""),
-        evidence=[whole(s) for s in segs],
-        provenance={"source_file": "library.parquet",
-                    "annotation_ids": [s["video_uid"] for s in segs]}))
+    days = int(ctx.log.get("days", 1))
+    per_day = [_day_summary(ctx, p, d, days) for d in range(days)]
+    if days == 1:
+        out.items.append(_item(ctx, 0, W.HOLISTIC_QUERY, segs, per_day[0]))
+        return out
+    overall = ctx.aggregate([t for t in per_day if t], f"over all {days} days")
+    out.items.append(_item(ctx, 0, W.HOLISTIC_QUERY, segs, overall))
+    for d, text in enumerate(per_day):
+        day_segs = [s for s in segs if seg_day(s) == d]
+        if not day_segs:
+            out.stats["days without segments"] += 1
+            continue
+        out.items.append(_item(ctx, d + 1, W.holistic_day_query(d + 1), day_segs, text))
     return out
 
 

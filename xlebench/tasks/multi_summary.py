@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import day_periods, in_period, summary_of, whole
+from xlebench.tasks.common import day_periods, day_phrase, in_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
@@ -23,9 +23,13 @@ class MultiSummaryParams(RecipeParams):
 
 def build(ctx: Context, p: MultiSummaryParams) -> Built:
     out = Built()
-    k = 0
-    for name, phrase, lo, hi in day_periods(p.boundaries):
-        segs = [s for s in ctx.log["segments"] if in_period(s, lo, hi)]
+    k, days = 0, int(ctx.log.get("days", 1))
+    for day, (name, plain, lo, hi) in ((d, per) for d in range(days)
+                                         for per in day_periods(p.boundaries)):
+        segs = [s for s in ctx.log["segments"] if in_period(s, lo, hi, day)]
+        phrase = day_phrase(plain, day, days)
+        if days > 1:
+            name = f"day{day + 1}-{name}"
         if len(segs) < p.min_segments:
             out.stats[f"{name}: fewer than {p.min_segments} segments"] += 1
             continue

@@ -53,6 +53,12 @@ def multi_summary_query(phrase: str) -> str:
 HOLISTIC_QUERY = "Summarize the activities performed in all provided life-log recordings."
 
 
+def holistic_day_query(day: int) -> str:
+    """A multi-day log's summary of one day (1-based)."""
+    return ("Summarize the activities performed in the life-log recordings provided for "
+            f"day {day}.")
+
+
 def counting_query(start_s: float, end_s: float, a: int, b: int,
                    actions: Sequence[str]) -> str:
     listing = " ".join(f"{i + 1}. {act};" for i, act in enumerate(actions))
