@@ -28,6 +28,10 @@ def default_model_path() -> str:
 DIGITS = 10
 
 
+#: Texts whose token vectors a scorer keeps between calls (about 30 MB of summaries).
+MEMO_TEXTS = 2048
+
+
 class BERTScorer:
     def __init__(self, model: str | None = None, layer: int | None = None,
                  batch_size: int = 32) -> None:
@@ -82,8 +86,23 @@ class BERTScorer:
                 out[i] = torch.nn.functional.normalize(h[k], dim=-1)
         return out
 
+    def _vectors(self, texts: Sequence[str]) -> list:
+        """Token vectors per text, each distinct text embedded once per scorer: replies repeat
+        (fixed floors, no-information answers) and every reference is scored several times
+        (each system, its floor). Safe because a text's vectors never depend on its batch."""
+        memo = self.__dict__.setdefault("_memo", {})
+        todo = [t for t in dict.fromkeys(texts) if t not in memo]
+        fresh = dict(zip(todo, self._embed(todo), strict=True)) if todo else {}
+        out = [memo.get(t, fresh.get(t)) for t in texts]
+        for t, v in fresh.items():  # keep the most recent ones, bounded
+            memo[t] = v
+            if len(memo) > MEMO_TEXTS:
+                memo.pop(next(iter(memo)))
+        return out
+
     def f1(self, candidates: Sequence[str], references: Sequence[str]) -> list[float]:
-        cands, refs = self._embed(candidates), self._embed(references)
+        vectors = self._vectors([*candidates, *references])
+        cands, refs = vectors[:len(candidates)], vectors[len(candidates):]
         scores = []
         for c, r in zip(cands, refs, strict=True):
             if len(c) == 0 or len(r) == 0:
