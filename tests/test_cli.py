@@ -123,3 +123,16 @@ def test_user_errors_are_one_clear_line(tmp_path: Path, override: str, needle: s
     proc = run_cli(tmp_path, *base, *override.split(), check=False)
     assert proc.returncode == 2 and needle in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_fast_help_lists_exactly_what_hydra_lists() -> None:
+    """`xlebench --help` shares one copy of the config repository across group listings; the
+    text is the same as Hydra's own, unpatched listing."""
+    fast = subprocess.run([sys.executable, "-m", "xlebench", "--help"], cwd=ROOT, env=cli_env(),
+                          capture_output=True, text=True, timeout=60)
+    plain = subprocess.run(
+        [sys.executable, "-c", "import sys; from xlebench.cli import _hydra_main; "
+         "sys.argv = ['xlebench', '--help']; _hydra_main()"],
+        cwd=ROOT, env=cli_env(), capture_output=True, text=True, timeout=60)
+    assert fast.returncode == plain.returncode == 0
+    assert fast.stdout == plain.stdout and "tasks:" in fast.stdout
