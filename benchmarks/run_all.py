@@ -20,7 +20,8 @@ def main() -> int:
     ap.add_argument("--with-100k", action="store_true", help="also the 100k synthetic library")
     args = ap.parse_args()
     runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"], ["vlm_throughput.py"],
-                             ["bertscore_dedup.py"], ["runner_overhead.py"]]
+                             ["bertscore_dedup.py"], ["runner_overhead.py"],
+                             ["rerun.py"]]
     if VIDEO_INFO.is_file():
         runs += [["library_build.py", "--video-info", str(VIDEO_INFO)],
                  ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],

@@ -130,3 +130,17 @@ def test_leftovers_of_killed_runs_are_settled(tmp_path: Path) -> None:
 def test_config_diff_names_the_keys() -> None:
     assert config_diff({"a": {"b": 1, "c": [1]}}, {"a": {"b": 2, "c": [1]}, "d": 0}) == [
         "a.b: 1 -> 2", "d: (absent) -> 0"]
+
+
+def test_a_cache_hit_rerun_skips_unchanged_exports(published: Path) -> None:
+    """Same config, everything cached: stages whose fingerprint matches the published one keep
+    their files (the same inodes, hard-linked into the new folder), and every byte is the same."""
+    bench = _bench(published)
+    assert run_inprocess(published, *SMALL).rc == 0  # the state other tests left: settled
+    before = tree_bytes(bench)
+    lifelog = next((bench / "lifelogs").glob("*.json"))
+    inode = lifelog.stat().st_ino
+    ran = run_inprocess(published, *SMALL)
+    assert ran.rc == 0, ran.text[-2000:]
+    assert tree_bytes(bench) == before
+    assert (bench / "lifelogs" / lifelog.name).stat().st_ino == inode

@@ -170,6 +170,8 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
 
     def export(result) -> None:
         stage = exporters[result.name]
+        if unchanged(result, stage, pub):
+            return  # the staging folder already holds these files (hard links); counts carry
         pub.clear(stage.owned_paths())
         crash_point(result.name, "export")
         counts[result.name] = stage.export(result, pub.staging)
@@ -198,6 +200,20 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
     crash_point("*", "publish")
     publish(pub)
     return PipelineResult(summary, pub.final, counts)
+
+
+#: Stages whose exported files depend on more than their own fingerprint: evaluation results
+#: are owned per system, and the report's results page reads every system's results.
+ALWAYS_EXPORT = ("evaluate", "report")
+
+
+def unchanged(result, stage, pub: Publication) -> bool:
+    """A stage computed exactly what is published (same fingerprint, so the same export: some
+    outputs, such as LLM usage files, exist only for some configurations) and its files are
+    there: writing them again would give the same bytes, so a cache-hit rerun skips it."""
+    if result.name in ALWAYS_EXPORT or pub.stage_fingerprint(result.name) != result.fingerprint:
+        return False
+    return any(any(pub.staging.glob(rel)) for rel in stage.owned_paths())
 
 
 def _raise_if_user_errors(summary: RunSummary) -> None:
