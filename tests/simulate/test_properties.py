@@ -203,3 +203,13 @@ def test_multi_day_logs_through_the_cli(tmp_path) -> None:
     plans = [json.loads(x) for x in (bench / "plans.jsonl").read_text().splitlines()]
     assert all(p["notes"]["days"] == 2 and {a.get("day") for a in p["agenda"]} == {1, 2}
                for p in plans)
+
+
+def test_filter_iou_equals_the_definition(library) -> None:
+    """Summing only the chunk's scenario columns gives exactly the Jaccard IoU per video."""
+    lib, _ = library
+    for scenarios in (("Cooking",), ("Cooking", "Eating", "Bus"), ("no such scenario",), ()):
+        got = lib.filter.iou(scenarios)
+        want = np.array([scenario_iou(v.scenarios, scenarios) for v in lib.videos],
+                        dtype=np.float32)
+        assert np.allclose(got, want, atol=1e-7)

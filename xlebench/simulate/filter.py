@@ -51,28 +51,44 @@ class CandidateFilter:
             for s in v.scenarios:
                 self.matrix[i, self.col[normalize_scenario(s)]] = 1.0
         self.sizes = self.matrix.sum(axis=1)
+        # column-major: a chunk's few scenario columns are contiguous to sum
+        self.columns = np.asfortranarray(self.matrix)
         self.country = np.array([v.country for v in videos])
         self.scene = np.array([v.scene for v in videos])
         self.time = np.array([v.time_period for v in videos])
+        self._masks: dict[tuple[str, str], np.ndarray] = {}
 
     def iou(self, scenarios: Sequence[str]) -> np.ndarray:
+        """Jaccard IoU with every video: only the chunk's scenario columns are summed (the
+        same integer counts a product with the whole matrix gives, without the product)."""
         keys = {normalize_scenario(s) for s in scenarios}
-        vec = np.zeros(self.matrix.shape[1], dtype=np.float32)
-        known = [self.col[k] for k in keys if k in self.col]
-        vec[known] = 1.0
-        inter = self.matrix @ vec
+        known = sorted(self.col[k] for k in keys if k in self.col)
+        inter = (self.columns[:, known].sum(axis=1, dtype=np.float32) if known
+                 else np.zeros(self.n, dtype=np.float32))
         union = self.sizes + len(keys) - inter
         return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+    def _cached(self, kind: str, value: str) -> np.ndarray:
+        """Boolean masks per country / scene / time class, built once per value."""
+        key = (kind, value)
+        if key not in self._masks:
+            if kind == "country":
+                self._masks[key] = self.country == value
+            elif kind == "scene":
+                self._masks[key] = (self.scene == value) | (self.scene == "mixed")
+            else:
+                self._masks[key] = (self.time == value) | (self.time == "uncertain")
+        return self._masks[key]
 
     def mask(self, *, scenarios: Sequence[str], scene: str, time_class: str, country: str,
              used: np.ndarray, level: Level, iou: np.ndarray | None = None) -> np.ndarray:
         iou = self.iou(scenarios) if iou is None else iou
         m = ~used & (iou >= level.min_iou - 1e-9)
         if level.same_country:
-            m &= self.country == country
+            m &= self._cached("country", country)
         if level.scene_time:
-            m &= (self.scene == scene) | (self.scene == "mixed")
-            m &= (self.time == time_class) | (self.time == "uncertain")
+            m &= self._cached("scene", scene)
+            m &= self._cached("time", time_class)
         return m
 
     def ladder(self, *, scenarios: Sequence[str], scene: str, time_class: str, country: str,
