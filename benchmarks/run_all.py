@@ -21,7 +21,7 @@ def main() -> int:
     args = ap.parse_args()
     runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"], ["vlm_throughput.py"],
                              ["bertscore_dedup.py"], ["runner_overhead.py"],
-                             ["rerun.py"]]
+                             ["rerun.py"], ["bf16_embedding.py"]]
     if VIDEO_INFO.is_file():
         runs += [["library_build.py", "--video-info", str(VIDEO_INFO)],
                  ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],

@@ -38,3 +38,19 @@ def test_a_sentence_gets_the_same_bytes_alone_and_in_any_batch(minilm) -> None:
     again = minilm.encode(shuffled)
     for row, i in zip(again, (5, 0, 12, 3), strict=True):
         assert row.tobytes() == together[i].tobytes()
+
+
+def test_bf16_autocast_vectors_stay_within_cosine_0999_of_fp32() -> None:
+    """matcher.embedder.precision=bf16: matrix products in bfloat16 under autocast; every
+    vector keeps cosine >= 0.999 to the fp32 one, and is stored under its own key."""
+    import numpy as np
+
+    from xlebench.library.embed import MiniLMEmbedder
+
+    texts = [f"C {verb} the {obj} in the {place}." for verb in ("cuts", "washes", "carries")
+             for obj in ("onion", "cup", "bicycle", "towel") for place in ("kitchen", "garage")]
+    texts += ["C " + " ".join(["walks around the park"] * k) for k in (1, 5, 20)]
+    fp32, bf16 = MiniLMEmbedder(), MiniLMEmbedder(precision="bf16")
+    a, b = fp32.encode(texts), bf16.encode(texts)
+    assert np.einsum("ij,ij->i", a, b).min() >= 0.999
+    assert bf16.key != fp32.key

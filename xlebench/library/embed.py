@@ -98,11 +98,15 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers, strictly offline; a sentence's vector
     does not depend on the other sentences encoded with it (see `same_length_batches`)."""
 
-    def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
+    def __init__(self, model: str | None = None, batch_size: int = 64,
+                 precision: str = "fp32") -> None:
         self.model_path = model
         self.batch_size = batch_size
+        self.precision = precision
         self.dim = 384
         self.key = "all-MiniLM-L6-v2" if model is None else f"st-{Path(model).name}"
+        if precision != "fp32":
+            self.key += f"-{precision}"  # other vectors: their own store
         self._model = None
 
     def _load(self):
@@ -131,20 +135,31 @@ class MiniLMEmbedder:
         model = self._load()
         lengths = [len(ids) for ids in model.tokenizer(
             list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]]
-        for batch in same_length_batches(lengths, self.batch_size):
-            vectors = model.encode(
-                [texts[i] for i in batch.rows], batch_size=len(batch.rows),
-                convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
-            out[batch.real] = vectors[: len(batch.real)]
+        with self._precision():
+            for batch in same_length_batches(lengths, self.batch_size):
+                vectors = model.encode(
+                    [texts[i] for i in batch.rows], batch_size=len(batch.rows),
+                    convert_to_tensor=True, normalize_embeddings=True,
+                    show_progress_bar=False).float().numpy()
+                out[batch.real] = vectors[: len(batch.real)]
         return out
+
+    def _precision(self):
+        import contextlib
+
+        if self.precision == "fp32":
+            return contextlib.nullcontext()
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
 def make_embedder(kind: str, dim: int = 384, model: str | None = None,
-                  batch_size: int = 64) -> Embedder:
+                  batch_size: int = 64, precision: str = "fp32") -> Embedder:
     if kind == "hashing":
         return HashingEmbedder(dim)
     if kind == "minilm":
-        return MiniLMEmbedder(model, batch_size)
+        return MiniLMEmbedder(model, batch_size, precision)
     raise ConfigError(f"matcher.embedder.kind={kind}: expected minilm or hashing")
 
 

@@ -192,7 +192,8 @@ def build_library_stage(cfg: DictConfig) -> StageSpec:
     labelling, prompts, label_fp = make_labelling(cfg, source)
     stage = LibraryStage(
         source=source,
-        embedder={k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
+        embedder={**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
+                  **({"precision": embedder["precision"]} if embedder["precision"] != "fp32" else {})},
         index=index,
         embedding_store=Path(cfg.paths.cache) / "embeddings",
         labelling=labelling, prompts=prompts,

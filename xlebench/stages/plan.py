@@ -112,7 +112,8 @@ def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:
 
 def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
     embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
-    return {k: embedder[k] for k in ("kind", "dim", "model", "batch_size")}
+    return {**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
+            **({"precision": embedder["precision"]} if embedder["precision"] != "fp32" else {})}
 
 
 def build_plan_stage(cfg: DictConfig) -> StageSpec:
