@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -50,6 +50,15 @@ class ScoreSettings:
     refusal_patterns: tuple[str, ...] = ()
     no_information_patterns: tuple[str, ...] = ()
     bertscore: bool = True
+
+    @classmethod
+    def from_eval(cls, ec: Mapping[str, Any]) -> ScoreSettings:
+        """From an ``eval`` config mapping (the evaluate stage's, or the one exported with
+        lmms-eval tasks)."""
+        return cls(ks=tuple(ec["ks"]), tious=tuple(ec["tious"]),
+                   refusal_patterns=tuple(ec["refusal_patterns"]),
+                   no_information_patterns=tuple(ec["no_information_patterns"]),
+                   bertscore=bool(ec["bertscore"]))
 
 
 RngFor = Callable[[dict], np.random.Generator]

@@ -50,10 +50,7 @@ def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
     responses = load_predictions(predictions)
     check_known(predictions, responses, {it["item_id"] for it in items})
     check_covers(predictions, responses, items)
-    settings = ScoreSettings(ks=tuple(defaults["ks"]), tious=tuple(defaults["tious"]),
-                             refusal_patterns=tuple(defaults["refusal_patterns"]),
-                             no_information_patterns=tuple(defaults["no_information_patterns"]),
-                             bertscore=bertscore)
+    settings = ScoreSettings.from_eval({**defaults, "bertscore": bertscore})
     scorer = None
     if bertscore:
         from xlebench.eval.bertscore import BERTScorer

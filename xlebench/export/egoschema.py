@@ -14,6 +14,8 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from xlebench.render.timeline import build_mapping
+
 #: Namespace of q_uids: uuid5(NAMESPACE, item_id) is stable across machines and runs.
 NAMESPACE = uuid.UUID("6f1c1f1e-7a55-4d2a-9d0b-0e6b5e8c1a11")
 
@@ -23,14 +25,14 @@ def is_mcq(item: dict) -> bool:
 
 
 def video_seconds(log: dict, evidence: list[dict]) -> tuple[float, float] | None:
-    """(start, end) of the evidence in the stitched life-log video."""
-    offset, where = 0.0, {}
-    for seg in log["segments"]:
-        src0 = float(seg.get("source_start_s", 0.0))
-        where[seg["video_uid"]] = offset - src0
-        offset += float(seg["source_end_s"]) - src0
-    spans = [(where[e["video_uid"]] + e["source_start_s"], where[e["video_uid"]] + e["source_end_s"])
-             for e in evidence if e["video_uid"] in where]
+    """(start, end) of the evidence in the stitched life-log video (the render's mapping,
+    from the library's durations)."""
+    segs = log["segments"]
+    pieces = {p.video_uid: p for p in build_mapping(
+        segs, [float(s["source_end_s"]) - float(s.get("source_start_s", 0.0)) for s in segs])}
+    spans = [(p.out_start_s + e["source_start_s"] - p.source_start_s,
+              p.out_start_s + e["source_end_s"] - p.source_start_s)
+             for e in evidence if (p := pieces.get(e["video_uid"])) is not None]
     if not spans:
         return None
     return round(min(a for a, _ in spans), 3), round(max(b for _, b in spans), 3)

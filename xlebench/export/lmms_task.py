@@ -94,11 +94,7 @@ class LmmsTask:
 
     @cached_property
     def score_settings(self) -> ScoreSettings:
-        s = self.settings["eval"]
-        return ScoreSettings(ks=tuple(s["ks"]), tious=tuple(s["tious"]),
-                             refusal_patterns=tuple(s["refusal_patterns"]),
-                             no_information_patterns=tuple(s["no_information_patterns"]),
-                             bertscore=bool(s["bertscore"]))
+        return ScoreSettings.from_eval(self.settings["eval"])
 
     @cached_property
     def bertscorer(self) -> Any:

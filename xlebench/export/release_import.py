@@ -106,7 +106,7 @@ def _evidence(seg: dict, a: float, b: float) -> dict:
             "source_end_s": round(b, 3)}
 
 
-def _retrieval(b: _Builder, subtask: str, block: dict, skipped: Counter) -> None:
+def _retrieval(b: _Builder, subtask: str, block: dict) -> None:
     segs = b.log["segments"]
     for group in block.get("query_list", []):
         seg = segs[int(group["query_metadata"]["video_index"])]
@@ -121,7 +121,7 @@ def _retrieval(b: _Builder, subtask: str, block: dict, skipped: Counter) -> None
                               "video_spans": [[va, vb]]})
 
 
-def _moments(b: _Builder, block: dict, skipped: Counter) -> None:
+def _moments(b: _Builder, block: dict) -> None:
     segs = b.log["segments"]
     for entry in block.get("query_list", []):
         seg = segs[int(entry["query_metadata"]["video_index"])]
@@ -164,9 +164,9 @@ def read_release_file(path: Path, skipped: Counter) -> tuple[dict, dict[str, lis
            "segments": segs}
     b = _Builder(log, path.name)
     try:
-        _retrieval(b, "object_retrieval", tasks.get("objects_retrieval", {}), skipped)
-        _retrieval(b, "people_retrieval", tasks.get("people_retrieval", {}), skipped)
-        _moments(b, tasks.get("action_retrieval", {}).get("moment_localisation", {}), skipped)
+        _retrieval(b, "object_retrieval", tasks.get("objects_retrieval", {}))
+        _retrieval(b, "people_retrieval", tasks.get("people_retrieval", {}))
+        _moments(b, tasks.get("action_retrieval", {}).get("moment_localisation", {}))
         summ = tasks.get("summarisation", {})
         for sub, key in SUMMARY_KEYS.items():
             _plain(b, sub, summ.get(key, []), skipped)

@@ -211,13 +211,19 @@ ANSWERS: dict[str, Callable[[dict, bool], dict]] = {
 
 # -- multiple choice: plain-text answers in the papers' formats ---------------------------------
 
+def _number(pattern: str, text: str, default: int) -> int:
+    """The integer a prompt states (``generate 3 highly``), or the default."""
+    m = re.search(pattern, text)
+    return int(m.group(1)) if m else default
+
+
 def _narrated(text: str) -> list[str]:
     lines = re.findall(r"^\d+ - (.+)$", text, re.MULTILINE)
     return [ln.removeprefix("C ").rstrip(".") for ln in lines] or ["moves around"]
 
 
 def _egoschema_questions(text: str) -> str:
-    n = int((re.search(r"generate (\d+) highly", text) or re.search(r"(\d+)", "3")).group(1))
+    n = _number(r"generate (\d+) highly", text, 3)
     stems = ["What is the main activity of C in the video?",
              "How would you describe the overall purpose of C's actions?",
              "Which best summarizes how C's activity changes over the video?",
@@ -231,7 +237,7 @@ def _egoschema_answers(text: str) -> str:
     longest option in the first block only."""
     acts = _narrated(text)
     n = len(re.findall(r"^Question \d+:", text, re.MULTILINE)) or 3
-    m = int((re.search(r"and (\d+) wrong answers", text) or re.search(r"(\d+)", "4")).group(1))
+    m = _number(r"and (\d+) wrong answers", text, 4)
     blocks = []
     for q in range(n):
         right = f"C mostly {acts[q % len(acts)]}"
@@ -273,7 +279,7 @@ def _rank_longest(text: str) -> str:
 
 
 def _decoys(text: str) -> str:
-    n = int((re.search(r"Write (\d+) wrong answers", text) or re.search(r"(\d+)", "4")).group(1))
+    n = _number(r"Write (\d+) wrong answers", text, 4)
     return "\n".join(f"WRONG ANSWER {k + 1}: C spent the time on another errand, part {k + 1}."
                      for k in range(n))
 

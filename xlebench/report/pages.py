@@ -93,7 +93,7 @@ def _segment_of(log: dict, t: float) -> int:
     return min(log["segments"], key=lambda s: abs(s["start_s"] - t))["index"]
 
 
-def _spans(item: dict, log: dict, mapping: Sequence[dict]) -> list[tuple[float, float]]:
+def _spans(item: dict, log: dict) -> list[tuple[float, float]]:
     """Answer spans on the day's clock, or the evidence's where the answer has none."""
     if item["answer"].get("spans"):
         return [(float(a), float(b)) for a, b in item["answer"]["spans"]]
@@ -109,7 +109,7 @@ def _spans(item: dict, log: dict, mapping: Sequence[dict]) -> list[tuple[float, 
 
 def _span_buttons(item: dict, log: dict, mapping: Sequence[dict]) -> str:
     out = []
-    for a, b in _spans(item, log, mapping):
+    for a, b in _spans(item, log):
         sec = out_seconds(mapping, a)
         clock = f"{fmt_hhmmss(a)} - {fmt_hhmmss(b)}"
         out.append(f"<button class=\"span\" data-out=\"{'' if sec is None else sec}\" "

@@ -245,10 +245,7 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
-    settings = ScoreSettings(ks=tuple(ec["ks"]), tious=tuple(ec["tious"]),
-                             refusal_patterns=tuple(ec["refusal_patterns"]),
-                             no_information_patterns=tuple(ec["no_information_patterns"]),
-                             bertscore=bool(ec["bertscore"]))
+    settings = ScoreSettings.from_eval(ec)
     scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer")) \
         if ec["bertscore"] else None
     recipes = {name: recipe for name, (recipe, _) in configured_recipes(cfg).items()}

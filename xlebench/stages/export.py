@@ -95,8 +95,7 @@ class ExportStage(BaseStage):
 
     def _lmms_eval(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         s = self.eval_settings
-        settings = ScoreSettings(ks=tuple(s["ks"]), tious=tuple(s["tious"]),
-                                 bertscore=bool(s["bertscore"]))
+        settings = ScoreSettings.from_eval(s)
         subtasks = {}
         for name, recipe in self.recipes.items():
             metrics = task_metrics(recipe, items[name][0] if items[name] else None, settings)

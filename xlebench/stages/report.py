@@ -64,18 +64,18 @@ class ReportStage(BaseStage):
         out = ctx.workdir / "files"
         up = ctx.upstream
         if unit.id == "index":
-            self._index(out, up)
+            items = _items(up)
+            self._index(out, up, items)
             # the items, for the results page written at export
             write_text(out / ".items.json", pages.as_json(
                 {it["item_id"]: {"query": it["query"], "answer": {"text": it["answer"]["text"]}}
-                 for its in _items(up).values() for it in its}))
+                 for its in items.values() for it in its}))
         else:
             self._lifelog(out, up, unit.payload["lifelog"])
         return {"paths": sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())}
 
-    def _index(self, out: Path, up: StageContext) -> None:
+    def _index(self, out: Path, up: StageContext, items: dict[str, list[dict]]) -> None:
         logs = [up["simulate"].records[k] for k in sorted(up["simulate"].records)]
-        items = _items(up)
         personas = dict(up["persona"].records)
         matched = [self._videos[s["video_uid"]] for log in logs for s in log["segments"]
                    if s["video_uid"] in self._videos]
@@ -117,7 +117,10 @@ class ReportStage(BaseStage):
 
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
         log = up["simulate"].records[lid]
-        items = [it for its in _items(up).values() for it in its if it["lifelog_id"] == lid]
+        # this log's records only: every page would otherwise sort the whole benchmark's items
+        items = sorted((it for rec in up["annotate"].records.values()
+                        if rec["lifelog_id"] == lid for it in rec["items"]),
+                       key=lambda it: (it["subtask"], it["item_id"]))
         render = up["render"].records.get(lid)
         vtt = up["render"].unit_dir(lid) / VTT
         write_text(out / "lifelogs" / f"{lid}.html", pages.lifelog_page(
