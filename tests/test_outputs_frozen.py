@@ -1,0 +1,76 @@
+"""Byte identity of compiled benchmarks across code changes (performance work above all).
+
+Each case compiles a small benchmark through the real CLI and compares the SHA-256 of every
+file in the published folder with ``tests/golden/benchmark_digests.json``, recorded before
+the change. A difference names the files; a deliberate output change (a stage version bump)
+re-records them with ``XLEBENCH_FREEZE=1 pytest tests/test_outputs_frozen.py`` and says so in
+its commit.
+
+Plots and parquet files embed their writer's version: they are compared only under the
+matplotlib / pyarrow versions the digests were recorded with, and the test says when it
+leaves them out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAST, run_cli
+
+GOLDEN = Path(__file__).parent / "golden" / "benchmark_digests.json"
+
+CASES: dict[str, list[str]] = {
+    # every stage but rendering, the paper's clock, on the 120-video synthetic library
+    "paper_full": [*FAST, "stages=[library,persona,plan,simulate,render,annotate,evaluate,"
+                   "export,report]", "render=none", "simulation=paper", "eval.bootstrap=50",
+                   "eval.bertscore=false", "library.n_videos=120",
+                   "simulation.start_resolution_s=60", "simulation.segment_end=floor"],
+    # long logs: 40 chunks, 39 reflections each (the record that grows with chunks squared)
+    "long_logs": [*FAST, "simulation.n_chunks=40", "planner.min_chunks=40", "library.n_videos=200",
+                  "persona.mbti=[INTJ]"],
+}
+#: Files whose bytes depend on a library's version besides our code.
+VERSIONED = {".png": "matplotlib", ".parquet": "pyarrow"}
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {lib: version(lib) for lib in sorted(set(VERSIONED.values()))}
+
+
+def _comparable(path: str, recorded: dict[str, str], now: dict[str, str]) -> bool:
+    lib = VERSIONED.get(Path(path).suffix)
+    return lib is None or recorded.get(lib) == now[lib]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_benchmark_bytes_unchanged(tmp_path: Path, case: str) -> None:
+    run_cli(tmp_path, *CASES[case])
+    got = digests(tmp_path / "benchmarks" / "demo")
+    golden = json.loads(GOLDEN.read_text()) if GOLDEN.is_file() else {"cases": {}}
+    if os.environ.get("XLEBENCH_FREEZE") == "1":
+        golden["versions"] = _versions()
+        golden["cases"][case] = got
+        GOLDEN.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n")
+        pytest.skip(f"recorded {len(got)} digests for {case}")
+    want = golden["cases"][case]
+    now = _versions()
+    left_out = [p for p in want if not _comparable(p, golden["versions"], now)]
+    if left_out:
+        warnings.warn(f"{len(left_out)} file(s) not compared: recorded under "
+                      f"{golden['versions']}, installed {now}", stacklevel=1)
+    assert sorted(got) == sorted(want), "the benchmark folder holds other files than before"
+    changed = [p for p in want if p not in left_out and got[p] != want[p]]
+    assert not changed, f"{len(changed)} file(s) changed bytes: {changed[:10]}"
