@@ -29,7 +29,7 @@ from xlebench.publish import (
     open_publication,
     publish,
 )
-from xlebench.runner.atomic import write_json
+from xlebench.runner.atomic import barrier, deferred_durability, write_json
 from xlebench.runner.crash import crash_point
 from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 
@@ -174,7 +174,8 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
             return  # the staging folder already holds these files (hard links); counts carry
         pub.clear(stage.owned_paths())
         crash_point(result.name, "export")
-        counts[result.name] = stage.export(result, pub.staging)
+        with deferred_durability():  # nothing is visible before the barrier below
+            counts[result.name] = stage.export(result, pub.staging)
 
     summary = runner.run(specs, on_stage_done=export)
     if summary.failed:
@@ -196,7 +197,8 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
                        for name in summary.results["evaluate"].records}
     manifest = build_manifest(config, fps, counts, upstream=upstream,
                               evaluations=evaluations, previous=pub.previous)
-    write_json(pub.staging / MANIFEST, manifest)
+    write_json(pub.staging / MANIFEST, manifest, durable=False)
+    barrier(pub.staging)  # every exported file is on disk before the swap publishes them
     crash_point("*", "publish")
     publish(pub)
     return PipelineResult(summary, pub.final, counts)

@@ -145,3 +145,39 @@ def test_leftovers_of_a_killed_run_are_settled(tmp_path: Path) -> None:
 def test_unsafe_unit_ids_are_rejected(bad: str) -> None:
     with pytest.raises(ValueError):
         check_unit_id(bad)
+
+
+def test_units_are_synced_once_per_stage_and_records_are_compact(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from xlebench.runner import runner as runner_module
+
+    fsyncs, barriers = [], []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd)))
+    real_barrier = runner_module.barrier
+    monkeypatch.setattr(runner_module, "barrier",
+                        lambda p: (barriers.append(p), real_barrier(p)))
+    summary = _runner(tmp_path).run([StageSpec(Squares(n=40), {"a": 1})])
+    assert summary.counter("squares").done == 40
+    # stage.json is the only fsynced file; the 40 records and markers wait for one barrier
+    assert len(fsyncs) == 1 and barriers == [summary.results["squares"].dir]
+    record = (summary.results["squares"].unit_dir("u007") / "record.json").read_text()
+    assert record.count("\n") == 1 and '"sq":49' in record
+    _runner(tmp_path).run([StageSpec(Squares(n=40), {"a": 1})])
+    assert len(barriers) == 1, "a stage served from the cache writes nothing to sync"
+
+
+def test_a_record_lost_before_the_barrier_is_recomputed(tmp_path: Path) -> None:
+    """A power cut between a unit's marker and the stage's sync can leave the marker and an
+    empty or torn record: resume computes that unit again instead of failing downstream."""
+    first = _runner(tmp_path).run([StageSpec(Squares(), {"a": 1})])
+    stage_dir = first.results["squares"].dir
+    (stage_dir / "units" / "u002" / "record.json").write_text("")
+    (stage_dir / "units" / "u004" / "record.json").write_text('{"i": 4, "sq"')
+    again = Squares()
+    summary = _runner(tmp_path).run([StageSpec(again, {"a": 1}), StageSpec(Sums(), {})])
+    assert sorted(again.calls) == [2, 4] and summary.counter("squares").cached == 4
+    assert summary.results["squares"].records == first.results["squares"].records
+    assert summary.results["sums"].records["total"]["total"] == sum(i * i for i in range(6))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 from xlebench.clock import DAY
 
@@ -21,10 +21,12 @@ class PlanChunk:
     day: int = 0  # 0-based day of a multi-day log
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["scenarios"] = list(self.scenarios)
-        if not self.day:
-            d.pop("day")  # single-day records keep their shape
+        d = {"chunk_id": self.chunk_id, "start_s": self.start_s, "end_s": self.end_s,
+             "activity": self.activity, "description": self.description,
+             "scenarios": list(self.scenarios), "scene": self.scene,
+             "time_class": self.time_class, "slot": self.slot}
+        if self.day:  # single-day records keep their shape
+            d["day"] = self.day
         return d
 
     @classmethod

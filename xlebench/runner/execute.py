@@ -3,11 +3,14 @@
 Lifecycle of a unit: build its output in a private temporary folder, publish it with one
 atomic rename to ``units/<id>``, then write the completion marker ``done/<id>.json``. Only
 complete folders are ever renamed into place, so a folder under ``units/`` is always whole;
-the marker is what resume trusts.
+the marker is what resume trusts, once its record reads back (`load_record`): units are not
+fsynced one by one, so after a power cut in the middle of a stage a marked unit may have lost
+its record, and is then computed again.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
@@ -17,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlebench.errors import UserError, storage_error
-from xlebench.runner.atomic import write_json, write_text
+from xlebench.runner.atomic import read_json, write_json, write_text
 from xlebench.runner.crash import crash_point
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,25 @@ def marker_path(stage_dir: Path, unit_id: str) -> Path:
     return stage_dir / "done" / f"{unit_id}.json"
 
 
+def load_record(stage_dir: Path, unit_id: str) -> dict | None:
+    """A completed unit's record; None when it has none, or when what a power cut left of it
+    does not read back (then its marker and folder are removed, so it runs again)."""
+    if not marker_path(stage_dir, unit_id).exists():
+        return None
+    path = stage_dir / "units" / unit_id / "record.json"
+    try:
+        record = read_json(path)
+        if isinstance(record, dict):
+            return record
+    except (OSError, ValueError):
+        pass
+    log.warning("unit %s: its record %s does not read back (a crash before the stage's "
+                "sync?); computing it again", unit_id, path)
+    marker_path(stage_dir, unit_id).unlink(missing_ok=True)
+    shutil.rmtree(path.parent, ignore_errors=True)
+    return None
+
+
 def failure_path(stage_dir: Path, unit_id: str) -> Path:
     return stage_dir / "failed" / f"{unit_id}.json"
 
@@ -54,7 +78,7 @@ def _publish(tmp: Path, stage_dir: Path, unit_id: str, meta: dict) -> None:
         if not final.is_dir():
             raise
     crash_point(stage_dir.parent.name, "unit")
-    write_json(marker_path(stage_dir, unit_id), meta)
+    write_json(marker_path(stage_dir, unit_id), meta, durable=False)
     failure_path(stage_dir, unit_id).unlink(missing_ok=True)
     shutil.rmtree(failure_path(stage_dir, unit_id).with_suffix(""), ignore_errors=True)
 
@@ -105,7 +129,9 @@ def execute_unit(
             record = stage.run(unit, uctx)
             if not isinstance(record, dict):
                 raise TypeError(f"stage {stage.name} returned {type(record).__name__}, not dict")
-            write_json(tmp / "record.json", record)
+            # compact and not fsynced: the runner syncs the stage once when it ends, and a
+            # record lost to a power cut before that is recomputed (see `load_record`)
+            write_json(tmp / "record.json", record, compact=True, durable=False)
             seconds = time.perf_counter() - start
             _publish(tmp, stage_dir, unit.id, {"unit": unit.id, "attempts": attempt})
             return Outcome(unit.id, True, attempt, seconds)

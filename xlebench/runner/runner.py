@@ -35,11 +35,12 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from xlebench.runner.atomic import read_json, write_json
+from xlebench.runner.atomic import barrier, read_json, write_json
 from xlebench.runner.execute import (
     Outcome,
     execute_unit,
     init_worker,
+    load_record,
     marker_path,
     run_in_worker,
 )
@@ -188,8 +189,8 @@ class Runner:
                            report=_reporter(progress, counters.activity))
         units = _checked_units(stage, ctx)
         counters.total = len(units)
-        pending = [u for u in units if not marker_path(stage_dir, u.id).exists()]
-        counters.cached = len(units) - len(pending)
+        records, pending = _cached_records(stage_dir, units)
+        counters.cached = len(records)
         index, count = self.options.shard
         if count > 1 and stage.name in self.options.shard_stages:
             mine = [u for u in pending if shard_of(u.id, count) == index]
@@ -199,12 +200,12 @@ class Runner:
         start = time.perf_counter()
         if pending:
             self._execute(stage, ctx, stage_dir, pending, counters, lambda: progress.advance(task))
+            barrier(stage_dir)  # the one durability point of the stage's units
         counters.seconds = time.perf_counter() - start
-        records = {
-            u.id: read_json(stage_dir / "units" / u.id / "record.json")
-            for u in units
-            if marker_path(stage_dir, u.id).exists()
-        }
+        for u in units:  # this run's units, and those other jobs finished meanwhile
+            if u.id not in records and marker_path(stage_dir, u.id).exists():
+                records[u.id] = read_json(stage_dir / "units" / u.id / "record.json")
+        records = {u.id: records[u.id] for u in units if u.id in records}
         log.info(
             "stage %s [%s]: %d done, %d cached, %d failed, %d retried (%.1fs)",
             stage.name, fp, counters.done, counters.cached, counters.failed,
@@ -343,6 +344,19 @@ def _as_completed(futures: list[Future]) -> Iterable[Future]:
         for k in sorted(batch):
             if not futures[k].cancelled():
                 yield futures[k]
+
+
+def _cached_records(stage_dir: Path, units: list[Unit]) -> tuple[dict[str, dict], list[Unit]]:
+    """(records of the completed units, the units still to run)."""
+    records: dict[str, dict] = {}
+    pending = []
+    for u in units:
+        record = load_record(stage_dir, u.id)
+        if record is None:
+            pending.append(u)
+        else:
+            records[u.id] = record
+    return records, pending
 
 
 def _checked_units(stage: Stage, ctx: StageContext) -> list[Unit]:

@@ -30,13 +30,29 @@ class Revision:
     violations: list[str] = field(default_factory=list)
     repaired: bool = False
 
-    def to_dict(self) -> dict:
+    def to_dict(self, chunk_dict: Callable[[PlanChunk], dict] = PlanChunk.to_dict) -> dict:
+        """``chunk_dict``: how chunks become dicts (`shared_chunk_dicts` gives one dict per
+        chunk object, shared by every revision that lists the chunk)."""
         return {
             "after_segment": self.after_segment, "segment_end_s": self.segment_end_s,
-            "before": [c.to_dict() for c in self.before],
-            "after": [c.to_dict() for c in self.after],
+            "before": [chunk_dict(c) for c in self.before],
+            "after": [chunk_dict(c) for c in self.after],
             "changes": self.changes, "violations": self.violations, "repaired": self.repaired,
         }
+
+
+def shared_chunk_dicts() -> Callable[[PlanChunk], dict]:
+    """`PlanChunk.to_dict`, computed once per chunk object: a log of n chunks lists each chunk
+    in up to 2n revisions, so its record holds O(n^2) chunk entries but only O(n) distinct
+    dicts, which `xlebench.runner.pretty` then encodes once each."""
+    made: dict[int, tuple[PlanChunk, dict]] = {}
+
+    def chunk_dict(c: PlanChunk) -> dict:
+        hit = made.get(id(c))
+        if hit is None or hit[0] is not c:
+            hit = made[id(c)] = (c, c.to_dict())  # the chunk is kept: its id stays unique
+        return hit[1]
+    return chunk_dict
 
 
 def violations(before: Sequence[PlanChunk], after: Sequence[PlanChunk], segment_end: int,

@@ -23,16 +23,19 @@ from xlebench.persona.profile import Persona
 from xlebench.plan.answers import Vocabulary
 from xlebench.plan.chunks import DayPlan, PlanChunk
 from xlebench.plan.llm import LLMPlanner, memory_entry
-from xlebench.runner.atomic import write_json
+from xlebench.runner.atomic import dumps, link_or_copy, write_json, write_text
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.simulate.engine import Library, MatchParams, Reflector, popularity_prior, simulate_log
 from xlebench.simulate.filter import CandidateFilter, Level
-from xlebench.simulate.reflect import Revision, reflect_offline
+from xlebench.simulate.reflect import Revision, reflect_offline, shared_chunk_dicts
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 from xlebench.simulate.stats import simulation_stats
 from xlebench.stages.plan import CHUNK_EMBEDDINGS, embedder_settings, llm_planner, planner_params
+
+#: A unit's life log exactly as the benchmark folder publishes it (``lifelogs/<id>.json``).
+PUBLISHED = "lifelog.json"
 
 
 class SimulateStage(BaseStage):
@@ -100,6 +103,7 @@ class SimulateStage(BaseStage):
         rng = unit_random(ctx.seed, self.name, unit.id)
         picked = per_day_indices(plan.chunks, n, rng)
         usage = Usage()
+        chunk_dict = shared_chunk_dicts()
         reflect = (self._llm_reflector(Persona.from_dict(persona), ctx.seed, usage)
                    if self.llm else self._offline_reflector(plan.chunks, picked, n))
         segments, revisions, notes = simulate_log(
@@ -109,17 +113,22 @@ class SimulateStage(BaseStage):
         )
         if self.llm:
             save_usage(ctx.workdir, usage)
-        return {
+        record = {
             "lifelog_id": unit.id, "persona_id": pid, "n_chunks": n,
             "category": unit.payload["category"], "seed": ctx.seed,
             "sampled_chunks": [plan.chunks[i].chunk_id for i in picked],
-            "segments": segments, "reflections": [r.to_dict() for r in revisions],
+            "segments": segments,
+            "reflections": [r.to_dict(chunk_dict) for r in revisions],
             "total_duration_s": round(sum(s["source_end_s"] - s["source_start_s"]
                                           for s in segments), 3),
             "span_s": (segments[-1]["end_s"] - segments[0]["start_s"]) if segments else 0,
             "notes": notes,
             **({"days": plan.notes["days"]} if plan.notes.get("days", 1) > 1 else {}),
         }
+        # The published form, encoded while the revisions still share their chunk dicts
+        # (each encoded once): the export links this file instead of encoding the record.
+        write_text(ctx.workdir / PUBLISHED, dumps(record), durable=False)
+        return record
 
     def _tclass(self, seconds: int) -> str:
         return time_class(seconds, daytime=self.daytime, twilight=self.twilight)
@@ -158,7 +167,11 @@ class SimulateStage(BaseStage):
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         for lid, record in result.records.items():
-            write_json(dest / "lifelogs" / f"{lid}.json", record)
+            published = result.unit_dir(lid) / PUBLISHED
+            if published.is_file():
+                link_or_copy(published, dest / "lifelogs" / f"{lid}.json")
+            else:  # a unit cached before the published form was kept beside the record
+                write_json(dest / "lifelogs" / f"{lid}.json", record)
         stats = simulation_stats(list(result.records.values()))
         write_json(dest / "stats" / "simulation.json", stats)
         from xlebench.simulate.stats import plot_simulation
