@@ -44,20 +44,32 @@ def load_index(path: Path, threads: int = 1):
     return faiss.read_index(str(path))
 
 
-def search(index, query: np.ndarray, k: int, allowed: Sequence[int] | None = None
+def search(index, query: np.ndarray, k: int, allowed: Sequence[int] | np.ndarray | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k (scores, ids) for one query vector, optionally among `allowed` ids only."""
+    """Top-k (scores, ids) for one query vector, optionally among `allowed` ids only.
+
+    The allowed ids reach FAISS as a bitmap (`IDSelectorBitmap`: one bit test per video),
+    not as a hashed id set: on a 100k-video library that is what keeps a filtered query in
+    milliseconds. The scan, the inner products and so the results are the same either way.
+    """
     faiss = _faiss()
     q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
     params = None
     if allowed is not None:
-        ids = np.asarray(sorted(allowed), dtype=np.int64)
+        ids = np.asarray(allowed, dtype=np.int64)
         if len(ids) == 0:
             return np.zeros(0, np.float32), np.zeros(0, np.int64)
         k = min(k, len(ids))
-        sel = faiss.IDSelectorBatch(ids)
+        sel = faiss.IDSelectorBitmap(id_bitmap(ids, index.ntotal))
         params = (faiss.SearchParametersHNSW(sel=sel) if isinstance(index, faiss.IndexHNSW)
                   else faiss.SearchParameters(sel=sel))
     scores, found = index.search(q, k, params=params) if params else index.search(q, k)
     keep = found[0] >= 0
     return scores[0][keep], found[0][keep]
+
+
+def id_bitmap(ids: np.ndarray, n: int) -> np.ndarray:
+    """Bit i (little-endian within each byte, as FAISS reads it) set for each id i < n."""
+    bits = np.zeros(n, dtype=bool)
+    bits[ids[ids < n]] = True
+    return np.packbits(bits, bitorder="little")

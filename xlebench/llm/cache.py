@@ -62,4 +62,4 @@ class ResponseCache:
             "usage": {"prompt_tokens": response.prompt_tokens,
                       "completion_tokens": response.completion_tokens,
                       "cost_usd": response.cost_usd},
-        }))
+        }), durable=False)  # a stage's runner syncs once at its end; a lost answer is asked again

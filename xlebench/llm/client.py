@@ -105,6 +105,9 @@ class LLMClient:
         self._lock = threading.Lock()
         self.live_calls = 0
         self.cache_hits = 0
+        self._priced = True
+        self._warm = False
+        self._warm_lock = threading.Lock()
 
     def complete(self, messages: list[dict[str, Any]], *, sample: int = 0,
                  remember: bool = True, key_messages: list[dict] | None = None) -> Completion:
@@ -129,6 +132,7 @@ class LLMClient:
                 f"{key[:12]}); run once with llm=litellm and the same llm.model and sampling "
                 "parameters to fill the cache"
             )
+        self._warm_up()
         with self._gate:
             response = self._call_with_retries(messages)
         with self._lock:
@@ -150,6 +154,29 @@ class LLMClient:
                         "sample": sample},
                        CachedResponse(answer.text, answer.prompt_tokens,
                                       answer.completion_tokens, answer.cost_usd))
+
+    def _warm_up(self) -> None:
+        """Before the first live request, in one thread while the others wait: import litellm
+        and what it imports lazily on a first call (the OpenAI SDK's resources, ~0.5 s), and
+        run its request and response code once on a mock answer (no network). Otherwise
+        every thread of the first wave pays those one-off costs under the GIL after its
+        answer arrives, and the second wave starts late."""
+        if self._warm:
+            return
+        with self._warm_lock:
+            if self._warm:
+                return
+            lm = _litellm()
+            try:
+                import openai.resources  # noqa: F401 - the lazy import of a first call
+                from openai.types.chat import ChatCompletion
+
+                ChatCompletion.model_validate(_MOCK_COMPLETION)
+                lm.completion(model=self.settings.model, messages=[{"role": "user",
+                              "content": "warm-up"}], mock_response="ok")
+            except Exception as exc:  # noqa: BLE001 - only a head start; the real call reports
+                log.debug("llm warm-up skipped: %s", exc)
+            self._warm = True
 
     # -- one request, with the retry policy ------------------------------------------------
 
@@ -202,10 +229,14 @@ class LLMClient:
                              **kwargs)
         text = _content(resp)
         usage = getattr(resp, "usage", None)
-        try:
-            cost = float(lm.completion_cost(completion_response=resp))
-        except Exception:  # noqa: BLE001 - unknown models (local servers) have no price
-            cost = 0.0
+        cost = 0.0
+        if self._priced:
+            try:
+                cost = float(lm.completion_cost(completion_response=resp))
+            except Exception:  # noqa: BLE001 - unknown models (local servers) have no price
+                # litellm's price lookup costs a few ms of CPU per call under the GIL; a model
+                # it cannot price is not asked again (the answers of one client share a model)
+                self._priced = False
         return CachedResponse(text, int(getattr(usage, "prompt_tokens", 0) or 0),
                               int(getattr(usage, "completion_tokens", 0) or 0), cost)
 
@@ -225,6 +256,13 @@ class LLMClient:
         msg = f"llm {self.settings.model}: {text}"
         key = os.environ.get(self.settings.api_key_env or "")
         return msg.replace(key, "***") if key else msg
+
+
+#: A minimal OpenAI chat completion: parsing it once loads the SDK's response models.
+_MOCK_COMPLETION = {"id": "warm-up", "object": "chat.completion", "created": 0, "model": "m",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": "ok"}}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
 class InvalidBody(Exception):

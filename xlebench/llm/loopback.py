@@ -44,7 +44,7 @@ class LoopbackLLMServer:
         self.model = model
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, 0), self._handler())
+        self._httpd = _Server((host, 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -71,6 +71,13 @@ class LoopbackLLMServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Keep-alive, as real servers do: a connection per request costs the client a
+            # handshake per call and ties throughput to the accept backlog.
+            protocol_version = "HTTP/1.1"
+            # Headers and body are two writes: without TCP_NODELAY, Nagle's algorithm holds
+            # the body until the client's delayed ACK (~40 ms per request).
+            disable_nagle_algorithm = True
+
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 return None
 
@@ -85,12 +92,16 @@ class LoopbackLLMServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
+                arrived = time.perf_counter()
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append(body)
                 reply = server.responder(body)
-                time.sleep(server.latency_s + reply.delay_s)
+                # The latency is the service time from arrival, responder work included (a
+                # scripted answer costs this process CPU that no remote model would).
+                spent = time.perf_counter() - arrived
+                time.sleep(max(0.0, server.latency_s + reply.delay_s - spent))
                 if reply.status != 200:
                     self._send(reply.status, {"error": {"message": reply.content or "error",
                                                         "type": "server_error",
@@ -113,6 +124,12 @@ class LoopbackLLMServer:
                     pass  # the client gave up (a timeout test): nothing to do
 
         return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    #: socketserver's default backlog is 5: sixteen clients connecting at once would see SYNs
+    #: dropped and retried a second later, a stall no real endpoint has.
+    request_queue_size = 128
 
 
 def _completion(body: dict, content: str, model: str) -> dict[str, Any]:

@@ -89,11 +89,11 @@ def ranked_search(index: object, qvec: np.ndarray, k: int, ids: np.ndarray,
     candidate left out could outrank the best penalised one (penalties only lower scores), so
     the result is exact, not a re-ranking of a fixed top-k."""
     if penalty is None:
-        scores, found = search(index, qvec, k, allowed=ids.tolist())
+        scores, found = search(index, qvec, k, allowed=ids)
         return scores, found, scores
     want = max(k, 32)
     while True:
-        scores, found = search(index, qvec, want, allowed=ids.tolist())
+        scores, found = search(index, qvec, want, allowed=ids)
         ranked = scores - penalty[found]
         order = np.argsort(-ranked, kind="stable")
         if len(found) >= len(ids) or ranked[order[0]] >= scores[-1]:
@@ -111,7 +111,7 @@ def popularity_prior(lib: Library, queries: Sequence[tuple[PlanChunk, np.ndarray
                                        time_class=chunk.time_class, country=country,
                                        used=used, levels=levels)
         if level >= 0:
-            _, found = search(lib.index, qvec, 1, allowed=ids.tolist())
+            _, found = search(lib.index, qvec, 1, allowed=ids)
             picks[int(found[0])] += 1
     return weight * np.log1p(picks)
 
