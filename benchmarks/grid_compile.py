@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -158,6 +159,8 @@ def main() -> None:
                         "ms_per_log": round(bound["seconds"] / bound["logs"] * 1000, 2)},
         "simulate_over_lower_bound": round(sim_s / bound["seconds"], 2),
         "warm_over_cold_wall": round(warm_wall / cold_wall, 3),
+        # the largest of the CLI runs (the cold one: library embedding included)
+        "peak_rss_mb_cli": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
     }
     if variants:
         report["fidelity"] = variants

@@ -21,13 +21,16 @@ def main() -> int:
     args = ap.parse_args()
     runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"], ["vlm_throughput.py"],
                              ["bertscore_dedup.py"], ["runner_overhead.py"],
-                             ["rerun.py"], ["bf16_embedding.py"]]
+                             ["rerun.py"], ["bf16_embedding.py"], ["startup.py"],
+                             ["chunk_scaling.py"]]
     if VIDEO_INFO.is_file():
         runs += [["library_build.py", "--video-info", str(VIDEO_INFO)],
                  ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],
-                 ["grid_compile.py", "--video-info", str(VIDEO_INFO)]]
+                 ["grid_compile.py", "--video-info", str(VIDEO_INFO)],
+                 ["filtered_query.py", "--video-info", str(VIDEO_INFO)]]
     else:
-        print(f"skipping library_build.py and grid_compile.py: {VIDEO_INFO} not found")
+        print(f"skipping library_build.py, deterministic_embedding.py, grid_compile.py and "
+              f"filtered_query.py: {VIDEO_INFO} not found")
     if args.with_100k:
         runs.append(["library_build.py", "--video-info", "/nonexistent", "--synthetic",
                      "100000"])

@@ -14,11 +14,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from xlebench.tasks.actions import Narrated, parse_narration
 from xlebench.tasks.source import Narration
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+
+def _graph() -> nx.Graph:
+    """An empty graph; networkx (0.1 s) is imported when a recipe mines, not at start-up."""
+    import networkx
+
+    return networkx.Graph()
 
 
 @dataclass(frozen=True)
@@ -36,7 +45,7 @@ class Mined:
     """Occurrences by node, and the graph joining verbs, objects and places."""
 
     occurrences: dict[tuple[str, str], list[Occurrence]] = field(default_factory=dict)
-    graph: nx.Graph = field(default_factory=nx.Graph)
+    graph: nx.Graph = field(default_factory=_graph)
 
     def verbs_of(self, obj: str) -> list[str]:
         node = ("dobj", obj)
@@ -65,7 +74,7 @@ def occurrences(narrations: Sequence[Narration], end_s: float) -> list[Occurrenc
 def mine(occs: Sequence[Occurrence]) -> Mined:
     """Index occurrences by node (action, dobj, verb) and build the action-scene graph."""
     by: dict[tuple[str, str], list[Occurrence]] = defaultdict(list)
-    graph = nx.Graph()
+    graph = _graph()
     for o in occs:
         by[("verb", o.verb)].append(o)
         if o.dobj:

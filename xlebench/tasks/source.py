@@ -13,9 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xlebench.library.ego4d import Ego4DLayout, find_layout
 from xlebench.library.jsonio import expect, load_json
+
+if TYPE_CHECKING:  # the pydantic models load only when annotations are read (not at --help)
+    from xlebench.library.ego4d import Ego4DLayout
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ def clean_query(text: str) -> str:
 
 def load_annotations(root: Path, uids: Iterable[str], min_duration_s: float = 0.0
                      ) -> AnnotationIndex:
+    from xlebench.library.ego4d import find_layout
+
     layout = find_layout(root)
     wanted = set(uids)
     idx = AnnotationIndex()
