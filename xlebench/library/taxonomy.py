@@ -7,6 +7,7 @@ while records keep the original spelling.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -19,8 +20,10 @@ _WS = re.compile(r"\s+")
 _DEPRECATED = re.compile(r"^deprecated\s*:\s*", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def normalize_scenario(name: str) -> str:
-    """Matching key for a scenario name: NFKC, straight apostrophes, one space, casefolded."""
+    """Matching key for a scenario name: NFKC, straight apostrophes, one space, casefolded.
+    Cached: the rule filter asks for the same few hundred names on every chunk."""
     text = unicodedata.normalize("NFKC", name).replace("\u2019", "'").replace("\u2018", "'")
     text = _WS.sub(" ", text).strip()
     return _DEPRECATED.sub("", text).casefold()

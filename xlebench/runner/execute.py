@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlebench.errors import UserError, storage_error
-from xlebench.runner.atomic import read_json, write_json, write_text
+from xlebench.runner.atomic import (
+    deferred_durability,
+    dumps_compact,
+    read_json,
+    write_json,
+    write_text,
+)
 from xlebench.runner.crash import crash_point
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
 
@@ -78,7 +84,9 @@ def _publish(tmp: Path, stage_dir: Path, unit_id: str, meta: dict) -> None:
         if not final.is_dir():
             raise
     crash_point(stage_dir.parent.name, "unit")
-    write_json(marker_path(stage_dir, unit_id), meta, durable=False)
+    # Written in place: resume trusts a marker by its existence and then checks the record
+    # (`load_record`), so a marker torn by a crash is as good as a whole one.
+    marker_path(stage_dir, unit_id).write_text(dumps_compact(meta), encoding="utf-8")
     failure_path(stage_dir, unit_id).unlink(missing_ok=True)
     shutil.rmtree(failure_path(stage_dir, unit_id).with_suffix(""), ignore_errors=True)
 
@@ -126,12 +134,15 @@ def execute_unit(
         tmp.mkdir()
         try:
             uctx = UnitContext(stage.name, unit.id, ctx.seed, tmp, ctx)
-            record = stage.run(unit, uctx)
+            with deferred_durability():  # the stage's one barrier covers the unit's writes
+                record = stage.run(unit, uctx)
             if not isinstance(record, dict):
                 raise TypeError(f"stage {stage.name} returned {type(record).__name__}, not dict")
-            # compact and not fsynced: the runner syncs the stage once when it ends, and a
-            # record lost to a power cut before that is recomputed (see `load_record`)
-            write_json(tmp / "record.json", record, compact=True, durable=False)
+            # Compact, and written in place: the folder is private until its rename publishes
+            # it whole, so no temporary sibling is needed; not fsynced: the runner syncs the
+            # stage once when it ends, and a record a power cut loses before that is
+            # recomputed (see `load_record`).
+            (tmp / "record.json").write_text(dumps_compact(record), encoding="utf-8")
             seconds = time.perf_counter() - start
             _publish(tmp, stage_dir, unit.id, {"unit": unit.id, "attempts": attempt})
             return Outcome(unit.id, True, attempt, seconds)

@@ -23,7 +23,7 @@ from xlebench.persona.profile import Persona
 from xlebench.plan.answers import Vocabulary
 from xlebench.plan.chunks import DayPlan, PlanChunk
 from xlebench.plan.llm import LLMPlanner, memory_entry
-from xlebench.runner.atomic import dumps, link_or_copy, write_json, write_text
+from xlebench.runner.atomic import dumps, link_or_copy, write_json
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
@@ -127,7 +127,7 @@ class SimulateStage(BaseStage):
         }
         # The published form, encoded while the revisions still share their chunk dicts
         # (each encoded once): the export links this file instead of encoding the record.
-        write_text(ctx.workdir / PUBLISHED, dumps(record), durable=False)
+        (ctx.workdir / PUBLISHED).write_text(dumps(record), encoding="utf-8")  # private folder
         return record
 
     def _tclass(self, seconds: int) -> str:
