@@ -1,7 +1,8 @@
 """The evaluate stage of the embedded demo (BERTScore on), recomputed with
-``force=[evaluate]``: xlebench's BERTScore (each distinct text embedded once per scorer) vs
-every candidate and reference embedded, as before, side by side, alternating. The scores are
-the same (a text's vectors do not depend on its batch), checked on the written tables.
+``force=[evaluate]``: xlebench's text similarity scoring (BERTScore and Sent.Sim embed each
+distinct text once per process) vs the previous (every candidate and reference embedded),
+side by side, alternating. The scores
+are the same (a text's vectors do not depend on its batch), checked on the written tables.
 
 Usage: python benchmarks/evaluate_stage.py [--repeats 2]
 """
@@ -16,8 +17,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The previous scoring: BERTScore and Sent.Sim embed every candidate and reference (one
+#: MiniLM per process, as before).
 EVERY_TEXT = ("import sys; from xlebench.eval.bertscore import BERTScorer; "
               "BERTScorer._vectors = lambda self, texts: self._embed(list(texts)); "
+              "import xlebench.eval.scorers as sc; "
+              "from xlebench.library.embed import MiniLMEmbedder; "
+              "import functools; sc._sentence_encoder = functools.cache(MiniLMEmbedder); "
               "from xlebench.cli import main; sys.argv = ['xlebench', *sys.argv[1:]]; main()")
 
 

@@ -17,6 +17,7 @@ baseline with no change here. A scorer:
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -281,11 +282,37 @@ def split_evidence(reply: str) -> tuple[str, list[tuple[float, float]]]:
 _SPAN_TEXT = re.compile(r"\[[^\]]*\]")
 
 
+#: Sentences whose MiniLM vectors a process keeps between calls (384 floats each).
+SENTENCE_MEMO = 4096
+
+
 @cache
 def _sentence_encoder():
+    """One MiniLM per process (loading it takes about a second), with a bounded memo: each
+    distinct sentence is embedded once, however many systems and floors score it. Exact,
+    because a sentence's vector does not depend on its batch (`same_length_batches`)."""
     from xlebench.library.embed import MiniLMEmbedder
 
-    return MiniLMEmbedder()
+    return _MemoEncoder(MiniLMEmbedder())
+
+
+class _MemoEncoder:
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.memo: dict[str, np.ndarray] = {}
+        self.lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        with self.lock:
+            todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
+            fresh = dict(zip(todo, self.embedder.encode(todo), strict=True)) if todo else {}
+            out = np.stack([self.memo[t] if t in self.memo else fresh[t] for t in texts]) \
+                if texts else np.zeros((0, self.embedder.dim), dtype=np.float32)
+            for t, v in fresh.items():  # the most recent ones, bounded
+                self.memo[t] = v
+                if len(self.memo) > SENTENCE_MEMO:
+                    self.memo.pop(next(iter(self.memo)))
+            return out
 
 
 class GroundedAnswer(_Base):
