@@ -22,7 +22,7 @@ def main() -> int:
     runs: list[list[str]] = [["render_speed.py"], ["llm_concurrency.py"], ["vlm_throughput.py"],
                              ["bertscore_dedup.py"], ["runner_overhead.py"],
                              ["rerun.py"], ["bf16_embedding.py"], ["startup.py"],
-                             ["chunk_scaling.py"]]
+                             ["chunk_scaling.py"], ["unit_writes.py"], ["evaluate_stage.py"]]
     if VIDEO_INFO.is_file():
         runs += [["library_build.py", "--video-info", str(VIDEO_INFO)],
                  ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],
