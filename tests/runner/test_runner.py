@@ -181,3 +181,15 @@ def test_a_record_lost_before_the_barrier_is_recomputed(tmp_path: Path) -> None:
     assert sorted(again.calls) == [2, 4] and summary.counter("squares").cached == 4
     assert summary.results["squares"].records == first.results["squares"].records
     assert summary.results["sums"].records["total"]["total"] == sum(i * i for i in range(6))
+
+
+def test_written_files_get_the_umask_mode(tmp_path: Path) -> None:
+    """Published benchmarks are shared: files are not left at mkstemp's private 0600."""
+    import os
+
+    from xlebench.runner.atomic import write_json
+
+    old = os.umask(0o022)
+    os.umask(old)
+    write_json(tmp_path / "x.json", {"a": 1})
+    assert (tmp_path / "x.json").stat().st_mode & 0o777 == 0o666 & ~old

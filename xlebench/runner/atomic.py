@@ -59,7 +59,8 @@ def write_bytes(path: Path, data: bytes, *, durable: bool | None = None) -> None
     sync = not _DEFERRED.get() if durable is None else durable
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp's 0600 would hide shared benchmarks
+        with contextlib.suppress(OSError):  # file systems without modes keep their own
+            os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp's 0600 would hide shared benchmarks
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if sync:
