@@ -183,11 +183,13 @@ def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random
     return out
 
 
-def _phrase(s: Scenario, text: str, rng: random.Random) -> str:
+def _phrase(s: Scenario, text: str, rng: random.Random, with_place: bool = True) -> str:
+    """``cooking breakfast in the kitchen``; without the place, just the activity (the place
+    is drawn either way, so the generator's stream does not depend on the wording)."""
     words = (text or (s.plan[0] if s.plan else s.short.lower())).split()
     place = rng.choice(s.places) if s.places else "home"
     verb = " ".join([gerund(words[0])] + words[1:])
-    return verb if place in verb else f"{verb} {at_place(place)}"
+    return verb if place in verb or not with_place else f"{verb} {at_place(place)}"
 
 
 def _description(s: Scenario, text: str, rng: random.Random) -> str:
@@ -197,8 +199,9 @@ def _description(s: Scenario, text: str, rng: random.Random) -> str:
 def _plan_text(pieces: Sequence[tuple[Activity, int, int]], rng: random.Random) -> str:
     """``C is cooking breakfast in the kitchen, then having breakfast and walking to the
     shops.`` — the chunk's activity (with its place) and the next distinct ones."""
-    phrases = [_phrase(a.scenario, a.text, rng) if i == 0 else
-               _phrase(a.scenario, a.text, rng).split(" at the ")[0].split(" in the ")[0]
+    # later activities without their place, but whole: "working in the carpentry workshop"
+    # stays that, where cutting the phrase at " in the " left "working"
+    phrases = [_phrase(a.scenario, a.text, rng, with_place=i == 0)
                for i, (a, _, _) in enumerate(pieces)]
     if len(phrases) == 1:
         return f"C is {phrases[0]}."
