@@ -13,23 +13,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+from grid_compile import run_cli  # the sibling script (benchmarks/ is on sys.path when run)
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (4, 15, 60)
 
 
 def _run(out: Path, args: list[str]) -> tuple[float, float]:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "xlebench", f"paths.outputs={out}", *args],
-                   cwd=ROOT, check=True, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    summary = sorted((out / "runs").glob("*/*/run_summary.json"))[-1]
-    stages = {s["stage"]: s for s in json.loads(summary.read_text())["stages"]}
+    """(simulate stage seconds, command wall seconds)."""
+    wall, stages = run_cli(out, args)
     return stages["simulate"]["seconds"], wall
 
 

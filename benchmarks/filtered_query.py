@@ -109,7 +109,7 @@ def main() -> None:
     index = build_index(vectors)
     setup_s = time.perf_counter() - t
     levels = [Level(*x) for x in LEVELS]
-    dense = np.ascontiguousarray(filt.matrix)
+    dense = np.ascontiguousarray(filt.columns)
     queries = np.random.default_rng(1).standard_normal((sum(len(c) for _, c in plans), 384),
                                                         dtype=np.float32)
     times: dict[str, list[float]] = {"filter": [], "previous": [], "bitmap": []}

@@ -26,7 +26,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _cli(out: Path, args: list[str]) -> tuple[float, dict]:
+def run_cli(out: Path, args: list[str]) -> tuple[float, dict]:
+    """Run the CLI; (wall seconds, the run summary's stages by name)."""
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "xlebench", f"paths.outputs={out}", *args],
                    cwd=ROOT, check=True, capture_output=True, text=True)
@@ -95,7 +96,7 @@ def fidelity(out: Path, overrides: list[str], video_info: Path) -> list[dict]:
 
     rows = []
     for k, (name, extra) in enumerate(VARIANTS.items()):
-        _cli(out, [*overrides, *extra, f"name=v{k}"])
+        run_cli(out, [*overrides, *extra, f"name=v{k}"])
         bench = out / "benchmarks" / f"v{k}"
         stats = json.loads((bench / "stats" / "simulation.json").read_text())
         lib = {r["video_uid"]: r["duration_s"] for r in
@@ -142,8 +143,8 @@ def main() -> None:
                  "progress=false", "stages=[library,persona,plan,simulate]"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        cold_wall, cold = _cli(out, overrides)
-        warm_wall, warm = _cli(out, overrides)
+        cold_wall, cold = run_cli(out, overrides)
+        warm_wall, warm = run_cli(out, overrides)
         bound = matching_lower_bound(out / "cache")
         variants = fidelity(out, overrides, Path(args.video_info)) if args.fidelity else None
     logs = cold["simulate"]["total"]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
-from xlebench.library.embed import same_length_batches
+from xlebench.library.embed import embed_distinct, same_length_batches
 
 
 def default_model_path() -> str:
@@ -90,15 +90,8 @@ class BERTScorer:
         """Token vectors per text, each distinct text embedded once per scorer: replies repeat
         (fixed floors, no-information answers) and every reference is scored several times
         (each system, its floor). Safe because a text's vectors never depend on its batch."""
-        memo = self.__dict__.setdefault("_memo", {})
-        todo = [t for t in dict.fromkeys(texts) if t not in memo]
-        fresh = dict(zip(todo, self._embed(todo), strict=True)) if todo else {}
-        out = [memo.get(t, fresh.get(t)) for t in texts]
-        for t, v in fresh.items():  # keep the most recent ones, bounded
-            memo[t] = v
-            if len(memo) > MEMO_TEXTS:
-                memo.pop(next(iter(memo)))
-        return out
+        return embed_distinct(self.__dict__.setdefault("_memo", {}), texts, self._embed,
+                              MEMO_TEXTS)
 
     def f1(self, candidates: Sequence[str], references: Sequence[str]) -> list[float]:
         vectors = self._vectors([*candidates, *references])

@@ -303,16 +303,13 @@ class _MemoEncoder:
         self.lock = threading.Lock()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        from xlebench.library.embed import embed_distinct
+
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
         with self.lock:
-            todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
-            fresh = dict(zip(todo, self.embedder.encode(todo), strict=True)) if todo else {}
-            out = np.stack([self.memo[t] if t in self.memo else fresh[t] for t in texts]) \
-                if texts else np.zeros((0, self.embedder.dim), dtype=np.float32)
-            for t, v in fresh.items():  # the most recent ones, bounded
-                self.memo[t] = v
-                if len(self.memo) > SENTENCE_MEMO:
-                    self.memo.pop(next(iter(self.memo)))
-            return out
+            return np.stack(embed_distinct(self.memo, texts, self.embedder.encode,
+                                           SENTENCE_MEMO))
 
 
 class GroundedAnswer(_Base):

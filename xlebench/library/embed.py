@@ -12,10 +12,10 @@ import hashlib
 import os
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -152,6 +152,21 @@ class MiniLMEmbedder:
         import torch
 
         return torch.autocast("cpu", dtype=torch.bfloat16)
+
+
+def embed_distinct(memo: dict[str, Any], texts: Sequence[str],
+                   embed: Callable[[list[str]], Sequence[Any]], limit: int) -> list[Any]:
+    """``embed`` applied to each text, calling it once for the distinct texts not in ``memo``
+    (which keeps the ``limit`` most recent). Exact only for embedders whose output for a text
+    does not depend on the other texts of the call (`same_length_batches`)."""
+    todo = [t for t in dict.fromkeys(texts) if t not in memo]
+    fresh = dict(zip(todo, embed(todo), strict=True)) if todo else {}
+    out = [memo[t] if t in memo else fresh[t] for t in texts]
+    for t, v in fresh.items():
+        memo[t] = v
+        if len(memo) > limit:
+            memo.pop(next(iter(memo)))
+    return out
 
 
 def make_embedder(kind: str, dim: int = 384, model: str | None = None,

@@ -46,13 +46,12 @@ class CandidateFilter:
         self.n = len(videos)
         vocab = sorted({normalize_scenario(s) for v in videos for s in v.scenarios})
         self.col = {k: i for i, k in enumerate(vocab)}
-        self.matrix = np.zeros((self.n, len(vocab)), dtype=np.float32)
+        # video x scenario indicators, column-major: a chunk's few columns are contiguous to sum
+        self.columns = np.zeros((self.n, len(vocab)), dtype=np.float32, order="F")
         for i, v in enumerate(videos):
             for s in v.scenarios:
-                self.matrix[i, self.col[normalize_scenario(s)]] = 1.0
-        self.sizes = self.matrix.sum(axis=1)
-        # column-major: a chunk's few scenario columns are contiguous to sum
-        self.columns = np.asfortranarray(self.matrix)
+                self.columns[i, self.col[normalize_scenario(s)]] = 1.0
+        self.sizes = self.columns.sum(axis=1)
         self.country = np.array([v.country for v in videos])
         self.scene = np.array([v.scene for v in videos])
         self.time = np.array([v.time_period for v in videos])
