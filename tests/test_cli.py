@@ -136,3 +136,33 @@ def test_fast_help_lists_exactly_what_hydra_lists() -> None:
         cwd=ROOT, env=cli_env(), capture_output=True, text=True, timeout=60)
     assert fast.returncode == plain.returncode == 0
     assert fast.stdout == plain.stdout and "tasks:" in fast.stdout
+
+
+@pytest.mark.parametrize("args,needed", [
+    ([], False),
+    (["paths.outputs=/tmp/x", "experiment=paper", "tasks=[moment_retrieval]"], False),
+    (["name=-m"], False),
+    (["-m", "seed=0,1"], True),
+    (["--multirun", "seed=0,1"], True),
+    (["hydra.mode=MULTIRUN"], True),
+    (["++hydra.sweeper.params.seed=0,1"], True),
+    (["hydra/launcher=joblib_local"], True),
+    (["--config-dir", "/my/conf"], True),
+    (["-cn", "other"], True),
+    (["--config-path=/my/conf"], True),
+])
+def test_mode_probe_is_skipped_only_when_nothing_can_set_the_mode(args: list[str],
+                                                                   needed: bool) -> None:
+    from xlebench.cli import mode_probe_needed
+
+    assert mode_probe_needed(args) is needed
+
+
+def test_a_run_without_the_mode_probe_is_a_single_run(tmp_path: Path) -> None:
+    """The probe's answer is given (RUN) and the run folder records it as Hydra would (a sweep
+    asked for on the command line still sweeps: `test_multirun_sweep_with_joblib_...`)."""
+    import yaml
+
+    run_cli(tmp_path, *FAST, "stages=[persona]")
+    [hydra_yaml] = (tmp_path / "runs").glob("*/*/.hydra/hydra.yaml")
+    assert yaml.safe_load(hydra_yaml.read_text())["hydra"]["mode"] == "RUN"

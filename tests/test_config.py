@@ -75,3 +75,14 @@ def test_every_option_file_names_its_code() -> None:
         code = [line.split(":", 1)[1].strip() for line in f.read_text().splitlines()
                 if line.startswith("# Code:")]
         assert code and (CONF.parent / code[0]).is_file(), f"{rel} names no existing module"
+
+
+@pytest.mark.parametrize("experiment", [None, *sorted(p.stem for p in (CONF / "experiment")
+                                                      .glob("*.yaml"))])
+def test_no_config_sets_the_run_mode(experiment: str | None) -> None:
+    """`xlebench` skips Hydra's mode probe (a whole extra composition) on the premise that no
+    config of ours sets ``hydra.mode``; an experiment that did would need the probe back."""
+    overrides = [f"experiment={experiment}"] if experiment else []
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose("config", overrides=overrides, return_hydra_config=True)
+    assert cfg.hydra.mode is None
