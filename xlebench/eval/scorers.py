@@ -17,15 +17,14 @@ baseline with no change here. A scorer:
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Protocol
 
 import numpy as np
 
+from xlebench.eval import encoder
 from xlebench.eval.corpus import (
     CorpusMetric,
     cider_by_argument,
@@ -282,36 +281,6 @@ def split_evidence(reply: str) -> tuple[str, list[tuple[float, float]]]:
 _SPAN_TEXT = re.compile(r"\[[^\]]*\]")
 
 
-#: Sentences whose MiniLM vectors a process keeps between calls (384 floats each).
-SENTENCE_MEMO = 4096
-
-
-@cache
-def _sentence_encoder():
-    """One MiniLM per process (loading it takes about a second), with a bounded memo: each
-    distinct sentence is embedded once, however many systems and floors score it. Exact,
-    because a sentence's vector does not depend on its batch (`same_length_batches`)."""
-    from xlebench.library.embed import MiniLMEmbedder
-
-    return _MemoEncoder(MiniLMEmbedder())
-
-
-class _MemoEncoder:
-    def __init__(self, embedder: Any) -> None:
-        self.embedder = embedder
-        self.memo: dict[str, np.ndarray] = {}
-        self.lock = threading.Lock()
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        from xlebench.library.embed import embed_distinct
-
-        if not texts:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        with self.lock:
-            return np.stack(embed_distinct(self.memo, texts, self.embedder.encode,
-                                           SENTENCE_MEMO))
-
-
 class GroundedAnswer(_Base):
     """Multi-hop grounded QA (MultiHop-EgoQA): evidence spans scored by IoU / IoP / IoG over
     the merged unions and IoU@0.3; the answer text (tokens stripped) by ROUGE-L and Sent.Sim
@@ -373,7 +342,7 @@ class GroundedAnswer(_Base):
 
 def _similarity(preds: Sequence[str], refs: Sequence[str]) -> list[float]:
     """Cosine of MiniLM sentence vectors (tokens stripped), rounded to 10 places."""
-    enc = _sentence_encoder()
+    enc = encoder.sentence_encoder()
     a = enc.encode([strip_tokens(p) for p in preds]).astype(np.float64)
     b = enc.encode([strip_tokens(r) for r in refs]).astype(np.float64)
     return [round(float(x @ y), 10) for x, y in zip(a, b, strict=True)]

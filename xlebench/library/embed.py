@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -130,19 +130,46 @@ class MiniLMEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for batch, vectors in self._forward(texts, convert_to_tensor=True,
+                                            normalize_embeddings=True):
+            out[batch.real] = vectors.float().numpy()[: len(batch.real)]
+        return out
+
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict]]:
+        """`encode`'s sentence vectors and, from the same forward pass, each text's last-layer
+        ``token_embeddings`` with its ``input_ids`` and ``attention_mask``. BERTScore on this
+        model reads these instead of running it again; the bits are those of separate passes
+        (tests/eval/test_shared_encoder.py)."""
+        import torch
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        tokens: list[dict] = [{}] * len(texts)
+        for batch, rows in self._forward(texts, output_value=None):
+            # what encode(normalize_embeddings=True) does to the pooled, normalised vectors
+            pooled = torch.stack([r["sentence_embedding"] for r in rows])
+            vectors = torch.nn.functional.normalize(pooled, p=2, dim=1).float().numpy()
+            out[batch.real] = vectors[: len(batch.real)]
+            for i, r in zip(batch.real, rows[: len(batch.real)], strict=True):
+                tokens[i] = {k: r[k] for k in ("token_embeddings", "input_ids",
+                                               "attention_mask")}
+        return out, tokens
+
+    @property
+    def special_ids(self) -> list[int]:
+        return list(self._load().tokenizer.all_special_ids)
+
+    def _forward(self, texts: Sequence[str], **options: Any):
+        """(batch, ``model.encode`` of its rows) for each `same_length_batches` batch."""
         if not texts:
-            return out
+            return
         model = self._load()
         lengths = [len(ids) for ids in model.tokenizer(
             list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]]
         with self._precision():
             for batch in same_length_batches(lengths, self.batch_size):
-                vectors = model.encode(
-                    [texts[i] for i in batch.rows], batch_size=len(batch.rows),
-                    convert_to_tensor=True, normalize_embeddings=True,
-                    show_progress_bar=False).float().numpy()
-                out[batch.real] = vectors[: len(batch.real)]
-        return out
+                yield batch, model.encode([texts[i] for i in batch.rows],
+                                          batch_size=len(batch.rows), show_progress_bar=False,
+                                          **options)
 
     def _precision(self):
         import contextlib
@@ -162,11 +189,16 @@ def embed_distinct(memo: dict[str, Any], texts: Sequence[str],
     todo = [t for t in dict.fromkeys(texts) if t not in memo]
     fresh = dict(zip(todo, embed(todo), strict=True)) if todo else {}
     out = [memo[t] if t in memo else fresh[t] for t in texts]
-    for t, v in fresh.items():
-        memo[t] = v
+    remember(memo, fresh.items(), limit)
+    return out
+
+
+def remember(memo: dict[str, Any], pairs: Iterable[tuple[str, Any]], limit: int) -> None:
+    """Add ``pairs`` to ``memo``, dropping the oldest entries beyond ``limit``."""
+    for text, value in pairs:
+        memo[text] = value
         if len(memo) > limit:
             memo.pop(next(iter(memo)))
-    return out
 
 
 def make_embedder(kind: str, dim: int = 384, model: str | None = None,

@@ -246,8 +246,8 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
     settings = ScoreSettings.from_eval(ec)
-    scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer")) \
-        if ec["bertscore"] else None
+    scorer = BERTScorer(ec.get("bertscore_model"), ec.get("bertscore_layer"),
+                        store=Path(cfg.paths.cache) / "embeddings") if ec["bertscore"] else None
     recipes = {name: recipe for name, (recipe, _) in configured_recipes(cfg).items()}
     judges, judged, judge_fp = None, set(), None
     if ec["judges"]:

@@ -1,0 +1,140 @@
+"""One MiniLM per process for the model-based text metrics.
+
+Sent.Sim compares MiniLM sentence vectors; BERTScore, on its default model and layer (the
+same MiniLM, last layer), compares that model's token vectors. Both come out of one forward
+pass, so a text scored by both is embedded once: `SharedEncoder.tokens` hands BERTScore the
+token outputs and keeps the sentence vectors of the same pass for Sent.Sim. Each distinct
+sentence is embedded once per process, however many systems and floors score it. All of it
+is exact: a text's vectors do not depend on its batch (`same_length_batches`), and the shared
+pass gives the bits of separate ones (tests/eval/test_shared_encoder.py).
+
+References are the benchmark's fixed texts, scored again by every system evaluated later:
+with a store folder, their vectors are kept on disk (`ReferenceStore`), so a later evaluation
+embeds only the new replies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlebench.library.embed import embed_distinct, remember
+
+#: Sentences whose MiniLM vectors a process keeps between calls (384 floats each).
+SENTENCE_MEMO = 4096
+
+
+@cache
+def sentence_encoder() -> SharedEncoder:
+    """The process's MiniLM (loading it takes about a second)."""
+    from xlebench.library.embed import MiniLMEmbedder
+
+    return SharedEncoder(MiniLMEmbedder())
+
+
+class SharedEncoder:
+    """A sentence embedder with a bounded memo of sentence vectors; thread-safe."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.memo: dict[str, np.ndarray] = {}
+        self.lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence vectors, float32, one row per text."""
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        with self.lock:
+            return np.stack(embed_distinct(self.memo, texts, self.embedder.encode,
+                                           SENTENCE_MEMO))
+
+    def tokens(self, texts: Sequence[str], store: Path | None = None) -> list[Any]:
+        """Each text's token vectors as BERTScore reads them (`token_vectors`); the sentence
+        vectors of the same pass are remembered for Sent.Sim. With a ``store`` folder the
+        texts' vectors are read from, and new ones written to, its `ReferenceStore`."""
+        with self.lock:
+            kept = ReferenceStore(store, self.embedder.key) if store is not None else None
+            found = kept.get(texts) if kept is not None else {}
+            todo = list(dict.fromkeys(t for t in texts if t not in found))
+            if todo:
+                vectors, rows = self.embedder.encode_with_tokens(todo)
+                special = self.embedder.special_ids
+                fresh = {t: (v, token_vectors(r["token_embeddings"], r["input_ids"],
+                                              r["attention_mask"], special))
+                         for t, v, r in zip(todo, vectors, rows, strict=True)}
+                if kept is not None:
+                    kept.put(fresh)
+                found.update(fresh)
+            remember(self.memo, ((t, found[t][0]) for t in texts), SENTENCE_MEMO)
+        return [found[t][1] for t in texts]
+
+
+
+def token_vectors(hidden: Any, ids: Any, mask: Any, special_ids: Sequence[int]) -> Any:
+    """One text's unit-length token vectors, padding and special tokens left out."""
+    import torch
+
+    special = torch.zeros_like(ids, dtype=torch.bool)
+    for sid in special_ids:
+        special |= ids == sid
+    return torch.nn.functional.normalize(hidden[mask.bool() & ~special], dim=-1)
+
+
+class ReferenceStore:
+    """Sentence and token vectors of texts on disk (SQLite, float32 bytes as computed, so a
+    stored vector scores exactly like a fresh one). One file per model and per torch /
+    transformers / sentence-transformers versions: an upgrade that could change the bits
+    starts a new file. About 1.5 kB per token of text (a 40-token summary: 60 kB)."""
+
+    FORMAT = 1
+
+    def __init__(self, folder: Path, key: str) -> None:
+        from importlib.metadata import version
+
+        folder.mkdir(parents=True, exist_ok=True)
+        versions = "-".join(version(p) for p in ("torch", "transformers",
+                                                 "sentence-transformers"))
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"text-metrics-{key}-{versions}")
+        self.db = folder / f"{name}.f{self.FORMAT}.sqlite"
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.db, timeout=60)
+        con.execute("CREATE TABLE IF NOT EXISTS vec (h TEXT PRIMARY KEY, s BLOB, t BLOB)")
+        return con
+
+    def get(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, Any]]:
+        import torch
+
+        keys = {_key(t): t for t in texts}
+        out = {}
+        with self._connect() as con:
+            hashes = list(keys)
+            for i in range(0, len(hashes), 900):
+                chunk = hashes[i:i + 900]
+                q = f"SELECT h, s, t FROM vec WHERE h IN ({','.join('?' * len(chunk))})"
+                for h, s, t in con.execute(q, chunk):
+                    sentence = np.frombuffer(s, dtype=np.float32).copy()
+                    tokens = torch.frombuffer(bytearray(t), dtype=torch.float32) if t else \
+                        torch.zeros(0)  # a text with no token left (an empty reply)
+                    out[keys[h]] = (sentence, tokens.reshape(-1, sentence.shape[0]))
+        con.close()
+        return out
+
+    def put(self, vectors: dict[str, tuple[np.ndarray, Any]]) -> None:
+        rows = [(_key(t), np.asarray(s, dtype=np.float32).tobytes(),
+                 tok.contiguous().numpy().tobytes()) for t, (s, tok) in vectors.items()]
+        with self._connect() as con:
+            con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?, ?)", rows)
+        con.close()
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
