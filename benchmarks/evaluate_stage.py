@@ -35,7 +35,7 @@ SEPARATE = ("import sys; from xlebench.eval.bertscore import BERTScorer; "
 #: MiniLM per process, as then).
 EVERY_TEXT = ("import sys, functools; from xlebench.eval.bertscore import BERTScorer; "
               "BERTScorer._shared = None; "
-              "BERTScorer._vectors = lambda self, texts: self._embed(list(texts)); "
+              "BERTScorer._vectors = lambda self, texts, keep=False: self._embed(list(texts)); "
               "import xlebench.eval.encoder as enc; "
               "from xlebench.library.embed import MiniLMEmbedder; "
               "enc.sentence_encoder = functools.cache(MiniLMEmbedder); " + MAIN)
