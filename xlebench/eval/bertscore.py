@@ -134,4 +134,3 @@ class BERTScorer:
     def describe(self) -> dict[str, object]:
         return {"model": self.model_name, "layer": self._checked_layer(), "idf": False,
                 "rescale_with_baseline": False}
-

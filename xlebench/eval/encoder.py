@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.library.embed import embed_distinct, remember
+from xlebench.library.embed import embed_distinct, remember, rows_by_key
 
 #: Sentences whose MiniLM vectors a process keeps between calls (384 floats each).
 SENTENCE_MEMO = 4096
@@ -77,7 +77,6 @@ class SharedEncoder:
         return [found[t][1] for t in texts]
 
 
-
 def token_vectors(hidden: Any, ids: Any, mask: Any, special_ids: Sequence[int]) -> Any:
     """One text's unit-length token vectors, padding and special tokens left out."""
     import torch
@@ -97,12 +96,8 @@ class ReferenceStore:
     FORMAT = 1
 
     def __init__(self, folder: Path, key: str) -> None:
-        from importlib.metadata import version
-
         folder.mkdir(parents=True, exist_ok=True)
-        versions = "-".join(version(p) for p in ("torch", "transformers",
-                                                 "sentence-transformers"))
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"text-metrics-{key}-{versions}")
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"text-metrics-{key}-{_versions()}")
         self.db = folder / f"{name}.f{self.FORMAT}.sqlite"
 
     def _connect(self) -> sqlite3.Connection:
@@ -116,15 +111,11 @@ class ReferenceStore:
         keys = {_key(t): t for t in texts}
         out = {}
         with self._connect() as con:
-            hashes = list(keys)
-            for i in range(0, len(hashes), 900):
-                chunk = hashes[i:i + 900]
-                q = f"SELECT h, s, t FROM vec WHERE h IN ({','.join('?' * len(chunk))})"
-                for h, s, t in con.execute(q, chunk):
-                    sentence = np.frombuffer(s, dtype=np.float32).copy()
-                    tokens = torch.frombuffer(bytearray(t), dtype=torch.float32) if t else \
-                        torch.zeros(0)  # a text with no token left (an empty reply)
-                    out[keys[h]] = (sentence, tokens.reshape(-1, sentence.shape[0]))
+            for h, s, t in rows_by_key(con, "SELECT h, s, t FROM vec", list(keys)):
+                sentence = np.frombuffer(s, dtype=np.float32).copy()
+                tokens = torch.frombuffer(bytearray(t), dtype=torch.float32) if t else \
+                    torch.zeros(0)  # a text with no token left (an empty reply)
+                out[keys[h]] = (sentence, tokens.reshape(-1, sentence.shape[0]))
         con.close()
         return out
 
@@ -134,6 +125,14 @@ class ReferenceStore:
         with self._connect() as con:
             con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?, ?)", rows)
         con.close()
+
+
+@cache
+def _versions() -> str:
+    """The versions a stored vector's bits depend on (looked up once per process)."""
+    from importlib.metadata import version
+
+    return "-".join(version(p) for p in ("torch", "transformers", "sentence-transformers"))
 
 
 def _key(text: str) -> str:

@@ -238,12 +238,8 @@ class EmbeddingStore:
         keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
         found: dict[str, np.ndarray] = {}
         with self._connect() as con:
-            uniq = list(dict.fromkeys(keys))
-            for i in range(0, len(uniq), 900):
-                chunk = uniq[i:i + 900]
-                q = f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})"
-                for h, blob in con.execute(q, chunk):
-                    found[h] = np.frombuffer(blob, dtype=np.float32)
+            for h, blob in rows_by_key(con, "SELECT h, v FROM emb", list(dict.fromkeys(keys))):
+                found[h] = np.frombuffer(blob, dtype=np.float32)
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
             self.hits, self.misses = len(set(keys)) - len(todo), len(todo)
             if todo:
@@ -254,6 +250,14 @@ class EmbeddingStore:
         if not keys:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32)
+
+
+def rows_by_key(con: sqlite3.Connection, select: str, keys: Sequence[str]) -> Iterable[tuple]:
+    """Rows of ``select`` (whose first column is the key ``h``) for ``keys``, asked in chunks
+    under SQLite's limit on query parameters."""
+    for i in range(0, len(keys), 900):
+        chunk = keys[i:i + 900]
+        yield from con.execute(f"{select} WHERE h IN ({','.join('?' * len(chunk))})", chunk)
 
 
 def make_encoder(embedder: dict, store_dir: Path | None):
