@@ -3,9 +3,11 @@
 * frames: xlebench's segment sampler (1 fps, 560x420 JPEG, cached per source video) against
   plain ffmpeg extracting the same frames from the same camera-like video;
 * captions: the tiny random LLaVA (`xlebench.vlm.tiny`) through the transformers backend,
-  captioning 30-second segments at batch 1 and at batch 16 (CPU here; GPU when present).
+  captioning 30-second segments at batch 1 and at batch 16, on the CPU and, when torch sees
+  one, on the GPU (bfloat16).
 
 Usage: python benchmarks/vlm_throughput.py [--seconds 300] [--captions 32]
+       [--parts frames,captions]
 """
 
 from __future__ import annotations
@@ -61,13 +63,22 @@ def captions(tmp: Path, count: int) -> dict:
         Image.new("RGB", (560, 420), (k * 8, 100, 50)).save(path, format="JPEG")
         shots.append(Frame(path, f"07:00:{k:02d}"))
     requests = [[message("user", f"Caption segment {i}.", *shots[:8])] for i in range(count)]
-    out = {"device": "cuda" if torch.cuda.is_available() else "cpu"}
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    out = {device: _captions_per_s(model, requests, tmp, device) for device in devices}
+    if "cuda" in out:
+        out["gpu"] = torch.cuda.get_device_name(0)
+    return out
+
+
+def _captions_per_s(model: Path, requests: list, tmp: Path, device: str) -> dict:
+    out = {}
     for batch in (1, 16):
         vlm = make_vlm(VLMConfig(backend="transformers", model="tiny", path=str(model),
-                                 max_tokens=16, batch_size=batch), tmp / f"cache{batch}")
+                                 max_tokens=16, batch_size=batch, device=device),
+                       tmp / f"cache-{device}-{batch}")
         vlm.answer_batch(requests[:1])  # load the model outside the timing
         seconds = _timed(lambda vlm=vlm: vlm.answer_batch(requests[1:]))
-        out[f"batch{batch}_captions_per_s"] = round((count - 1) / seconds, 2)
+        out[f"batch{batch}_captions_per_s"] = round((len(requests) - 1) / seconds, 2)
     out["batch16_vs_batch1"] = round(out["batch16_captions_per_s"]
                                      / out["batch1_captions_per_s"], 2)
     return out
@@ -77,10 +88,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=300)
     ap.add_argument("--captions", type=int, default=33)
+    ap.add_argument("--parts", default="frames,captions",
+                    help="which measurements (captions alone needs no ffmpeg)")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        report = {"frames": frames(Path(tmp), args.seconds),
-                  "captions": captions(Path(tmp), args.captions)}
+    parts = {"frames": lambda tmp: frames(tmp, args.seconds),
+             "captions": lambda tmp: captions(tmp, args.captions)}
+    report = {}
+    for name in args.parts.split(","):
+        with tempfile.TemporaryDirectory() as tmp:
+            report[name] = parts[name](Path(tmp))
     print(json.dumps(report, indent=1))
 
 

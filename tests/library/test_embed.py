@@ -54,3 +54,35 @@ def test_bf16_autocast_vectors_stay_within_cosine_0999_of_fp32() -> None:
     a, b = fp32.encode(texts), bf16.encode(texts)
     assert np.einsum("ij,ij->i", a, b).min() >= 0.999
     assert bf16.key != fp32.key
+
+
+def _library_fingerprint(*overrides: str) -> dict:
+    from tests.test_config import _compose
+    from xlebench.stages.library import build_library_stage
+
+    return dict(build_library_stage(_compose(list(overrides))).config["embedder"])
+
+
+def test_what_changes_the_vectors_changes_the_library_fingerprint() -> None:
+    """precision and device give other vectors, so another library; batch size does not
+    (same_length_batches), and the defaults keep the fingerprint caches were made with."""
+    default = _library_fingerprint()
+    assert default == {"kind": "minilm", "dim": 384, "model": None}
+    assert _library_fingerprint("matcher.embedder.batch_size=8") == default
+    assert _library_fingerprint("matcher.embedder.precision=bf16") == {**default,
+                                                                       "precision": "bf16"}
+    assert _library_fingerprint("matcher.embedder.device=cuda") == {**default, "device": "cuda"}
+
+
+def test_a_cuda_embedder_stores_apart_and_says_when_there_is_no_gpu() -> None:
+    from xlebench.errors import ConfigError
+    from xlebench.library.embed import make_embedder
+
+    torch = pytest.importorskip("torch")
+    cuda = make_embedder("minilm", device="cuda")
+    assert cuda.key == "all-MiniLM-L6-v2-cuda" and MiniLMEmbedder().key == "all-MiniLM-L6-v2"
+    assert make_embedder("minilm", precision="bf16", device="cuda").key.endswith("-bf16-cuda")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present (tests/library/test_embed_gpu.py)")
+    with pytest.raises(ConfigError, match="matcher.embedder.device=cuda: no CUDA device"):
+        cuda.encode(["C walks the dog."])

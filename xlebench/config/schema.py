@@ -89,6 +89,11 @@ class EmbedderConfig:
     #: float32; about 1.7x faster on CPUs with bf16 units, cosine to fp32 >= 0.9999), its
     #: vectors stored apart from fp32 ones. fp32 keeps the released numbers.
     precision: str = knob("fp32", choices=("fp32", "bf16"))
+    #: cuda: encode on the GPU (a 100k-video library in seconds rather than minutes). GPU
+    #: kernels give other bits than the CPU's (cosine >= 0.9999, benchmarks/bf16_embedding.py),
+    #: so its vectors are stored apart and cpu stays the default: a benchmark compiled on a
+    #: GPU machine with cpu is the one compiled anywhere else.
+    device: str = knob("cpu", choices=("cpu", "cuda"))
 
 
 @dataclass

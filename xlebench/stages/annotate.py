@@ -204,7 +204,7 @@ def configured_recipes(cfg: DictConfig) -> dict[str, tuple[Recipe, Any]]:
 
 
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.plan import embedder_settings
+    from xlebench.stages.library import embedder_settings
 
     tasks = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
     recipes = configured_recipes(cfg)

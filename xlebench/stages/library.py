@@ -185,21 +185,30 @@ def _source_fingerprint(src: dict) -> dict:
     return out
 
 
+def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
+    """The embedder's settings; fp32 on the CPU, the defaults, are left out so that stage
+    fingerprints made before those knobs existed stay valid."""
+    embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
+    return {**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
+            **{k: embedder[k] for k, default in (("precision", "fp32"), ("device", "cpu"))
+               if embedder[k] != default}}
+
+
 def build_library_stage(cfg: DictConfig) -> StageSpec:
     source = OmegaConf.to_container(cfg.library, resolve=True)
-    embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
     index = OmegaConf.to_container(cfg.matcher.index, resolve=True)
     labelling, prompts, label_fp = make_labelling(cfg, source)
+    embedder = embedder_settings(cfg)
     stage = LibraryStage(
         source=source,
-        embedder={**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
-                  **({"precision": embedder["precision"]} if embedder["precision"] != "fp32" else {})},
+        embedder=embedder,
         index=index,
         embedding_store=Path(cfg.paths.cache) / "embeddings",
         labelling=labelling, prompts=prompts,
     )
     fp = {"source": _source_fingerprint(source),
-          "embedder": {k: embedder[k] for k in ("kind", "dim", "model")},
+          # everything that changes the vectors (batch size does not: same_length_batches)
+          "embedder": {k: v for k, v in embedder.items() if k != "batch_size"},
           "index": {k: index[k] for k in ("kind", "hnsw_m")},
           "labelling": label_fp}
     return StageSpec(stage, fp)

@@ -31,6 +31,7 @@ from xlebench.runner.atomic import write_jsonl
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.stages.library import embedder_settings
 
 CHUNK_EMBEDDINGS = "chunk_embeddings.npy"
 
@@ -108,12 +109,6 @@ def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:
     return LLMPlanner(llm_client(cfg, who), planner_params(cfg),
                       max_retries=int(cfg.llm.max_retries),
                       prompts=PlannerPrompts(**dict(cfg.planner.prompts)))
-
-
-def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
-    embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
-    return {**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
-            **({"precision": embedder["precision"]} if embedder["precision"] != "fp32" else {})}
 
 
 def build_plan_stage(cfg: DictConfig) -> StageSpec:
