@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlebench.library.embed import MIN_TOKEN_ROWS, MiniLMEmbedder, same_length_batches
+from xlebench.library.embed import MiniLMEmbedder, pass_rows, same_length_batches
 
 SENTENCES = [
     "C cooks pasta in the kitchen.", "C walks the dog.", "C is washing dishes at the sink.",
@@ -16,13 +16,19 @@ SENTENCES = [
 ]
 
 
-def test_batches_group_equal_lengths_and_fill_small_passes() -> None:
-    batches = same_length_batches([3, 5, 3, 40, 3], batch_size=2)
+def test_every_pass_over_a_length_has_one_shape() -> None:
+    """Rows per pass depend on the length and the batch size, never on how many sentences
+    share the length (row counts change BLAS's kernels on some CPUs: same_length_batches)."""
+    lengths = [3, 5, 3, 40, 3]
+    batches = same_length_batches(lengths, batch_size=2)
     assert [b.real for b in batches] == [[0, 2], [4], [1], [3]]
-    for b in batches:
-        length = {0: 3, 2: 3, 4: 3, 1: 5, 3: 40}[b.real[0]]
-        assert set(b.rows) == set(b.real) and b.rows[: len(b.real)] == b.real
-        assert len(b.rows) * length >= MIN_TOKEN_ROWS or len(b.rows) == len(b.real)
+    assert [b.rows for b in batches] == [[0, 2], [4, 4], [1, 1], [3]]
+    for few, many in ((1, 1), (7, 300), (64, 5000)):
+        for length in (2, 12, 60, 256):
+            shapes = {len(b.rows) for n in (few, many)
+                      for b in same_length_batches([length] * n, batch_size=64)}
+            assert shapes == {pass_rows(length, 64)}
+    assert pass_rows(12, 64) == 22 and pass_rows(256, 64) == 1 and pass_rows(2, 64) == 64
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +44,18 @@ def test_a_sentence_gets_the_same_bytes_alone_and_in_any_batch(minilm) -> None:
     again = minilm.encode(shuffled)
     for row, i in zip(again, (5, 0, 12, 3), strict=True):
         assert row.tobytes() == together[i].tobytes()
+
+
+#: Many sentences of one token length: on a 16-core Xeon a pass of 40 of them gave other bits
+#: than a pass of one alone before every pass over a length had one shape.
+SAME_LENGTH = [f"C sorted {k} boxes of screws in the workshop." for k in range(40)]
+
+
+def test_many_sentences_of_one_length_get_the_bytes_they_get_alone(minilm) -> None:
+    together = minilm.encode(SAME_LENGTH)
+    for i in (0, 7, 21, 39):
+        assert minilm.encode([SAME_LENGTH[i]])[0].tobytes() == together[i].tobytes()
+    assert minilm.encode(SAME_LENGTH[5:9])[2].tobytes() == together[7].tobytes()
 
 
 def test_bf16_autocast_vectors_stay_within_cosine_0999_of_fp32() -> None:
@@ -64,11 +82,12 @@ def _library_fingerprint(*overrides: str) -> dict:
 
 
 def test_what_changes_the_vectors_changes_the_library_fingerprint() -> None:
-    """precision and device give other vectors, so another library; batch size does not
-    (same_length_batches), and the defaults keep the fingerprint caches were made with."""
+    """precision, device and batch size (the shape of every pass: same_length_batches) can
+    give other vectors, so another library; the defaults keep the fingerprint caches were
+    made with."""
     default = _library_fingerprint()
     assert default == {"kind": "minilm", "dim": 384, "model": None}
-    assert _library_fingerprint("matcher.embedder.batch_size=8") == default
+    assert _library_fingerprint("matcher.embedder.batch_size=8") == {**default, "batch_size": 8}
     assert _library_fingerprint("matcher.embedder.precision=bf16") == {**default,
                                                                        "precision": "bf16"}
     assert _library_fingerprint("matcher.embedder.device=cuda") == {**default, "device": "cuda"}
@@ -81,6 +100,7 @@ def test_a_cuda_embedder_stores_apart_and_says_when_there_is_no_gpu() -> None:
     torch = pytest.importorskip("torch")
     cuda = make_embedder("minilm", device="cuda")
     assert cuda.key == "all-MiniLM-L6-v2-cuda" and MiniLMEmbedder().key == "all-MiniLM-L6-v2"
+    assert MiniLMEmbedder(batch_size=512).key == "all-MiniLM-L6-v2-b512"
     assert make_embedder("minilm", precision="bf16", device="cuda").key.endswith("-bf16-cuda")
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present (tests/library/test_embed_gpu.py)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.library.test_embed import SENTENCES
+from tests.library.test_embed import SAME_LENGTH, SENTENCES
 from xlebench.library.embed import MiniLMEmbedder
 
 pytestmark = pytest.mark.gpu
@@ -22,8 +22,8 @@ def cuda() -> MiniLMEmbedder:
 
 
 def test_a_sentence_gets_the_same_bytes_alone_and_in_any_batch_on_cuda(cuda) -> None:
-    together = cuda.encode(SENTENCES)
-    for i, text in enumerate(SENTENCES):
+    together = cuda.encode(SENTENCES + SAME_LENGTH)
+    for i, text in enumerate(SENTENCES + SAME_LENGTH[:3]):
         assert cuda.encode([text])[0].tobytes() == together[i].tobytes(), text
     order = (5, 0, 12, 3)
     for row, i in zip(cuda.encode([SENTENCES[i] for i in order]), order, strict=True):

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 
 from xlebench.eval.encoder import token_vectors
-from xlebench.library.embed import embed_distinct, same_length_batches
+from xlebench.library.embed import DEFAULT_BATCH_SIZE, embed_distinct, same_length_batches
 
 
 def default_model_path() -> str:
@@ -37,9 +37,11 @@ MEMO_TEXTS = 2048
 
 class BERTScorer:
     def __init__(self, model: str | None = None, layer: int | None = None,
-                 batch_size: int = 32, store: Path | None = None) -> None:
+                 batch_size: int = DEFAULT_BATCH_SIZE, store: Path | None = None) -> None:
         self.model_path = model or default_model_path()
         self.layer = layer
+        #: the sentence encoder's, so that its passes have the shared pass's shapes and the
+        #: same bits on any CPU (same_length_batches)
         self.batch_size = batch_size
         #: folder of the reference vectors kept across evaluations (shared pass only)
         self.store = store

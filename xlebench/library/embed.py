@@ -57,40 +57,53 @@ class HashingEmbedder:
         return l2_normalise(np.stack([self._vector(t) for t in texts]))
 
 
-#: Token rows (sequences x tokens) every forward pass is filled up to; see `same_length_batches`.
-MIN_TOKEN_ROWS = 64
+#: matcher.embedder.batch_size's default: vectors stored before pass shapes followed the
+#: batch size were made with it, so only other sizes name their own store.
+DEFAULT_BATCH_SIZE = 64
+#: A forward pass holds about this many tokens per unit of batch size; see `pass_rows`.
+PASS_TOKENS_PER_BATCH_ROW = 4
 
 
 @dataclass(frozen=True)
 class Batch:
     """One forward pass: the sentences it computes (``real``) and what it feeds the model
-    (``rows``: ``real`` plus repeats of them, up to `MIN_TOKEN_ROWS` token rows)."""
+    (``rows``: ``real`` plus repeats of them, `pass_rows` rows in all)."""
 
     real: list[int]
     rows: list[int]
 
 
-def same_length_batches(lengths: Sequence[int], batch_size: int,
-                        min_rows: int = MIN_TOKEN_ROWS) -> list[Batch]:
-    """Batches of equal token length, each filled to at least ``min_rows`` token rows.
+def pass_rows(length: int, batch_size: int) -> int:
+    """The rows of every forward pass over sentences of ``length`` tokens: a function of the
+    length and the batch size alone, never of how many sentences there are."""
+    budget = PASS_TOKENS_PER_BATCH_ROW * batch_size
+    return min(batch_size, max(1, -(-budget // max(1, length))))
+
+
+def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[Batch]:
+    """Batches of equal token length, each of exactly `pass_rows` rows (the last of a
+    length filled with repeats of its own sentences).
 
     Why: a sentence's vector must not depend on the sentences encoded with it, or outputs
-    change with worker count, resume order and cache history. Two things make it depend on
-    them on CPU: padding (matrix shapes set by the longest neighbour) and small matrix
-    products (BLAS takes another code path below a few dozen rows, measured on MKL). Equal
-    lengths remove the padding; repeating the batch's own sentences up to ``min_rows`` rows
-    keeps every product on the large-matrix path. ``benchmarks/deterministic_embedding.py``
-    checks the result (a sentence alone == in any batch) and what it costs.
+    change with worker count, resume order and cache history. Padding makes it depend on
+    them (shapes set by the longest neighbour), and so does the number of rows: BLAS picks
+    its kernel and its split across threads by matrix shape. On a 2-core AMD EPYC (torch
+    2.13) every row count gave the same bits, but on a 16-core Xeon (MKL 2024.2, torch 2.11)
+    passes of 1-8 twelve-token sentences gave other bits than passes of 16-256, while a row's
+    position in a pass never mattered. So every pass over a length has one shape. Sentences
+    of rare lengths pay for the filling rows: about 5% more tokens on the authors' 7852
+    summaries, 17% on 2000 of them. ``benchmarks/deterministic_embedding.py`` checks the
+    result (a sentence alone == in any batch) and what it costs.
     """
     by_len: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         by_len.setdefault(int(n), []).append(i)
     out = []
     for length, idx in sorted(by_len.items()):
-        for k in range(0, len(idx), batch_size):
-            real = idx[k:k + batch_size]
-            need = max(len(real), -(-min_rows // max(1, length)))
-            out.append(Batch(real, [real[j % len(real)] for j in range(need)]))
+        rows = pass_rows(length, batch_size)
+        for k in range(0, len(idx), rows):
+            real = idx[k:k + rows]
+            out.append(Batch(real, [real[j % len(real)] for j in range(rows)]))
     return out
 
 
@@ -98,7 +111,7 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers, strictly offline; a sentence's vector
     does not depend on the other sentences encoded with it (see `same_length_batches`)."""
 
-    def __init__(self, model: str | None = None, batch_size: int = 64,
+    def __init__(self, model: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  precision: str = "fp32", device: str = "cpu") -> None:
         self.model_path = model
         self.batch_size = batch_size
@@ -106,9 +119,11 @@ class MiniLMEmbedder:
         self.device = device
         self.dim = 384
         self.key = "all-MiniLM-L6-v2" if model is None else f"st-{Path(model).name}"
-        for value, default in ((precision, "fp32"), (device, "cpu")):
+        # other bits (GPU kernels, other pass shapes: same_length_batches): their own store
+        for value, default in ((precision, "fp32"), (device, "cpu"),
+                               (batch_size, DEFAULT_BATCH_SIZE)):
             if value != default:
-                self.key += f"-{value}"  # other bits (GPU kernels differ): their own store
+                self.key += f"-b{value}" if isinstance(value, int) else f"-{value}"
         self._model = None
 
     def _load(self):
@@ -233,7 +248,7 @@ def remember(memo: dict[str, Any], pairs: Iterable[tuple[str, Any]], limit: int)
 
 
 def make_embedder(kind: str, dim: int = 384, model: str | None = None,
-                  batch_size: int = 64, precision: str = "fp32",
+                  batch_size: int = DEFAULT_BATCH_SIZE, precision: str = "fp32",
                   device: str = "cpu") -> Embedder:
     if kind == "hashing":
         return HashingEmbedder(dim)
@@ -242,8 +257,10 @@ def make_embedder(kind: str, dim: int = 384, model: str | None = None,
     raise ConfigError(f"matcher.embedder.kind={kind}: expected minilm or hashing")
 
 
-#: Bumped when stored vectors would differ for the same text (3: `same_length_batches`).
-STORE_FORMAT = 3
+#: Bumped when stored vectors would differ for the same text (3: `same_length_batches`;
+#: 4: one pass shape per length, as passes of other row counts gave other bits on a
+#: 16-core Xeon).
+STORE_FORMAT = 4
 
 
 class EmbeddingStore:
