@@ -6,7 +6,7 @@ fp32 and bf16 at the default batch size and a GPU-sized one. Each vector's cosin
 fp32 one is reported.
 
 Usage: python benchmarks/bf16_embedding.py [--video-info ../shared/data/xlebench_video_info.json]
-       [--n 2000] [--repeats 2] [--model FOLDER] [--gpu-batch 512]
+       [--n 2000] [--repeats 2] [--model FOLDER] [--gpu-batch 256]
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--model", default=None, help="a sentence-transformers folder "
                     "(default: the bundled all-MiniLM-L6-v2)")
-    ap.add_argument("--gpu-batch", type=int, default=512)
+    ap.add_argument("--gpu-batch", type=int, default=256)
     args = ap.parse_args()
     sentences = texts(args.video_info, args.n)
     runs = variants(args.model, args.gpu_batch)
