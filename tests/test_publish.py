@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_inprocess, tree_bytes
+from xlebench.config.schema import is_schema_default
 from xlebench.publish import config_diff, settle_leftovers, stale_outputs
 
 SMALL = ("name=small", "library.n_videos=60", "matcher/embedder=hashing",
@@ -144,3 +145,26 @@ def test_a_cache_hit_rerun_skips_unchanged_exports(published: Path) -> None:
     assert ran.rc == 0, ran.text[-2000:]
     assert tree_bytes(bench) == before
     assert (bench / "lifelogs" / lifelog.name).stat().st_ino == inode
+
+
+def test_a_knob_newer_than_the_published_benchmark_counts_only_off_its_default(
+        tmp_path: Path) -> None:
+    """A benchmark published before a knob existed was made as with its default: the same
+    command is not refused for it, another value is."""
+    old = {"matcher": {"embedder": {"kind": "minilm"}}}
+    new = {"matcher": {"embedder": {"kind": "minilm", "device": "cpu"}}}
+    assert config_diff(old, new, added_at_default=is_schema_default) == []
+    assert config_diff(old, new) == ['matcher.embedder.device: (absent) -> "cpu"']
+    cuda = {"matcher": {"embedder": {"kind": "minilm", "device": "cuda"}}}
+    assert config_diff(old, cuda, added_at_default=is_schema_default) == [
+        'matcher.embedder.device: (absent) -> "cuda"']
+    args = (*SMALL, "stages=[library,persona,plan,simulate]")
+    assert run_inprocess(tmp_path, *args).rc == 0
+    manifest = _bench(tmp_path) / "manifest.json"
+    record = json.loads(manifest.read_text())
+    del record["config"]["matcher"]["embedder"]["device"]  # as published before the knob
+    manifest.write_text(json.dumps(record))
+    ran = run_inprocess(tmp_path, *args)
+    assert ran.rc == 0, ran.text[-2000:]
+    ran = run_inprocess(tmp_path, *args, "matcher.embedder.batch_size=32")
+    assert ran.rc == 2 and "matcher.embedder.batch_size: 64 -> 32" in ran.text

@@ -28,12 +28,13 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xlebench.config.schema import is_schema_default
 from xlebench.errors import ConfigError
 from xlebench.runner.atomic import read_json
 from xlebench.runner.runner import _pid_alive
@@ -61,18 +62,22 @@ def benchmark_config(content_config: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def config_diff(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """Dotted keys whose values differ, with both values (``simulation.n_chunks: 4 -> 9``)."""
+def config_diff(old: Any, new: Any, prefix: str = "",
+                added_at_default: Callable[[str, Any], bool] | None = None) -> list[str]:
+    """Dotted keys whose values differ, with both values (``simulation.n_chunks: 4 -> 9``).
+    ``added_at_default(path, value)``: whether a key only ``new`` has is a knob at its
+    default, which is no difference (the old config predates the knob)."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         out: list[str] = []
         for key in sorted(set(old) | set(new), key=str):
             path = f"{prefix}.{key}" if prefix else str(key)
             if key not in old:
-                out.append(f"{path}: (absent) -> {_short(new[key])}")
+                if not (added_at_default and added_at_default(path, new[key])):
+                    out.append(f"{path}: (absent) -> {_short(new[key])}")
             elif key not in new:
                 out.append(f"{path}: {_short(old[key])} -> (absent)")
             else:
-                out += config_diff(old[key], new[key], path)
+                out += config_diff(old[key], new[key], path, added_at_default)
         return out
     return [] if old == new else [f"{prefix}: {_short(old)} -> {_short(new)}"]
 
@@ -137,7 +142,8 @@ def _read_manifest(final: Path) -> dict[str, Any] | None:
 
 
 def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any]) -> None:
-    diff = config_diff(benchmark_config(previous.get("config", {})), benchmark_config(config))
+    diff = config_diff(benchmark_config(previous.get("config", {})), benchmark_config(config),
+                       added_at_default=is_schema_default)
     if diff:
         shown = "; ".join(diff[:4]) + (f"; and {len(diff) - 4} more" if len(diff) > 4 else "")
         raise ConfigError(

@@ -436,6 +436,31 @@ SCHEMAS: dict[str, dict[str, type]] = {
 }
 
 
+_ABSENT = object()
+
+
+def is_schema_default(path: str, value: Any) -> bool:
+    """Whether the knob at dotted ``path`` has ``value`` as its schema default (for a group,
+    in every schema of the group that has the knob). A benchmark published before the knob
+    existed was made as with its default, so `xlebench.publish` does not count it as changed."""
+    parts = path.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        schemas = SCHEMAS.get("/".join(parts[:n]))
+        if schemas is not None:
+            found = [_default(node, ".".join(parts[n:])) for node in schemas.values()]
+            found = [f for f in found if f is not _ABSENT]
+            return bool(found) and all(f == value for f in found)
+    return _default(XLeBenchConfig, path) == value
+
+
+def _default(node: type, path: str) -> Any:
+    from omegaconf import OmegaConf
+
+    found = OmegaConf.select(OmegaConf.structured(node), path, default=_ABSENT,
+                             throw_on_missing=False)
+    return OmegaConf.to_object(found) if OmegaConf.is_config(found) else found
+
+
 def register() -> None:
     """Register the primary schema, every group schema and every recipe's parameter schema
     (declared with the recipe, `xlebench.tasks.registry`); idempotent."""
