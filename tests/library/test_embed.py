@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from xlebench.library.embed import MiniLMEmbedder, pass_rows, same_length_batches
+from xlebench.library.embed import (
+    MIN_TOKEN_ROWS,
+    MiniLMEmbedder,
+    gpu_pass_rows,
+    same_length_batches,
+)
 
 SENTENCES = [
     "C cooks pasta in the kitchen.", "C walks the dog.", "C is washing dishes at the sink.",
@@ -16,19 +21,26 @@ SENTENCES = [
 ]
 
 
-def test_every_pass_over_a_length_has_one_shape() -> None:
-    """Rows per pass depend on the length and the batch size, never on how many sentences
-    share the length (row counts change BLAS's kernels on some CPUs: same_length_batches)."""
-    lengths = [3, 5, 3, 40, 3]
-    batches = same_length_batches(lengths, batch_size=2)
+def test_batches_group_equal_lengths_and_fill_small_passes() -> None:
+    batches = same_length_batches([3, 5, 3, 40, 3], batch_size=2)
     assert [b.real for b in batches] == [[0, 2], [4], [1], [3]]
+    for b in batches:
+        length = {0: 3, 2: 3, 4: 3, 1: 5, 3: 40}[b.real[0]]
+        assert set(b.rows) == set(b.real) and b.rows[: len(b.real)] == b.real
+        assert len(b.rows) * length >= MIN_TOKEN_ROWS or len(b.rows) == len(b.real)
+    assert MIN_TOKEN_ROWS >= 192, "fewer rows took another BLAS path on a 16-core Xeon"
+
+
+def test_gpu_passes_over_a_length_have_one_shape() -> None:
+    """On a GPU the floor is not enough: rows per pass follow the length and the batch size,
+    never how many sentences share the length."""
+    batches = same_length_batches([3, 5, 3, 40, 3], batch_size=2, fixed=True)
     assert [b.rows for b in batches] == [[0, 2], [4, 4], [1, 1], [3]]
-    for few, many in ((1, 1), (7, 300), (64, 5000)):
-        for length in (2, 12, 60, 256):
-            shapes = {len(b.rows) for n in (few, many)
-                      for b in same_length_batches([length] * n, batch_size=64)}
-            assert shapes == {pass_rows(length, 64)}
-    assert pass_rows(12, 64) == 64 and pass_rows(100, 64) == 11 and pass_rows(256, 64) == 4
+    for length in (2, 12, 60, 256):
+        shapes = {len(b.rows) for n in (1, 7, 300, 5000)
+                  for b in same_length_batches([length] * n, batch_size=64, fixed=True)}
+        assert shapes == {gpu_pass_rows(length, 64)}
+    assert gpu_pass_rows(12, 64) == 64 and gpu_pass_rows(100, 64) == 11
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +59,7 @@ def test_a_sentence_gets_the_same_bytes_alone_and_in_any_batch(minilm) -> None:
 
 
 #: Many sentences of one token length: on a 16-core Xeon a pass of 40 of them gave other bits
-#: than a pass of one alone before every pass over a length had one shape.
+#: than a pass of one alone when passes were filled to 64 token rows only.
 SAME_LENGTH = [f"C sorted {k} boxes of screws in the workshop." for k in range(40)]
 
 
@@ -82,15 +94,15 @@ def _library_fingerprint(*overrides: str) -> dict:
 
 
 def test_what_changes_the_vectors_changes_the_library_fingerprint() -> None:
-    """precision, device and batch size (the shape of every pass: same_length_batches) can
-    give other vectors, so another library; the defaults keep the fingerprint caches were
-    made with."""
+    """precision and device give other vectors, so another library; batch size does not
+    (same_length_batches), and the defaults keep the fingerprint caches were made with."""
     default = _library_fingerprint()
     assert default == {"kind": "minilm", "dim": 384, "model": None}
-    assert _library_fingerprint("matcher.embedder.batch_size=8") == {**default, "batch_size": 8}
+    assert _library_fingerprint("matcher.embedder.batch_size=8") == default
     assert _library_fingerprint("matcher.embedder.precision=bf16") == {**default,
                                                                        "precision": "bf16"}
-    assert _library_fingerprint("matcher.embedder.device=cuda") == {**default, "device": "cuda"}
+    assert _library_fingerprint("matcher.embedder.device=cuda") == {
+        **default, "device": "cuda", "batch_size": 64}, "a GPU pass's shape follows the batch"
 
 
 def test_a_cuda_embedder_stores_apart_and_says_when_there_is_no_gpu() -> None:
@@ -99,9 +111,9 @@ def test_a_cuda_embedder_stores_apart_and_says_when_there_is_no_gpu() -> None:
 
     torch = pytest.importorskip("torch")
     cuda = make_embedder("minilm", device="cuda")
-    assert cuda.key == "all-MiniLM-L6-v2-cuda" and MiniLMEmbedder().key == "all-MiniLM-L6-v2"
-    assert MiniLMEmbedder(batch_size=512).key == "all-MiniLM-L6-v2-b512"
-    assert make_embedder("minilm", precision="bf16", device="cuda").key.endswith("-bf16-cuda")
+    assert cuda.key == "all-MiniLM-L6-v2-cuda-b64" and MiniLMEmbedder().key == "all-MiniLM-L6-v2"
+    assert make_embedder("minilm", precision="bf16", device="cuda",
+                         batch_size=256).key.endswith("-bf16-cuda-b256")
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present (tests/library/test_embed_gpu.py)")
     with pytest.raises(ConfigError, match="matcher.embedder.device=cuda: no CUDA device"):

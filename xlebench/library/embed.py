@@ -57,56 +57,62 @@ class HashingEmbedder:
         return l2_normalise(np.stack([self._vector(t) for t in texts]))
 
 
-#: matcher.embedder.batch_size's default: vectors stored before pass shapes followed the
-#: batch size were made with it, so only other sizes name their own store.
+#: Token rows (sequences x tokens) every forward pass is filled up to; see `same_length_batches`.
+MIN_TOKEN_ROWS = 256
+#: matcher.embedder.batch_size's default, BERTScore's too (its passes then have the shared
+#: pass's shapes).
 DEFAULT_BATCH_SIZE = 64
-#: A forward pass holds about this many tokens per unit of batch size; see `pass_rows`.
-PASS_TOKENS_PER_BATCH_ROW = 16
+#: On a GPU a pass over a length holds about this many tokens per unit of batch size.
+GPU_PASS_TOKENS_PER_ROW = 16
 
 
 @dataclass(frozen=True)
 class Batch:
     """One forward pass: the sentences it computes (``real``) and what it feeds the model
-    (``rows``: ``real`` plus repeats of them, `pass_rows` rows in all)."""
+    (``rows``: ``real`` plus repeats of them, up to `MIN_TOKEN_ROWS` token rows)."""
 
     real: list[int]
     rows: list[int]
 
 
-def pass_rows(length: int, batch_size: int) -> int:
-    """The rows of every forward pass over sentences of ``length`` tokens: a function of the
-    length and the batch size alone, never of how many sentences there are."""
-    budget = PASS_TOKENS_PER_BATCH_ROW * batch_size
-    return min(batch_size, max(1, -(-budget // max(1, length))))
-
-
-def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[Batch]:
-    """Batches of equal token length, each of exactly `pass_rows` rows (the last of a
-    length filled with repeats of its own sentences).
+def same_length_batches(lengths: Sequence[int], batch_size: int,
+                        min_rows: int = MIN_TOKEN_ROWS, fixed: bool = False) -> list[Batch]:
+    """Batches of equal token length, each filled to at least ``min_rows`` token rows, or
+    with ``fixed`` (GPUs) each of exactly `gpu_pass_rows` rows.
 
     Why: a sentence's vector must not depend on the sentences encoded with it, or outputs
-    change with worker count, resume order and cache history. Padding makes it depend on
-    them (shapes set by the longest neighbour), and so does the number of rows: BLAS picks
-    its kernel and its split across threads by matrix shape. On a 2-core AMD EPYC (torch
-    2.13) every row count gave the same bits, but on a 16-core Xeon (MKL 2024.2, torch 2.11)
-    passes of 1-8 twelve-token sentences gave other bits than passes of 16-256, while a row's
-    position in a pass never mattered. So every pass over a length has one shape: about
-    16 x batch size tokens, the fastest of 4-32 on both machines within 5-12%. Sentences of
-    rare lengths pay for filling rows: on the 7852 real summaries no measurable cost on the
-    2-core machine (21.3-24.7 s vs 21.9-22.8 s), about 1.3x on the 16-core one (9.1 s vs
-    6.7-7.0 s). ``benchmarks/deterministic_embedding.py`` checks the
-    result (a sentence alone == in any batch) and what it costs.
+    change with worker count, resume order and cache history. Two things make it depend on
+    them on CPU: padding (matrix shapes set by the longest neighbour) and small matrix
+    products, for which BLAS takes other code paths. Equal lengths remove the padding;
+    repeating the batch's own sentences up to ``min_rows`` token rows keeps every product on
+    the large-matrix path, where a row's bits depend neither on the row count nor on its
+    position. Measured (twelve-token sentences, rows = sentences x 12): on a 2-core AMD EPYC
+    (torch 2.13) every row count agreed; on a 16-core Xeon (MKL 2024.2, torch 2.11) passes of
+    192 to 3072 rows agreed with each other, but 72-96 rows did not at 2-16 threads (nor 12
+    at one), so the floor of 64 rows used before was not enough there. A row's position in
+    a pass never mattered. On an H100 that floor was not enough (cuBLAS picks kernels by
+    shape), while one shape per length held: ``fixed``. ``benchmarks/deterministic_embedding.py``
+    checks the result (a sentence alone == in any batch) and what it costs.
     """
     by_len: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         by_len.setdefault(int(n), []).append(i)
     out = []
     for length, idx in sorted(by_len.items()):
-        rows = pass_rows(length, batch_size)
-        for k in range(0, len(idx), rows):
-            real = idx[k:k + rows]
-            out.append(Batch(real, [real[j % len(real)] for j in range(rows)]))
+        step = gpu_pass_rows(length, batch_size) if fixed else batch_size
+        for k in range(0, len(idx), step):
+            real = idx[k:k + step]
+            need = step if fixed else max(len(real), -(-min_rows // max(1, length)))
+            out.append(Batch(real, [real[j % len(real)] for j in range(need)]))
     return out
+
+
+def gpu_pass_rows(length: int, batch_size: int) -> int:
+    """Rows of every GPU pass over sentences of ``length`` tokens: from the length and the
+    batch size alone, never from how many sentences share the length (on the H100, 16 tokens
+    per unit of batch size was within 10% of the fastest of 4-32 at batch 64)."""
+    budget = GPU_PASS_TOKENS_PER_ROW * batch_size
+    return min(batch_size, max(1, -(-budget // max(1, length))))
 
 
 class MiniLMEmbedder:
@@ -121,11 +127,11 @@ class MiniLMEmbedder:
         self.device = device
         self.dim = 384
         self.key = "all-MiniLM-L6-v2" if model is None else f"st-{Path(model).name}"
-        # other bits (GPU kernels, other pass shapes: same_length_batches): their own store
-        for value, default in ((precision, "fp32"), (device, "cpu"),
-                               (batch_size, DEFAULT_BATCH_SIZE)):
+        for value, default in ((precision, "fp32"), (device, "cpu")):
             if value != default:
-                self.key += f"-b{value}" if isinstance(value, int) else f"-{value}"
+                self.key += f"-{value}"  # other bits (GPU kernels differ): their own store
+        if device != "cpu":
+            self.key += f"-b{batch_size}"  # a GPU pass's shape follows the batch size
         self._model = None
 
     def _load(self):
@@ -195,7 +201,8 @@ class MiniLMEmbedder:
         `same_length_batches` batch: one forward pass each."""
         model = self._load() if texts else None
         with self._precision():
-            for batch in same_length_batches([len(x) for x in ids], self.batch_size):
+            for batch in same_length_batches([len(x) for x in ids], self.batch_size,
+                                             fixed=self.device != "cpu"):
                 yield batch, model.encode([texts[i] for i in batch.rows],
                                           batch_size=len(batch.rows), show_progress_bar=False,
                                           convert_to_tensor=True, normalize_embeddings=True)
@@ -260,8 +267,7 @@ def make_embedder(kind: str, dim: int = 384, model: str | None = None,
 
 
 #: Bumped when stored vectors would differ for the same text (3: `same_length_batches`;
-#: 4: one pass shape per length, as passes of other row counts gave other bits on a
-#: 16-core Xeon).
+#: 4: a floor of 256 token rows, as 64 left passes on another BLAS path on a 16-core Xeon).
 STORE_FORMAT = 4
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError, DataError
-from xlebench.library.embed import DEFAULT_BATCH_SIZE, EmbeddingStore, make_embedder
+from xlebench.library.embed import EmbeddingStore, make_embedder
 from xlebench.library.index import build_index, save_index
 from xlebench.library.labellers import (
     Evidence,
@@ -194,13 +194,6 @@ def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
                if embedder[k] != default}}
 
 
-def embedder_identity(settings: dict[str, Any]) -> dict[str, Any]:
-    """What the vectors depend on: the settings, less the default batch size (which was
-    left out before pass shapes followed it; same_length_batches)."""
-    return {k: v for k, v in settings.items()
-            if not (k == "batch_size" and v == DEFAULT_BATCH_SIZE)}
-
-
 def build_library_stage(cfg: DictConfig) -> StageSpec:
     source = OmegaConf.to_container(cfg.library, resolve=True)
     index = OmegaConf.to_container(cfg.matcher.index, resolve=True)
@@ -214,7 +207,9 @@ def build_library_stage(cfg: DictConfig) -> StageSpec:
         labelling=labelling, prompts=prompts,
     )
     fp = {"source": _source_fingerprint(source),
-          "embedder": embedder_identity(embedder),
+          # what changes the vectors (batch size only on a GPU: same_length_batches)
+          "embedder": {k: v for k, v in embedder.items()
+                       if k != "batch_size" or "device" in embedder},
           "index": {k: index[k] for k in ("kind", "hnsw_m")},
           "labelling": label_fp}
     return StageSpec(stage, fp)
