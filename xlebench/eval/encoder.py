@@ -93,7 +93,8 @@ class ReferenceStore:
     transformers / sentence-transformers versions: an upgrade that could change the bits
     starts a new file. About 1.5 kB per token of text (a 40-token summary: 60 kB)."""
 
-    FORMAT = 1
+    #: 2: passes filled to 256 token rows (`same_length_batches`), as with the sentence store
+    FORMAT = 2
 
     def __init__(self, folder: Path, key: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
