@@ -199,6 +199,8 @@ class Runner:
         task = progress.add_task(stage.name, total=len(units), completed=counters.cached)
         start = time.perf_counter()
         if pending:
+            if hasattr(stage, "prepare"):
+                stage.prepare(pending, ctx)
             self._execute(stage, ctx, stage_dir, pending, counters, lambda: progress.advance(task))
             barrier(stage_dir)  # the one durability point of the stage's units
         counters.seconds = time.perf_counter() - start

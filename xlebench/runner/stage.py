@@ -165,6 +165,13 @@ class BaseStage:
     def setup(self, ctx: StageContext) -> None:
         return None
 
+    def prepare(self, pending: Sequence[Unit], ctx: StageContext) -> None:
+        """Once, in the runner's process, before ``pending`` run: work done better for all of
+        them at once than unit by unit (one large embedding call instead of many small ones).
+        It must not change what any unit computes, and must leave nothing on ``self`` (the
+        stage is sent to worker processes afterwards)."""
+        return None
+
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         return {"records": len(result.records)}
 

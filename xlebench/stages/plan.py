@@ -6,6 +6,7 @@ can match without loading a sentence model at all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -60,6 +61,21 @@ class PlanStage(BaseStage):
         self._state = {"vocabulary": view.scenario_vocabulary,
                        "encode": make_encoder(self.embedder_cfg, self.embedding_store)}
 
+    def prepare(self, pending: Sequence[Unit], ctx: StageContext) -> None:
+        """Embed every pending offline plan's chunk texts in one call through the store, so
+        that each unit finds its vectors there: unit by unit, a plan's ~15 texts of distinct
+        lengths cost ~15 small passes, each filled to 256 token rows (`same_length_batches`).
+        Exact, since a text's vector does not depend on its batch."""
+        if self.llm is not None or self.embedding_store is None \
+                or self.embedder_cfg["kind"] == "hashing":
+            return
+        uid, _ = ctx["library"].only()
+        vocabulary = LibraryView(ctx["library"].unit_dir(uid)).scenario_vocabulary
+        personas = ctx["persona"].records
+        texts = [c.description for u in pending for c in self._offline_plan(
+            Persona.from_dict(personas[u.id]), vocabulary, ctx.seed, u.id).chunks]
+        make_encoder(self.embedder_cfg, self.embedding_store)(texts)
+
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(pid) for pid in ctx["persona"].records]
 
@@ -76,14 +92,18 @@ class PlanStage(BaseStage):
             plan = self.llm.day_plan(persona, self._state["vocabulary"], ctx.seed, usage)
             save_usage(ctx.workdir, usage)
         else:
-            # day 1 draws exactly what a one-day plan draws; later days their own generators
-            plan = DayPlan.join([plan_day(persona, self._state["vocabulary"], self.params,
-                                          unit_random(ctx.seed, self.name, unit.id,
-                                                      *([f"day{d + 1}"] if d else [])))
-                                 for d in range(self.days)])
+            plan = self._offline_plan(persona, self._state["vocabulary"], ctx.seed, unit.id)
         vectors = self._state["encode"]([c.description for c in plan.chunks])
         np.save(ctx.workdir / CHUNK_EMBEDDINGS, np.asarray(vectors, dtype=np.float32))
         return plan.to_dict()
+
+    def _offline_plan(self, persona: Persona, vocabulary: Any, seed: int,
+                      unit_id: str) -> DayPlan:
+        # day 1 draws exactly what a one-day plan draws; later days their own generators
+        return DayPlan.join([plan_day(persona, vocabulary, self.params,
+                                      unit_random(seed, self.name, unit_id,
+                                                  *([f"day{d + 1}"] if d else [])))
+                             for d in range(self.days)])
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         n = write_jsonl(dest / "plans.jsonl", result.records.values())
