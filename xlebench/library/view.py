@@ -48,5 +48,12 @@ class LibraryView:
         """Distinct scenario names present in the library, most frequent first."""
         from collections import Counter
 
-        counts = Counter(s for v in self.videos for s in v.scenarios)
+        if "videos" in self.__dict__:
+            rows = [v.scenarios for v in self.videos]
+        else:  # the planner needs this column alone: skip decoding every row (~0.4 s on 7852)
+            import pyarrow.parquet as pq
+
+            rows = pq.read_table(self.dir / TABLE, columns=["scenarios"]).column(
+                "scenarios").to_pylist()
+        counts = Counter(s for scenarios in rows for s in scenarios)
         return [s for s, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
