@@ -56,21 +56,19 @@ class PlanStage(BaseStage):
         self._state: dict[str, Any] = {}
 
     def setup(self, ctx: StageContext) -> None:
-        uid, _ = ctx["library"].only()
-        view = LibraryView(ctx["library"].unit_dir(uid))
-        self._state = {"vocabulary": view.scenario_vocabulary,
+        self._state = {"vocabulary": _vocabulary(ctx),
                        "encode": make_encoder(self.embedder_cfg, self.embedding_store)}
 
     def prepare(self, pending: Sequence[Unit], ctx: StageContext) -> None:
         """Embed every pending offline plan's chunk texts in one call through the store, so
         that each unit finds its vectors there: unit by unit, a plan's ~15 texts of distinct
         lengths cost ~15 small passes, each filled to 256 token rows (`same_length_batches`).
-        Exact, since a text's vector does not depend on its batch."""
+        Exact, since a text's vector does not depend on its batch. The units draw their plans
+        again (milliseconds each); hashing vectors gain nothing from batching."""
         if self.llm is not None or self.embedding_store is None \
                 or self.embedder_cfg["kind"] == "hashing":
             return
-        uid, _ = ctx["library"].only()
-        vocabulary = LibraryView(ctx["library"].unit_dir(uid)).scenario_vocabulary
+        vocabulary = _vocabulary(ctx)
         personas = ctx["persona"].records
         texts = [c.description for u in pending for c in self._offline_plan(
             Persona.from_dict(personas[u.id]), vocabulary, ctx.seed, u.id).chunks]
@@ -117,6 +115,11 @@ class PlanStage(BaseStage):
 def planner_params(cfg: DictConfig) -> PlannerParams:
     """The ``planner`` group's schema instance: the planner's runtime settings."""
     return OmegaConf.to_object(cfg.planner)
+
+
+def _vocabulary(ctx: StageContext) -> list[str]:
+    uid, _ = ctx["library"].only()
+    return LibraryView(ctx["library"].unit_dir(uid)).scenario_vocabulary
 
 
 def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:
