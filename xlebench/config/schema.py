@@ -86,8 +86,9 @@ class EmbedderConfig:
     dim: int = knob(384, ge=8, le=8192)
     batch_size: int = knob(64, ge=1, le=4096)
     #: bf16: the encoder's matrix products in bfloat16 under autocast (norms and softmax stay
-    #: float32; about 1.7x faster on CPUs with bf16 units, cosine to fp32 >= 0.9999), its
-    #: vectors stored apart from fp32 ones. fp32 keeps the released numbers.
+    #: float32; 1.4-1.7x faster on CPUs with bfloat16 instructions, AVX-512 BF16 or AMX;
+    #: emulated and about 6x slower on others, which a warning names), cosine to fp32
+    #: >= 0.9999, its vectors stored apart from fp32 ones. fp32 keeps the released numbers.
     precision: str = knob("fp32", choices=("fp32", "bf16"))
     #: cuda: encode on the GPU (a 100k-video library in seconds rather than minutes). GPU
     #: kernels give other bits than the CPU's (cosine >= 0.9999, benchmarks/bf16_embedding.py),
