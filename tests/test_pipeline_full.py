@@ -63,6 +63,9 @@ def test_full_pipeline_then_gold_predictions(tmp_path: Path) -> None:
         assert rows, f"no {sub} items"
         items += rows
     _check_exports(bench, items)
+    # A life log is encoded once: the simulate unit's record is its published file, linked.
+    units = sorted((tmp_path / "cache" / "simulate").glob("*/units/*"))
+    assert units and all((u / "record.json").samefile(u / "lifelog.json") for u in units)
     table = json.loads((bench / "results" / "oracle_text_retrieval" / "table.json")
                        .read_text())
     cells = {s: c["all"] for s, c in table["rows"].items() if s in SUBTASKS}

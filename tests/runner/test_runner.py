@@ -169,6 +169,38 @@ def test_units_are_synced_once_per_stage_and_records_are_compact(
     assert len(barriers) == 1, "a stage served from the cache writes nothing to sync"
 
 
+class Published(Squares):
+    """Writes its record's published form itself and names it as the record file."""
+
+    name: ClassVar[str] = "published"
+    record_file: ClassVar[str] = "out.json"
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        from xlebench.runner.atomic import dumps
+
+        record = super().run(unit, ctx)
+        if unit.payload != 3:  # unit 3 forgets the file: the runner encodes the record
+            (ctx.workdir / self.record_file).write_text(dumps(record), encoding="utf-8")
+        return record
+
+
+def test_a_stage_record_file_becomes_the_record_without_a_second_encoding(
+        tmp_path: Path) -> None:
+    """record.json is a hard link to the stage's own published file (no second encoding or
+    write); a unit without that file gets the compact record; both read back as returned."""
+    first = _runner(tmp_path).run([StageSpec(Published(), {"a": 1})])
+    result = first.results["published"]
+    linked, compact = result.unit_dir("u002"), result.unit_dir("u003")
+    assert (linked / "record.json").samefile(linked / "out.json")
+    assert (linked / "record.json").read_text().count("\n") > 1  # the indented form
+    assert not (compact / "out.json").exists()
+    assert (compact / "record.json").read_text().count("\n") == 1
+    again = Published()
+    cached = _runner(tmp_path).run([StageSpec(again, {"a": 1})]).results["published"]
+    assert again.calls == [] and cached.records == result.records
+    assert cached.records["u002"] == {"i": 2, "sq": 4, "draw": result.records["u002"]["draw"]}
+
+
 def test_a_record_lost_before_the_barrier_is_recomputed(tmp_path: Path) -> None:
     """A power cut between a unit's marker and the stage's sync can leave the marker and an
     empty or torn record: resume computes that unit again instead of failing downstream."""

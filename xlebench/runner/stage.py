@@ -152,6 +152,10 @@ class BaseStage:
     outputs: ClassVar[tuple[str, ...]] = ()
     #: One unit at a time whatever ``workers`` says (an in-process model on one device).
     serial: ClassVar[bool] = False
+    #: A file ``run`` writes in its workdir holding exactly the returned record as JSON (its
+    #: published form): the runner links ``record.json`` to it instead of encoding the record
+    #: a second time. None: the runner encodes the record.
+    record_file: ClassVar[str | None] = None
 
     def waits_on_network(self, concurrency: int) -> None:
         """Mark this instance network-bound (an LLM behind it): its units run in threads, as

@@ -46,6 +46,7 @@ class SimulateStage(BaseStage):
         "stats/llm_usage_simulate.json")
     version: ClassVar[str] = "1"
     upstream: ClassVar[tuple[str, ...]] = ("plan", "persona", "library")
+    record_file: ClassVar[str] = PUBLISHED  # the published form is the record, indented
 
     def __init__(self, *, lengths: dict[str, int], params: MatchParams, min_gap_s: int,
                  reflection: bool, daytime: tuple[int, int], twilight: tuple[int, int],
