@@ -3,6 +3,10 @@ temporary sibling, fsync and rename) vs the runner's (compact record and marker 
 unit's private folder, one ``syncfs`` for the whole stage), side by side, alternating, on the
 432 life-log records of the paper grid when a compiled grid is given, else on synthetic ones.
 
+A second pair is the simulate stage's own unit: it writes the life log's published (indented)
+form anyway; the runner then either encodes and writes the record compactly beside it (until
+2026-11-23) or hard-links ``record.json`` to the published file (``record_file``).
+
 Usage: python benchmarks/unit_writes.py [--units 432] [--from <cache>/simulate/<fp>]
 """
 
@@ -15,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from xlebench.runner.atomic import barrier, dumps_compact, write_text
+from xlebench.runner.atomic import barrier, dumps, dumps_compact, write_text
 from xlebench.runner.pretty import _reference_dumps
 
 
@@ -50,6 +54,33 @@ def current(root: Path, records: list[dict]) -> None:
     barrier(root)
 
 
+def _published(root: Path, records: list[dict], link: bool) -> None:
+    (root / "done").mkdir(parents=True)
+    for i, rec in enumerate(records):
+        unit = root / "units" / f"u{i}"
+        unit.mkdir(parents=True)
+        (unit / "lifelog.json").write_text(dumps(rec), encoding="utf-8")
+        if link:
+            os.link(unit / "lifelog.json", unit / "record.json")
+        else:
+            (unit / "record.json").write_text(dumps_compact(rec), encoding="utf-8")
+        (root / "done" / f"u{i}.json").write_text(dumps_compact({"unit": f"u{i}",
+                                                                 "attempts": 1}))
+    barrier(root)
+
+
+def published_and_compact(root: Path, records: list[dict]) -> None:
+    _published(root, records, link=False)
+
+
+def published_linked(root: Path, records: list[dict]) -> None:
+    _published(root, records, link=True)
+
+
+PAIRS = {"previous": previous, "current": current,
+         "published_and_compact": published_and_compact, "published_linked": published_linked}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--units", type=int, default=432)
@@ -57,10 +88,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     records = _records(args.source, args.units)
-    best = {"previous": 1e9, "current": 1e9}
+    best = {name: 1e9 for name in PAIRS}
     with tempfile.TemporaryDirectory(dir=os.environ.get("XLEBENCH_BENCH_DIR")) as tmp:
         for r in range(args.repeats):
-            for name, fn in (("previous", previous), ("current", current)):
+            for name, fn in PAIRS.items():
                 root = Path(tmp) / f"{name}{r}"
                 start = time.perf_counter()
                 fn(root, records)
@@ -69,7 +100,10 @@ def main() -> None:
                       "seconds": {k: round(v, 3) for k, v in best.items()},
                       "ms_per_unit": {k: round(v / len(records) * 1000, 3)
                                       for k, v in best.items()},
-                      "speedup": round(best["previous"] / best["current"], 2)}, indent=1))
+                      "speedup": round(best["previous"] / best["current"], 2),
+                      "simulate_unit_speedup": round(best["published_and_compact"]
+                                                     / best["published_linked"], 2)},
+                     indent=1))
 
 
 if __name__ == "__main__":

@@ -10,10 +10,12 @@ Plots and parquet files embed their writer's version: they are compared only und
 matplotlib / pyarrow versions the digests were recorded with, and the test says when it
 leaves them out. The manifest's ``git_revision`` is blanked before hashing.
 
-Bytes are promised equal on one machine, not across CPUs: FAISS sums a dot product in the
-order of the vector instructions it dispatches to, so two candidates whose cosines differ by
-less than a float32 step can rank either way (on the AVX2 EPYC of 2026-11-23 one life log of
-``paper_full`` picked the other of two videos tied at 0.51917 to six places). Digests are
+Bytes are promised equal on one machine, not across CPUs: two candidates whose cosines differ
+by less than a float32 step can rank either way. On the AVX2 EPYC of 2026-11-23 one life log
+of ``paper_full`` picked the other of two videos whose float32 cosines are equal there
+(0.51917; 7e-9 apart in float64), most likely because FAISS (dispatch level AVX2 there, AVX-512
+where the digests were first recorded) summed them in another order; OpenBLAS's kernel and
+numpy's SIMD level, changed on that machine, did not alter any byte. Digests are
 therefore kept per FAISS dispatch level under ``platforms`` where one was recorded, the
 top-level set (recorded on an AVX-512 machine) serving the others. ``XLEBENCH_FREEZE=1``
 re-records the top-level set; ``XLEBENCH_FREEZE=platform`` this machine's own set, from a
