@@ -8,6 +8,7 @@ needs encoding, so cache hits and ``xlebench --help`` stay fast.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -226,12 +227,10 @@ class MiniLMEmbedder:
     def _check_bf16(self) -> None:
         """bf16 on a CPU without bfloat16 instructions (AVX-512 BF16, AMX) is emulated: on
         an AVX2-only EPYC it ran 6.6x slower than fp32 (benchmarks/bf16_embedding.py). The run is
-        right either way, only slower: a warning, not an error."""
-        if self.precision != "bf16" or self.device != "cpu" or cpu_has_bf16():
-            return
-        log.warning("matcher.embedder.precision=bf16: this CPU has no bfloat16 instructions "
-                    "(torch reports %s), so bf16 is emulated and slower than fp32; use "
-                    "matcher.embedder.precision=fp32 here", cpu_capability())
+        right either way, only slower: a warning, not an error, once per process (each stage
+        that embeds loads its own model)."""
+        if self.precision == "bf16" and self.device == "cpu" and not cpu_has_bf16():
+            _warn_emulated_bf16()
 
     def _check_device(self) -> None:
         if self.device == "cpu":
@@ -241,6 +240,13 @@ class MiniLMEmbedder:
         if not self.device.startswith("cuda") or not torch.cuda.is_available():
             raise ConfigError(f"matcher.embedder.device={self.device}: no CUDA device is "
                               "visible to torch here; use matcher.embedder.device=cpu")
+
+
+@functools.cache
+def _warn_emulated_bf16() -> None:
+    log.warning("matcher.embedder.precision=bf16: this CPU has no bfloat16 instructions "
+                "(torch reports %s), so bf16 is emulated and slower than fp32; use "
+                "matcher.embedder.precision=fp32 here", cpu_capability())
 
 
 def cpu_has_bf16() -> bool:
