@@ -17,6 +17,7 @@ import json
 import os
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from xlebench.runner.atomic import barrier, dumps, dumps_compact, write_text
@@ -69,16 +70,9 @@ def _published(root: Path, records: list[dict], link: bool) -> None:
     barrier(root)
 
 
-def published_and_compact(root: Path, records: list[dict]) -> None:
-    _published(root, records, link=False)
-
-
-def published_linked(root: Path, records: list[dict]) -> None:
-    _published(root, records, link=True)
-
-
 PAIRS = {"previous": previous, "current": current,
-         "published_and_compact": published_and_compact, "published_linked": published_linked}
+         "published_and_compact": partial(_published, link=False),
+         "published_linked": partial(_published, link=True)}
 
 
 def main() -> None:

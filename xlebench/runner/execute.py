@@ -82,11 +82,11 @@ def _keep_record(stage: Stage, record: dict, tmp: Path) -> None:
     when it ends, and a record a power cut loses before that is recomputed (see
     `load_record`)."""
     name = getattr(stage, "record_file", None)
-    if name and (tmp / name).is_file():
+    if name:
         try:
             os.link(tmp / name, tmp / "record.json")
             return
-        except OSError:  # a file system without hard links: encode it after all
+        except OSError:  # the unit did not write it, or no hard links here: encode the record
             pass
     (tmp / "record.json").write_text(dumps_compact(record), encoding="utf-8")
 
