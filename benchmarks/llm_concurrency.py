@@ -61,8 +61,9 @@ class Timed:
 
     def __call__(self, body):
         task = "persona" if "Task: persona" in body["messages"][0]["content"] else "plan"
+        cpu = process_cpu_s(self.client_pid)  # a file read: outside the handlers' lock
         with self.lock:
-            self.times.append((time.perf_counter(), task, process_cpu_s(self.client_pid)))
+            self.times.append((time.perf_counter(), task, cpu))
         return self.inner(body)
 
 
@@ -82,8 +83,7 @@ def run_once(concurrency: int, latency: float) -> dict:
             raise SystemExit(f"xlebench failed ({proc.returncode}):\n{err[-2000:]}")
     out = {}
     for task in ("persona", "plan"):
-        rows = sorted((t, cpu) for t, k, cpu in timed.times if k == task)
-        ts = [t for t, _ in rows]
+        ts = sorted(t for t, k, _ in timed.times if k == task)
         span = ts[-1] + latency - ts[0]
         chains = 16
         ideal = min(concurrency, chains) / latency
