@@ -1,13 +1,14 @@
 """Scoring rows and the results table: every item counts, the paper protocol as a labelled
-second column, chance floors, pooled counting, clustered bootstrap."""
+second column, the blind panel's strongest member as the floor, pooled counting, clustered
+bootstrap."""
 
 from __future__ import annotations
 
 import pytest
 
 from xlebench.config.schema import EvalConfig
-from xlebench.eval.score import ScoreSettings, floor_rows, score_items
-from xlebench.eval.scorers import GENERIC_SUMMARY
+from xlebench.eval.blind import panel_rows
+from xlebench.eval.score import ScoreSettings, score_items
 from xlebench.eval.table import clustered_ci, results_table, to_markdown
 from xlebench.tasks.registry import builtin_names, groups, load_recipe
 
@@ -18,9 +19,11 @@ SETTINGS = ScoreSettings(bertscore=False, refusal_patterns=tuple(EvalConfig().re
                          no_information_patterns=tuple(EvalConfig().no_information_patterns))
 
 
-def _item(i: int, sub: str, cat: str, log: str, period=(0, 600), **answer) -> dict:
+def _item(i: int, sub: str, cat: str, log: str, period=(0, 600), query: str = "",
+          **answer) -> dict:
     base = {"text": "", "spans": [], "counts": {}, "order": []}
     return {"item_id": f"{log}-{sub}-{i}", "subtask": sub, "lifelog_id": log, "category": cat,
+            "query": query or f"A question of {sub}?", "provenance": {},
             "period": {"start_s": period[0], "end_s": period[1]}, "answer": {**base, **answer}}
 
 
@@ -31,7 +34,8 @@ ITEMS = [
     _item(3, "moment_retrieval", "short", "a", spans=[[0, 60], [120, 180]]),
     _item(4, "action_counting", "long", "c", counts={"cut onion": 2, "wash pan": 1}),
     _item(5, "action_counting", "long", "d", counts={"open door": 1, "a": 1, "b": 1, "c": 1}),
-    _item(6, "summary_ordering", "long", "c", order=[2, 0, 1]),
+    _item(6, "summary_ordering", "long", "c", order=[2, 0, 1],
+          query="Please rank ... Summary 0: C ate dinner. Summary 1: C read. Summary 2: C woke."),
     _item(7, "single_summary", "short", "a", text="C cooks pasta."),
 ]
 RESPONSES = {
@@ -48,8 +52,8 @@ RESPONSES = {
 
 def _table(responses, items=ITEMS):
     rows = score_items(items, responses, RECIPES, SETTINGS)
-    floors = floor_rows(items, RECIPES, SETTINGS, seed=0, draws=16)
-    return rows, results_table(rows, floors, groups=GROUPS, n_boot=200, seed=1)
+    panel = panel_rows(items, RECIPES, SETTINGS, seed=0, draws=16)
+    return rows, results_table(rows, panel, groups=GROUPS, n_boot=200, seed=1)
 
 
 def test_headline_counts_every_item_and_the_paper_column_drops_no_information() -> None:
@@ -91,19 +95,28 @@ def test_answering_only_easy_items_cannot_flatter() -> None:
     assert cell["paper"]["mean"] == 0.5, "missing replies are never left out"
 
 
-def test_floors_use_the_same_items_and_are_reproducible() -> None:
+def test_floors_are_the_strongest_blind_member_on_the_same_items() -> None:
     _, t = _table(RESPONSES)
     obj = t["rows"]["object_retrieval"]["all"]["floor"]
     assert 0 <= obj["mean"] < 0.2 and obj["n"] == 3
-    assert t["rows"]["summary_ordering"]["all"]["floor"]["mean"] == pytest.approx(1 / 3, abs=0.15)
-    counting = t["rows"]["action_counting"]["all"]["floor"]["mean"]
-    assert counting == pytest.approx(5 / 6, abs=1e-4), "the most common count (1) everywhere"
-    a = floor_rows(ITEMS, RECIPES, SETTINGS, seed=3, draws=16)
-    b = floor_rows(list(reversed(ITEMS)), RECIPES, SETTINGS, seed=3, draws=16)
-    assert sorted(a, key=lambda r: r["item_id"]) == sorted(b, key=lambda r: r["item_id"])
-    assert a != floor_rows(ITEMS, RECIPES, SETTINGS, seed=4, draws=16)
-    summary = next(r for r in a if r["subtask"] == "single_summary")
-    assert summary["response"] == GENERIC_SUMMARY
+    assert obj["member"] in obj["panel"] and obj["mean"] == max(
+        v for v in obj["panel"].values() if v is not None)
+    order = t["rows"]["summary_ordering"]["all"]["floor"]
+    assert order["member"] in ("random_order", "shown_order") and order["n"] == 1
+    counting = t["rows"]["action_counting"]["all"]["floor"]
+    assert counting["mean"] == pytest.approx(5 / 6, abs=1e-4), "other logs' count (1)"
+    assert t["panel"]["single_summary"]["sees"]["query_echo"] == "the query"
+
+
+def test_panel_rows_are_reproducible_and_independent_of_item_order() -> None:
+    def flat(panel):
+        return sorted((sub, m, r["item_id"], sorted(r["scores"].items()))
+                      for sub, members in panel.rows.items() for m, rows in members.items()
+                      for r in rows)
+    a = panel_rows(ITEMS, RECIPES, SETTINGS, seed=3, draws=16)
+    assert flat(a) == flat(panel_rows(list(reversed(ITEMS)), RECIPES, SETTINGS, seed=3,
+                                      draws=16))
+    assert flat(a) != flat(panel_rows(ITEMS, RECIPES, SETTINGS, seed=4, draws=16))
 
 
 def test_markdown_shows_floor_paper_and_failures() -> None:

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import FAST, make_client, run_inprocess
 from xlebench.eval.parse import parse_choice
 from xlebench.eval.scorers import ChoiceAccuracy, ScoreSettings, position_histograms
+from xlebench.eval.scorers.choice import expected, rule_picks
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.loopback import LoopbackLLMServer
 from xlebench.llm.scripted import ScriptedModel
@@ -83,7 +84,10 @@ def test_option_parsing_and_accuracy() -> None:
     assert sc.score(it, "Option 2", s) == {"acc": 0.0}
     assert sc.score(it, "Option 1 or Option 2", s) is None  # two labels: unparseable
     assert sc.score(it, "C washes a cup", s) is None  # the camera wearer is not option C
-    assert sc.floor([it], s, None, 1) == {"x": {"acc": 0.2}}
+    uniform = next(b for b in sc.blind() if b.name == "uniform")
+    assert uniform.answer(it, None, None) == {"acc": 0.2}
+    assert rule_picks(it)["longest"] == [1] and rule_picks(it)["shortest"] == [0, 2, 4]
+    assert expected(it, [1, 3]) == {"acc": 0.5}
     rows = [{"subtask": "m", "details": sc.details(it, r)} for r in ("0", "0", "3", "junk")]
     assert position_histograms(rows) == {"m": {"picked": [2, 0, 0, 1, 0],
                                                "label": [0, 4, 0, 0, 0]}}

@@ -10,8 +10,8 @@ labelled column computed from the same rows (`xlebench.eval.table`).
 
 Rows also carry a weight per metric: counting accuracy is pooled over queried actions as the
 paper does (an item of five actions weighs five). How each answer kind is read and scored is
-its recipe's scorer (`xlebench.eval.scorers`); chance floors come from the same scorers
-(`floor_rows`).
+its recipe's scorer (`xlebench.eval.scorers`); the floor beside each score is the strongest
+of the scorers' video-blind strategies (`xlebench.eval.blind`).
 """
 
 from __future__ import annotations
@@ -23,16 +23,15 @@ from typing import Any
 from xlebench.eval.metrics import finite
 from xlebench.eval.parse import reply_status
 from xlebench.eval.scorers import ScoreSettings
-from xlebench.runner.rng import unit_rng
 
 #: Statuses the paper's protocol leaves out of its averages.
 PAPER_EXCLUDES = ("no_information", "refusal")
 STATUSES = ("ok", "missing", "unparseable", "no_information", "refusal")
 
-__all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "floor_rows", "score_items"]
+__all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "make_row", "score_items"]
 
 
-def _row(item: dict, recipe: Any, status: str, scores: dict[str, float],
+def make_row(item: dict, recipe: Any, status: str, scores: dict[str, float],
          response: str | None) -> dict[str, Any]:
     return {"item_id": item["item_id"], "subtask": item["subtask"],
             "lifelog_id": item["lifelog_id"], "category": item["category"],
@@ -53,7 +52,7 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
         scores = None if status else recipe.scorer.score(item, response, s)
         if status is None and scores is None:
             status = "unparseable"
-        row = _row(item, recipe, status or "ok",
+        row = make_row(item, recipe, status or "ok",
                    scores if scores is not None else recipe.scorer.worst(item, s), response)
         if hasattr(recipe.scorer, "details"):  # what corpus-level metrics are computed from
             row["details"] = recipe.scorer.details(item, response if scores else None)
@@ -81,31 +80,3 @@ def corpus_metrics(recipes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     class-averaged accuracy): name -> function of the rows' ``details``."""
     return {name: r.scorer.corpus() for name, r in recipes.items()
             if hasattr(r.scorer, "corpus")}
-
-
-def floor_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
-               seed: int, draws: int, bertscorer: Any = None) -> list[dict]:
-    """Rows for a system that answers at chance, from each recipe's scorer: random floors are
-    expected values over ``draws`` draws from a generator seeded by (seed, item id) —
-    reproducible, and independent of which other items are scored; fixed-reply floors are
-    scored like any reply."""
-    by: dict[str, list[dict]] = defaultdict(list)
-    for it in items:
-        by[it["subtask"]].append(it)
-    fixed: list[dict] = []
-    replies: dict[str, str] = {}
-    out: dict[str, dict] = {}
-    for sub, its in by.items():
-        recipe = recipes[sub]
-        floors = recipe.scorer.floor(its, s, lambda it: unit_rng(seed, "floor", it["item_id"]),
-                                     draws)
-        for it in its:
-            value = floors[it["item_id"]]
-            if isinstance(value, str):
-                fixed.append(it)
-                replies[it["item_id"]] = value
-            else:
-                out[it["item_id"]] = _row(it, recipe, "ok", dict(value), None)
-    for row in score_items(fixed, replies, recipes, s, bertscorer):
-        out[row["item_id"]] = row
-    return [out[it["item_id"]] for it in items]

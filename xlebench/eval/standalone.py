@@ -13,7 +13,8 @@ from pathlib import Path
 
 from xlebench.config.schema import EvalConfig
 from xlebench.errors import DataError, UserError
-from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
+from xlebench.eval.blind import panel_rows
+from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.tasks.registry import groups, load_recipe
@@ -57,9 +58,9 @@ def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
 
         scorer = BERTScorer()
     rows = score_items(items, responses, recipes, settings, scorer)
-    floors = floor_rows(items, recipes, settings, seed=seed, draws=defaults["floor_draws"],
-                        bertscorer=scorer)
-    table = results_table(rows, floors, groups=groups(list(recipes.values())),
+    panel = panel_rows(items, recipes, settings, seed=seed, draws=defaults["floor_draws"],
+                       bertscorer=scorer)
+    table = results_table(rows, panel, groups=groups(list(recipes.values())),
                           corpus=corpus_metrics(recipes),
                           n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed)
     return {"table": table, "rows": rows}

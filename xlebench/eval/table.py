@@ -5,8 +5,9 @@ are missing, unparseable, refusals or "no information" scoring a wrong answer's 
 its n (all items) and a 95% bootstrap confidence interval clustered by life log (life logs are
 resampled, not items: items of one log are not independent); the **paper protocol** (refusals
 and no-information replies left out, missing ones kept) with its own n and interval; the
-**chance floor** on the same items with the same metric and bootstrap (`xlebench.eval.floors`);
-and the count of each failure status. Pooled metrics (counting accuracy) weigh each row by its
+**floor**: the strongest member of the blind panel on the same items with the same metric and
+bootstrap, named (`xlebench.eval.blind`: answers that never see the video, cross-fitted by
+life log), with every member's value; and the count of each failure status. Pooled metrics (counting accuracy) weigh each row by its
 number of queried actions. AVG rows pool the subtasks of a task family over their items, which
 is the paper's query-weighted average, with the same columns.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from xlebench.eval.blind import Panel, strongest
 from xlebench.eval.metrics import REGISTRY, finite
 from xlebench.eval.score import PAPER_EXCLUDES, STATUSES
 
@@ -91,12 +93,24 @@ def point_estimate(rows: Sequence[dict], metric: str, corpus: Any = None) -> flo
     return _estimate(rows, metric, 0, 0, corpus)["mean"]
 
 
-def _cell(rows: list[dict], floor: list[dict], metric: str, n_boot: int, seed: int,
-          corpus: Any = None) -> dict[str, Any]:
+def _floor(members: Mapping[str, list[dict]], metric: str, n_boot: int, seed: int,
+           corpus: Any = None) -> dict[str, Any]:
+    """The strongest blind member on these rows (named, with its interval) and every
+    member's value."""
+    best, values = strongest(members, metric,
+                             lambda rows, m: _estimate(rows, m, 0, seed, corpus)["mean"])
+    if best is None:
+        return {"mean": None, "n": 0, "ci95": None, "member": None, "panel": values}
+    return {**_estimate(members[best], metric, n_boot, seed, corpus), "member": best,
+            "panel": values}
+
+
+def _cell(rows: list[dict], members: Mapping[str, list[dict]], metric: str, n_boot: int,
+          seed: int, corpus: Any = None) -> dict[str, Any]:
     paper = [r for r in rows if r["status"] not in PAPER_EXCLUDES]
     cell = {"metric": metric, **_estimate(rows, metric, n_boot, seed, corpus),
             "paper": _estimate(paper, metric, n_boot, seed, corpus),
-            "floor": _estimate(floor, metric, n_boot, seed, corpus)}
+            "floor": _floor(members, metric, n_boot, seed, corpus)}
     cell.update({status: sum(r["status"] == status for r in rows) for status in FAILURES})
     return cell
 
@@ -115,36 +129,58 @@ def _categories(rows: Sequence[dict]) -> list[str]:
     return [c for c in CATEGORIES if c in seen] + sorted(seen - set(CATEGORIES)) + ["all"]
 
 
-def results_table(rows: Sequence[dict], floor_rows: Sequence[dict], *,
+def _members_by_cell(panel: Panel) -> dict[str, dict[str, dict[tuple[str, str], list[dict]]]]:
+    return {sub: {m: _by_cell(rows) for m, rows in members.items()}
+            for sub, members in panel.rows.items()}
+
+
+def _pooled_floor(present: Sequence[str], pby: Mapping, c: str, metric: str, seed: int
+                  ) -> list[dict]:
+    """An AVG row's floor rows: each member subtask's strongest member in this cell."""
+    out: list[dict] = []
+    for sub in present:
+        members = {m: cells[(sub, c)] for m, cells in pby.get(sub, {}).items()}
+        best, _ = strongest(members, metric,
+                            lambda rows, m: _estimate(rows, m, 0, seed)["mean"])
+        out += members[best] if best else []
+    return out
+
+
+def results_table(rows: Sequence[dict], panel: Panel, *,
                   groups: Mapping[str, Sequence[str]] | None = None,
                   corpus: Mapping[str, Mapping[str, Any]] | None = None, n_boot: int = 1000,
                   seed: int = 0) -> dict[str, Any]:
-    """Rows come from `score_items`, in the order subtasks should be listed; ``groups`` names
-    the AVG rows (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families);
-    ``corpus`` the per-subtask metrics computed over whole sets of rows."""
-    by, fby = _by_cell(rows), _by_cell(floor_rows)
+    """Rows come from `score_items`, in the order subtasks should be listed; ``panel`` from
+    `xlebench.eval.blind.panel_rows` over the same items; ``groups`` names the AVG rows
+    (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families); ``corpus``
+    the per-subtask metrics computed over whole sets of rows."""
+    by, pby = _by_cell(rows), _members_by_cell(panel)
     primary = {r["subtask"]: r["primary"] for r in rows}
     subtasks = list(primary)
     cols = _categories(rows)
     table: dict[str, Any] = {"columns": cols, "rows": {}, "extra": {}}
+
+    def members(sub: str, c: str) -> dict[str, list[dict]]:
+        return {m: cells[(sub, c)] for m, cells in pby.get(sub, {}).items()}
     for sub in subtasks:
         fns = dict((corpus or {}).get(sub, {}))
-        table["rows"][sub] = {c: _cell(by[(sub, c)], fby[(sub, c)], primary[sub], n_boot, seed,
-                                       fns.get(primary[sub])) for c in cols}
+        table["rows"][sub] = {c: _cell(by[(sub, c)], members(sub, c), primary[sub], n_boot,
+                                       seed, fns.get(primary[sub])) for c in cols}
         metrics = sorted(({m for r in by[(sub, "all")] for m in r["scores"]} | set(fns))
                          - {primary[sub]})
-        table["extra"][sub] = {m: {c: _cell(by[(sub, c)], fby[(sub, c)], m, n_boot, seed,
+        table["extra"][sub] = {m: {c: _cell(by[(sub, c)], members(sub, c), m, n_boot, seed,
                                             fns.get(m)) for c in cols} for m in metrics}
-    for name, members in (groups or {}).items():
-        present = [s for s in members if s in table["rows"]]
+    for name, group in (groups or {}).items():
+        present = [s for s in group if s in table["rows"]]
         if len(present) < 2 or len({primary[s] for s in present}) != 1:
             continue  # pooling needs one shared metric
         metric = primary[present[0]]
-        table["rows"][name] = {
-            c: {**_cell([r for s in present for r in by[(s, c)]],
-                        [r for s in present for r in fby[(s, c)]], metric, n_boot, seed),
-                "members": present}
-            for c in cols}
+        table["rows"][name] = {c: {**_cell(
+            [r for s in present for r in by[(s, c)]],
+            {"strongest per subtask": _pooled_floor(present, pby, c, metric, seed)},
+            metric, n_boot, seed), "members": present} for c in cols}
+    table["panel"] = {sub: {"sees": dict(panel.sees.get(sub, {})),
+                            "skipped": dict(panel.skipped.get(sub, {}))} for sub in subtasks}
     table["metrics"] = {m: vars(REGISTRY[m]) for m in sorted(
         set(primary.values()) | {m for e in table["extra"].values() for m in e})
         if m in REGISTRY}
@@ -165,6 +201,8 @@ def _fmt(est: dict[str, Any], floor: dict[str, Any] | None = None) -> str:
         lo, hi = est["ci95"]
         text += f" [{_pct(lo)}, {_pct(hi)}]"
     text += f" n={est['n']}"
+    if est.get("member"):
+        text += f" ({est['member']})"
     if floor is not None and floor.get("mean") is not None:
         text += f" · floor {_pct(floor['mean'])}"
     return text
@@ -173,6 +211,20 @@ def _fmt(est: dict[str, Any], floor: dict[str, Any] | None = None) -> str:
 def _failures(cell: dict[str, Any]) -> str:
     parts = [f"{cell.get(s, 0)} {s.replace('_', '-')}" for s in FAILURES if cell.get(s)]
     return ", ".join(parts) or "0"
+
+
+def panel_lines(table: dict[str, Any]) -> list[str]:
+    """The blind panel on all items: every member's primary-metric value, what it reads."""
+    lines = ["| subtask | blind strategy | what it reads | all |", "|---|---|---|---|"]
+    for sub, info in table.get("panel", {}).items():
+        values = table["rows"][sub]["all"]["floor"].get("panel", {})
+        best = table["rows"][sub]["all"]["floor"].get("member")
+        for member, sees in info["sees"].items():
+            mark = " **(floor)**" if member == best else ""
+            lines.append(f"| {sub} | {member}{mark} | {sees} | {_pct(values.get(member))} |")
+        for member, why in info.get("skipped", {}).items():
+            lines.append(f"| {sub} | {member} | not run: {why} | – |")
+    return lines if len(lines) > 2 else []
 
 
 def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = ()) -> str:
@@ -195,16 +247,19 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
                   "|---|---|---|---|---|"]
         lines += [f"| {sub} | {m} | {_fmt(c)} | {_fmt(c['floor'])} | {_fmt(c['paper'])} |"
                   for sub, m, c in extra]
+    panel = panel_lines(table)
+    if panel:
+        lines += ["", "Blind panel (answers that never see the video; learned ones cross-fitted "
+                  "by life log):", "", *panel]
     if table.get("bertscore"):
         b = table["bertscore"]
         lines += ["", f"BERTScore: model {b['model']}, layer {b['layer']}, no idf, "
                   "no baseline rescaling."]
     lines += ["", "Scores x100 over every item of the benchmark (missing, unparseable, refusal "
               "and no-information replies score as wrong answers); [95% CI, bootstrap over "
-              "life logs]; n = items; floor = chance on the same items (random windows of the "
-              "answers' widths, the most common count, a random order, a generic summary, one "
-              "option in five for multiple choice); "
-              "paper protocol = refusals and no-information replies left out, as in the "
-              "paper; counting accuracy pooled over queried actions; AVG rows pool subtasks "
-              "by query count."]
+              "life logs]; n = items; floor = the strongest video-blind strategy on the same "
+              "items (named in brackets; it reads only the query, the options, or other life "
+              "logs' answers); paper protocol = refusals and no-information replies left out, "
+              "as in the paper; counting accuracy pooled over queried actions; AVG rows pool "
+              "subtasks by query count."]
     return "\n".join(lines) + "\n"

@@ -18,7 +18,8 @@ from xlebench.errors import ConfigError, DataError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judges import Judges, judged_subtasks
-from xlebench.eval.score import ScoreSettings, corpus_metrics, floor_rows, score_items
+from xlebench.eval.blind import Panel, panel_rows, strongest
+from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
 from xlebench.eval.table import results_table, to_markdown
@@ -166,15 +167,14 @@ class EvaluateStage(BaseStage):
         system = self.systems[unit.id]
         responses = self._responses(unit.id, system, items, ctx.upstream)
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
-        floors = floor_rows(items, self.recipes, self.settings, seed=ctx.seed,
-                            draws=self.floor_draws, bertscorer=self.bertscorer)
+        panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
+                           draws=self.floor_draws, bertscorer=self.bertscorer)
         if self.judges is not None:
             usage = Usage()
             self.judges.apply(rows, items, self.judged, usage)
-            by_id = {it["item_id"]: it for it in items}
-            self.judges.apply(floors, [by_id[r["item_id"]] for r in floors], self.judged, usage)
+            judge_panel(self.judges, panel, items, self.judged, usage)
             save_usage(ctx.workdir, usage)
-        table = results_table(rows, floors, groups=groups(list(self.recipes.values())),
+        table = results_table(rows, panel, groups=groups(list(self.recipes.values())),
                               corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
                               seed=ctx.seed)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
@@ -204,6 +204,22 @@ class EvaluateStage(BaseStage):
             write_text(folder / "scores.jsonl", (src / "scores.jsonl").read_text("utf-8"))
             out[name] = {sub: cells["all"].get("mean") for sub, cells in table["rows"].items()}
         return {"systems": out}
+
+
+def judge_panel(judges: Judges, panel: Panel, items: list[dict], judged: set[str],
+                usage: Usage) -> None:
+    """Judge the blind panel's strongest written answers per judged subtask (judging every
+    member would multiply the judge's calls for values no table shows)."""
+    by_id = {it["item_id"]: it for it in items}
+    for sub in sorted(judged & set(panel.rows)):
+        written = {m: rows for m, rows in panel.rows[sub].items()
+                   if all(r["response"] is not None for r in rows)}
+        primary = next(iter(panel.rows[sub].values()))[0]["primary"]
+        best, _ = strongest(written, primary, lambda rows, m: sum(
+            r["scores"].get(m) or 0.0 for r in rows) / max(1, len(rows)))
+        if best is not None:
+            rows = written[best]
+            judges.apply(rows, [by_id[r["item_id"]] for r in rows], judged, usage)
 
 
 def _title(name: str, system: Any) -> str:

@@ -1,0 +1,108 @@
+"""What every scorer shares: settings, the scorer protocol, and the blind-strategy record.
+
+A scorer reads, scores and pools one kind of answer, and declares its **blind panel**: the
+strategies that answer its items without seeing any video — from the query, the options, or
+the answers of *other* life logs — whose strongest member is the floor printed beside every
+score (`xlebench.eval.blind` runs them, cross-fitted by life log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    ks: tuple[int, ...] = (1, 5)
+    tious: tuple[float, ...] = (0.3, 0.5)
+    refusal_patterns: tuple[str, ...] = ()
+    no_information_patterns: tuple[str, ...] = ()
+    bertscore: bool = True
+
+    @classmethod
+    def from_eval(cls, ec: Mapping[str, Any]) -> ScoreSettings:
+        """From an ``eval`` config mapping (the evaluate stage's, or the one exported with
+        lmms-eval tasks)."""
+        return cls(ks=tuple(ec["ks"]), tious=tuple(ec["tious"]),
+                   refusal_patterns=tuple(ec["refusal_patterns"]),
+                   no_information_patterns=tuple(ec["no_information_patterns"]),
+                   bertscore=bool(ec["bertscore"]))
+
+
+@dataclass(frozen=True)
+class BlindContext:
+    """What a blind strategy may use besides the item: the metric settings, a generator seeded
+    by (seed, strategy, item) and how many draws a random strategy averages."""
+
+    settings: ScoreSettings
+    rng: np.random.Generator
+    draws: int
+
+
+#: A reply to score like any other, or the expected metric values of a random strategy.
+BlindAnswer = str | dict[str, float]
+
+
+@dataclass(frozen=True)
+class Blind:
+    """One video-blind strategy.
+
+    ``fit(train)`` learns from items of *other* life logs (their queries and answers) and
+    returns a model; strategies without ``fit`` read only the item itself (its query and
+    options). ``answer(item, model, ctx)`` never reads ``item["answer"]`` beyond what a model
+    is shown (the options of a multiple-choice item), so no strategy sees the answer of an
+    item it is scored on.
+    """
+
+    name: str
+    sees: str  # printed with the panel: what the strategy reads
+    answer: Callable[[dict, Any, BlindContext], BlindAnswer]
+    fit: Callable[[Sequence[dict]], Any] | None = None
+
+
+class Scorer(Protocol):
+    kind: str
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None: ...
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]: ...
+
+    def weights(self, item: dict) -> dict[str, float]: ...
+
+    def blind(self) -> Sequence[Blind]: ...
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None: ...
+
+
+class Base:
+    """Defaults: every item weighs 1, no corpus-wide metric to finish, no blind strategy."""
+
+    def weights(self, item: dict) -> dict[str, float]:
+        return {}
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None:
+        return None
+
+    def blind(self) -> Sequence[Blind]:
+        return ()
+
+
+def most_common(values: Sequence[Any], default: Any) -> Any:
+    """The most frequent value; ties go to the smallest (never to iteration order)."""
+    counts: dict[Any, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    if not counts:
+        return default
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def query_question(item: dict) -> str:
+    """The question a model is shown, without the options of a multiple-choice item."""
+    return item.get("provenance", {}).get("question") or item["query"]

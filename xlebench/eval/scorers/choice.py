@@ -1,0 +1,151 @@
+"""Multiple choice: accuracy and the position histogram, and the blind panel — options chosen
+from the options and the question alone, or from what other life logs' answers look like."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xlebench.eval.metrics import rouge_tokens
+from xlebench.eval.parse import parse_choice
+from xlebench.eval.scorers.base import (
+    Base,
+    Blind,
+    BlindContext,
+    ScoreSettings,
+    most_common,
+    query_question,
+)
+
+#: Words too common to tell options apart.
+STOP = frozenset("a an the and or of in on at to for with by from c is was are were be been "
+                 "his her their its it this that while".split())
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(rouge_tokens(text)) - STOP
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
+
+
+def _argmax(values: Sequence[float]) -> list[int]:
+    top = max(values)
+    return [k for k, v in enumerate(values) if v == top]
+
+
+def centrality(options: Sequence[str]) -> list[float]:
+    """Each option's mean word overlap with the other options."""
+    ws = [words(o) for o in options]
+    return [sum(_overlap(ws[k], ws[j]) for j in range(len(ws)) if j != k) / max(1, len(ws) - 1)
+            for k in range(len(ws))]
+
+
+#: Option-only rules: (name, what it does, options and question -> the options it picks, tied).
+OPTION_RULES: tuple[tuple[str, str, Callable[[Sequence[str], str], list[int]]], ...] = (
+    ("centroid", "the option sharing most words with the others",
+     lambda opts, q: _argmax(centrality(opts))),
+    ("outlier", "the option sharing fewest words with the others",
+     lambda opts, q: _argmax([-c for c in centrality(opts)])),
+    ("longest", "the longest option", lambda opts, q: _argmax([len(o.split()) for o in opts])),
+    ("shortest", "the shortest option",
+     lambda opts, q: _argmax([-len(o.split()) for o in opts])),
+    ("question_overlap", "the option sharing most words with the question",
+     lambda opts, q: _argmax([len(words(o) & words(q)) for o in opts])),
+)
+
+
+def rule_picks(item: dict) -> dict[str, list[int]]:
+    """What every option-only rule picks for an item (ties kept)."""
+    opts, q = item["answer"]["options"], query_question(item)
+    return {name: rule(opts, q) for name, _, rule in OPTION_RULES}
+
+
+def expected(item: dict, tied: Sequence[int]) -> dict[str, float]:
+    """Accuracy of picking uniformly among ``tied`` options (its exact expectation)."""
+    return {"acc": float(item["answer"]["label"] in tied) / len(tied)}
+
+
+def _rule(rule: Callable[[Sequence[str], str], list[int]]):
+    return lambda it, _m, _c: expected(it, rule(it["answer"]["options"], query_question(it)))
+
+
+def fit_positions(train: Sequence[dict]) -> int:
+    return most_common([it["answer"]["label"] for it in train], 0)
+
+
+def fit_word_odds(train: Sequence[dict]) -> dict[str, float]:
+    """Log-odds, per word, of appearing in a right option rather than a wrong one on other
+    life logs (add-one smoothed, base rates removed)."""
+    right: dict[str, int] = {}
+    wrong: dict[str, int] = {}
+    n_right = n_wrong = 0
+    for it in train:
+        for k, opt in enumerate(it["answer"]["options"]):
+            side = right if k == it["answer"]["label"] else wrong
+            for w in words(opt):
+                side[w] = side.get(w, 0) + 1
+            n_right += k == it["answer"]["label"]
+            n_wrong += k != it["answer"]["label"]
+    return {w: math.log((right.get(w, 0) + 1) / (n_right + 2))
+            - math.log((wrong.get(w, 0) + 1) / (n_wrong + 2)) for w in {*right, *wrong}}
+
+
+def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str, float]:
+    scores = []
+    for opt in item["answer"]["options"]:
+        ws = words(opt)
+        scores.append(sum(odds.get(w, 0.0) for w in ws) / max(1, len(ws)))
+    return expected(item, _argmax(scores))
+
+
+class ChoiceAccuracy(Base):
+    """Multiple choice: 1 when the reply picks the right option (`parse_choice`: index,
+    letter or option text; naming several options is unparseable). ``details`` keep the picked
+    and the right position for the position-bias histogram of the results table. Blind panel:
+    a uniform guess; option-only rules (the most central, the most isolated, the longest, the
+    shortest option, the one sharing most words with the question); the position most often
+    right on other logs; the option whose words were right most often on other logs."""
+
+    kind = "choice"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        picked = parse_choice(reply, item["answer"]["options"])
+        return None if picked is None else {"acc": float(picked == item["answer"]["label"])}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"acc": 0.0}
+
+    def blind(self) -> Sequence[Blind]:
+        rules = tuple(Blind(name, f"the options and question: {what}", _rule(rule))
+                      for name, what, rule in OPTION_RULES)
+        return (Blind("uniform", "nothing",
+                      lambda it, _m, _c: {"acc": 1.0 / len(it["answer"]["options"])}),
+                *rules,
+                Blind("position_prior", "other logs' right positions",
+                      lambda it, pos, _c: expected(it, [pos]), fit_positions),
+                Blind("word_odds", "the options; the words of other logs' right options",
+                      _by_odds, fit_word_odds))
+
+    def details(self, item: dict, reply: str | None) -> dict[str, Any]:
+        picked = parse_choice(reply, item["answer"]["options"]) if reply else None
+        return {"picked": picked, "label": item["answer"]["label"],
+                "n_options": len(item["answer"]["options"])}
+
+
+def position_histograms(rows: Sequence[dict]) -> dict[str, dict[str, list[int]]]:
+    """Per multiple-choice subtask: how often each position was picked and how often it was
+    right (a model that always answers 0 shows as a spike, whatever its accuracy)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for r in rows:
+        d = r.get("details") or {}
+        if "n_options" not in d:
+            continue
+        h = out.setdefault(r["subtask"], {"picked": [0] * d["n_options"],
+                                          "label": [0] * d["n_options"]})
+        h["label"][d["label"]] += 1
+        if d["picked"] is not None:
+            h["picked"][d["picked"]] += 1
+    return out

@@ -1,0 +1,103 @@
+"""Multi-hop grounded QA (MultiHop-EgoQA): evidence spans by IoU / IoP / IoG over merged
+unions, the answer text by ROUGE-L and Sent.Sim; and its blind panel."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xlebench.clock import fmt_hhmmss
+from xlebench.eval.metrics import grounding_overlap, rouge_l
+from xlebench.eval.parse import parse_spans
+from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, \
+    random_windows
+from xlebench.eval.scorers.text import (
+    GENERIC_SUMMARY,
+    constant_answer,
+    fit_constants,
+    similarity,
+    strip_tokens,
+)
+
+_SPAN_TEXT = re.compile(r"\[[^\]]*\]")
+
+
+def split_evidence(reply: str) -> tuple[str, list[tuple[float, float]]]:
+    """(answer text, spans) of a reply in the grounded format: the answer, then a line
+    ``Evidence:`` followed by clock spans. Without the marker every span is evidence."""
+    head, marker, tail = reply.rpartition("Evidence:")
+    if not marker:
+        return strip_tokens(_SPAN_TEXT.sub(" ", reply)), parse_spans(reply)
+    return strip_tokens(head), parse_spans(tail)
+
+
+def _fit(train: Sequence[dict]) -> dict:
+    """Other logs' answers: where their spans sit, how many they have, their constant text."""
+    counts = [len(it["answer"]["spans"]) for it in train] or [1]
+    texts = [it for it in train if not it["answer"].get("time_only")]
+    return {"positions": fit_positions(train), "k": max(1, int(np.median(counts))),
+            "widths": answer_widths(train),
+            "text": fit_constants(texts) if texts else {"*": GENERIC_SUMMARY}}
+
+
+def _reply(item: dict, model: dict, text: str) -> str:
+    spans = prior_windows(item, model["positions"], model["k"])
+    return f"{text}\nEvidence: " + ", ".join(
+        f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans)
+
+
+class GroundedAnswer(Base):
+    """Evidence spans scored by IoU / IoP / IoG over the merged unions and IoU@0.3; the answer
+    text (tokens stripped) by ROUGE-L and Sent.Sim (100 x cosine of MiniLM vectors, stored as
+    a share), except for time-only items, whose answer is the spans alone. Blind panel: random
+    spans of other logs' widths and count with a generic text; spans where other logs' answers
+    sit, with their best constant text or with the question echoed back."""
+
+    kind = "grounded"
+    GENERIC = "You did it several times."
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        text, spans = split_evidence(reply)
+        if not spans:
+            return None
+        out = grounding_overlap(spans, item["answer"]["spans"])
+        if not item["answer"].get("time_only"):
+            out["rougeL"] = rouge_l(text, split_evidence(item["answer"]["text"])[0])
+        return out
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        out = {"iou": 0.0, "iop": 0.0, "iog": 0.0, "iou@0.3": 0.0}
+        if not item["answer"].get("time_only"):
+            out.update(rougeL=0.0, **({"sent_sim": 0.0} if s.bertscore else {}))
+        return out
+
+    def _random(self, item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
+        scores = random_windows(item, model["widths"], model["k"], ctx, grounding_overlap)
+        if not item["answer"].get("time_only"):
+            ref = split_evidence(item["answer"]["text"])[0]
+            scores["rougeL"] = rouge_l(self.GENERIC, ref)
+            if ctx.settings.bertscore:
+                scores["sent_sim"] = similarity([self.GENERIC], [ref])[0]
+        return scores
+
+    def blind(self) -> Sequence[Blind]:
+        return (Blind("random_spans", "other logs' span widths and counts", self._random, _fit),
+                Blind("position_prior", "other logs' span positions and best constant text",
+                      lambda it, m, c: _reply(it, m, constant_answer(it, m["text"], c)), _fit),
+                Blind("query_echo", "the question; other logs' span positions",
+                      lambda it, m, c: _reply(it, m, it["query"]), _fit))
+
+    def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+               bertscorer: Any) -> None:
+        todo = [(r, it) for r, it in zip(rows, items, strict=True)
+                if r["status"] == "ok" and not it["answer"].get("time_only")]
+        if not (s.bertscore and todo):
+            return
+        sims = similarity([split_evidence(r["response"])[0] for r, _ in todo],
+                          [split_evidence(it["answer"]["text"])[0] for _, it in todo])
+        for (r, _), v in zip(todo, sims, strict=True):
+            r["scores"]["sent_sim"] = v

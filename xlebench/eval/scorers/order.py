@@ -1,0 +1,86 @@
+"""An order of shown items (summary ordering): position accuracy and Kendall's tau, and its
+blind panel — orders guessed from the summaries' words alone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from xlebench.eval.metrics import kendall_tau, position_accuracy, rouge_tokens
+from xlebench.eval.parse import parse_order
+from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+
+_SHOWN = re.compile(r"Summary (\d+): (.*?)(?= Summary \d+: |$)")
+#: Pseudo-count pulling a rare word's position toward the middle of the day.
+SHRINK = 2.0
+
+
+def shown(item: dict) -> list[str]:
+    """The texts shown, in the order they are numbered in the query."""
+    return [text for _, text in sorted(((int(i), t) for i, t in _SHOWN.findall(item["query"])))]
+
+
+def fit_word_positions(train: Sequence[dict]) -> dict[str, float]:
+    """Per word, the mean relative position (0 first, 1 last) of the summaries that hold it
+    on other life logs, shrunk toward the middle."""
+    total: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for it in train:
+        texts, order = shown(it), it["answer"]["order"]
+        n = len(order)
+        for rank, k in enumerate(order):
+            if k >= len(texts) or n < 2:
+                continue
+            for w in set(rouge_tokens(texts[k])):
+                total[w] = total.get(w, 0.0) + rank / (n - 1)
+                count[w] = count.get(w, 0) + 1
+    return {w: (total[w] + 0.5 * SHRINK) / (count[w] + SHRINK) for w in total}
+
+
+def _by_words(item: dict, model: dict[str, float], ctx: BlindContext) -> str:
+    texts = shown(item)
+
+    def when(k: int) -> float:
+        words = set(rouge_tokens(texts[k]))
+        return sum(model.get(w, 0.5) for w in words) / max(1, len(words))
+    ranked = sorted(range(len(texts)), key=lambda k: (when(k), k))
+    return "Correct order of the summaries: " + ", ".join(map(str, ranked))
+
+
+def _random(item: dict, _model: None, ctx: BlindContext) -> dict[str, float]:
+    gt = item["answer"]["order"]
+    acc = tau = 0.0
+    for _ in range(ctx.draws):
+        guess = [int(x) for x in ctx.rng.permutation(len(gt))]
+        acc += position_accuracy(guess, gt)
+        tau += kendall_tau(guess, gt)
+    return {"position_acc": acc / ctx.draws, "kendall_tau": tau / ctx.draws}
+
+
+def _as_shown(item: dict, _model: None, ctx: BlindContext) -> str:
+    return "Correct order of the summaries: " + ", ".join(map(str, range(len(shown(item)))))
+
+
+class OrderAccuracy(Base):
+    """An order of shown items: position accuracy and Kendall's tau. Blind panel: a random
+    permutation (expected value), the order shown, and the order of the words' typical
+    positions in other logs' days (breakfast early, bed late)."""
+
+    kind = "order"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        gt = item["answer"]["order"]
+        # Numbers that are not indices of shown items (a clock time, a year) make no order.
+        order = [i for i in parse_order(reply) if 0 <= i < len(gt)]
+        if not order:
+            return None
+        return {"position_acc": position_accuracy(order, gt), "kendall_tau": kendall_tau(order, gt)}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"position_acc": 0.0, "kendall_tau": -1.0}
+
+    def blind(self) -> Sequence[Blind]:
+        return (Blind("random_order", "nothing", _random),
+                Blind("shown_order", "the summaries as numbered", _as_shown),
+                Blind("word_time_prior", "the summaries; where other logs' days put their words",
+                      _by_words, fit_word_positions))

@@ -1,0 +1,109 @@
+"""Temporal localisation: Recall@K at tIoU t (official Ego4D NLQ semantics), and its blind
+panel — windows placed without seeing the video."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from xlebench.eval.metrics import recall_grid
+from xlebench.eval.parse import parse_spans
+from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+
+#: Relative positions inside the queried period are binned this finely by the position prior.
+BINS = 20
+
+
+def _period(item: dict) -> tuple[float, float]:
+    return float(item["period"]["start_s"]), float(item["period"]["end_s"])
+
+
+def answer_widths(items: Sequence[dict]) -> np.ndarray:
+    """Widths of every answer span of the given items (1 s when there is none)."""
+    return np.asarray([max(0.0, b - a) for it in items for a, b in it["answer"]["spans"]]
+                      or [1.0])
+
+
+def _draw(item: dict, widths: np.ndarray, k: int, ctx: BlindContext) -> np.ndarray:
+    """``draws`` x ``k`` x 2 windows placed uniformly inside the queried period."""
+    lo, hi = _period(item)
+    w = np.minimum(ctx.rng.choice(widths, size=(ctx.draws, k)), hi - lo)
+    starts = lo + ctx.rng.random((ctx.draws, k)) * (hi - lo - w)
+    return np.stack([starts, starts + w], axis=-1)
+
+
+def _recall_draws(windows: np.ndarray, gt: Sequence[Sequence[float]], s) -> dict[str, float]:
+    """Mean over draws of the Recall@K grid (`xlebench.eval.metrics.tiou` semantics,
+    vectorised: well-formed windows and spans only, the others count as misses)."""
+    g = np.asarray([(a, b) for a, b in gt if b >= a], dtype=float).reshape(-1, 2)
+    if not len(g):
+        return {f"R@{k},{t:g}": 0.0 for k in s.ks for t in s.tious}
+    p = windows[..., None, :]  # draws x k x 1 x 2
+    inter = np.clip(np.minimum(p[..., 1], g[:, 1]) - np.maximum(p[..., 0], g[:, 0]), 0, None)
+    union = np.maximum(p[..., 1], g[:, 1]) - np.minimum(p[..., 0], g[:, 0])
+    iou = np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0).max(-1)
+    return {f"R@{k},{t:g}": float((iou[:, :k] > t).any(1).mean()) for k in s.ks for t in s.tious}
+
+
+def random_windows(item: dict, widths: np.ndarray, k: int, ctx: BlindContext,
+                   score=None) -> dict[str, float]:
+    """Expected metric values of ``k`` windows placed uniformly inside the queried period,
+    widths drawn from ``widths``; ``score(pred, gt)`` gives the metrics per draw (the
+    Recall@K grid, vectorised over draws, by default)."""
+    windows = _draw(item, widths, k, ctx)
+    if score is None:
+        return _recall_draws(windows, item["answer"]["spans"], ctx.settings)
+    total: Counter = Counter()
+    for draw in windows:
+        total.update(score([tuple(w) for w in draw], item["answer"]["spans"]))
+    return {m: v / ctx.draws for m, v in total.items()}
+
+
+def fit_positions(train: Sequence[dict]) -> dict:
+    """Where answers sit in their periods on other life logs: the most frequent relative
+    start bins (most frequent first) and the median width."""
+    bins: Counter = Counter()
+    for it in train:
+        lo, hi = _period(it)
+        for a, _ in it["answer"]["spans"]:
+            bins[min(BINS - 1, int(BINS * (a - lo) / max(hi - lo, 1e-9)))] += 1
+    ranked = [b for b, _ in sorted(bins.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return {"bins": ranked or [0], "width": float(np.median(answer_widths(train)))}
+
+
+def prior_windows(item: dict, model: dict, k: int) -> list[tuple[float, float]]:
+    """``k`` windows of the prior's width at the prior's most frequent relative starts."""
+    lo, hi = _period(item)
+    w = min(model["width"], hi - lo)
+    starts = [lo + (b + 0.5) / BINS * (hi - lo) for b in model["bins"][:k]]
+    return [(min(a, hi - w), min(a, hi - w) + w) for a in starts]
+
+
+class SpanRecall(Base):
+    """Temporal localisation: Recall@K at tIoU t over the ``eval.ks`` x ``eval.tious`` grid.
+    Blind panel: K random windows inside the queried period with widths of other life logs'
+    answers; K windows at the relative positions where other logs' answers sit most often."""
+
+    kind = "spans"
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        spans = parse_spans(reply)
+        return recall_grid(spans, item["answer"]["spans"], s.ks, s.tious) if spans else None
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {k: 0.0 for k in recall_grid([], [(0, 1)], s.ks, s.tious)}
+
+    def blind(self) -> Sequence[Blind]:
+        def random(item: dict, widths: np.ndarray, ctx: BlindContext) -> dict[str, float]:
+            return random_windows(item, widths, max(ctx.settings.ks), ctx)
+
+        def prior(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
+            s = ctx.settings
+            return recall_grid(prior_windows(item, model, max(s.ks)), item["answer"]["spans"],
+                               s.ks, s.tious)
+        return (Blind("random_windows", "the period; other logs' answer widths", random,
+                      answer_widths),
+                Blind("position_prior", "the period; where other logs' answers sit", prior,
+                      fit_positions))
