@@ -88,12 +88,24 @@ def most_central(bags: Sequence[Counter]) -> int:
 
 
 def consolidate_extractive(summaries: Sequence[ClipSummary]) -> str:
-    """The clip summary sharing most words with the others, cut to one "C ..." sentence."""
+    """The clip summary sharing most words with the others, made one "C ..." sentence: its
+    first sentence joined with the next one saying what C did ("C cooked dinner in the
+    kitchen, and cut the onion and washed the pan."), so the summary names the video's own
+    actions and objects, not only its activity and place."""
     texts = [s.text for s in summaries if s.text.strip()]
     if not texts:
         return ""
     best = texts[most_central([Counter(_WORD.findall(t.lower())) for t in texts])]
-    sentence = _SENTENCE.split(best.strip())[0].strip()
-    if not sentence.startswith("C "):
-        sentence = "C " + sentence[0].lower() + sentence[1:] if sentence else "C is recording."
-    return sentence if sentence.endswith((".", "!", "?")) else sentence + "."
+    sentences = [x.strip().rstrip(".!?").strip() for x in _SENTENCE.split(_untag(best))]
+    sentences = [x for x in sentences if x]
+    if not sentences:
+        return "C is recording."
+    first = sentences[0]
+    if not first.startswith("C ") and " C " not in f" {first} ":
+        first = "C " + first[0].lower() + first[1:]
+    more = next((x for x in sentences[1:] if x.startswith("C ")), None)
+    return f"{first}, and {more[2:]}." if more else f"{first}."
+
+
+def _untag(text: str) -> str:
+    return re.sub(r"^\s*#\s*summary\s*", "", text.strip(), flags=re.IGNORECASE)

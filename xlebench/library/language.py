@@ -2,33 +2,40 @@
 
 from __future__ import annotations
 
-_IRREGULAR = {"does": "do", "has": "have", "is": "be", "goes": "go", "lies": "lie"}
-_GERUND_IRREGULAR = {"lie": "lying", "be": "being", "see": "seeing", "put": "putting",
-                     "cut": "cutting", "shop": "shopping", "run": "running", "sit": "sitting",
-                     "swim": "swimming", "dig": "digging", "chop": "chopping", "stir": "stirring",
-                     "trim": "trimming", "grab": "grabbing", "clip": "clipping", "plan": "planning",
-                     "drop": "dropping", "step": "stepping", "roll": "rolling", "tap": "tapping",
-                     "hug": "hugging", "mop": "mopping", "clap": "clapping", "ride": "riding", "get": "getting", "jog": "jogging"}
-_PAST_IRREGULAR = {"cut": "cut", "put": "put", "hold": "held", "take": "took", "ride": "rode",
-                   "run": "ran", "throw": "threw", "eat": "ate", "drink": "drank", "sit": "sat",
-                   "draw": "drew", "sweep": "swept", "lay": "laid", "buy": "bought",
-                   "dig": "dug", "knit": "knitted", "sew": "sewed", "shake": "shook",
-                   "hang": "hung", "fry": "fried", "pay": "paid", "sing": "sang",
-                   "swim": "swam", "make": "made", "drive": "drove", "lie": "lay",
-                   "climb": "climbed", "deal": "dealt", "fit": "fitted", "see": "saw",
-                   "tie": "tied", "lift": "lifted", "shuffle": "shuffled", "bend": "bent",
-                   "breathe": "breathed", "rake": "raked", "shape": "shaped", "serve": "served",
-                   "stir": "stirred", "chop": "chopped", "mop": "mopped", "trim": "trimmed",
-                   "grab": "grabbed", "clip": "clipped", "tap": "tapped", "roll": "rolled",
-                   "step": "stepped", "clap": "clapped", "move": "moved", "tune": "tuned",
-                   "place": "placed", "scrape": "scraped", "dance": "danced", "use": "used",
-                   "pedal": "pedalled", "carry": "carried", "tidy": "tidied", "try": "tried",
-                   "apply": "applied", "harvest": "harvested", "type": "typed", "rinse": "rinsed",
-                   "close": "closed", "taste": "tasted", "raise": "raised", "gesture": "gestured",
-                   "compare": "compared", "arrange": "arranged", "dice": "diced", "glue": "glued",
-                   "smile": "smiled", "pose": "posed", "write": "wrote", "give": "gave",
-                   "dress": "dressed", "wipe": "wiped", "replace": "replaced", "presses": "pressed",
-                   "feed": "fed", "rise": "rose"}
+_IRREGULAR = {"does": "do", "has": "have", "is": "be", "goes": "go", "lies": "lie",
+              "ties": "tie", "dies": "die"}
+_GERUND_IRREGULAR = {"lie": "lying", "be": "being", "see": "seeing", "ski": "skiing"}
+_PAST_IRREGULAR = {
+    "be": "was", "bend": "bent", "bring": "brought", "build": "built", "buy": "bought",
+    "catch": "caught", "choose": "chose", "come": "came", "cut": "cut", "deal": "dealt",
+    "dig": "dug", "do": "did", "draw": "drew", "drink": "drank", "drive": "drove", "eat": "ate",
+    "fall": "fell", "feed": "fed", "feel": "felt", "find": "found", "fit": "fitted",
+    "fly": "flew", "get": "got", "give": "gave", "go": "went", "grind": "ground",
+    "hang": "hung", "have": "had", "hear": "heard", "hide": "hid", "hit": "hit",
+    "hold": "held", "keep": "kept", "knit": "knitted", "lay": "laid", "lead": "led",
+    "leave": "left", "let": "let", "lie": "lay", "light": "lit", "lose": "lost", "make": "made",
+    "meet": "met", "pay": "paid", "put": "put", "quit": "quit", "read": "read", "ride": "rode",
+    "ring": "rang", "rise": "rose", "run": "ran", "say": "said", "see": "saw", "sell": "sold",
+    "send": "sent", "set": "set", "sew": "sewed", "shake": "shook", "shine": "shone",
+    "shoot": "shot", "shut": "shut", "sing": "sang", "sit": "sat", "sleep": "slept",
+    "slide": "slid", "speak": "spoke", "spend": "spent", "spin": "spun", "spread": "spread",
+    "stand": "stood", "steal": "stole", "stick": "stuck", "sting": "stung", "strike": "struck",
+    "sweep": "swept", "swim": "swam", "swing": "swung", "take": "took", "teach": "taught",
+    "tear": "tore", "tell": "told", "think": "thought", "throw": "threw", "wake": "woke",
+    "wear": "wore", "win": "won", "wind": "wound", "write": "wrote",
+}
+_VOWELS = "aeiou"
+
+
+def _doubles(base: str) -> bool:
+    """One-syllable verbs ending consonant-vowel-consonant double their last letter before
+    -ed and -ing ("dip" -> "dipped", "stir" -> "stirring"; not "fix", "sew", "play", "open")."""
+    if len(base) < 3 or base[-1] in _VOWELS + "wxy" or base[-2] not in _VOWELS \
+            or base[-3] in _VOWELS:
+        return False
+    groups = sum(1 for i, c in enumerate(base)
+                 if c in _VOWELS + "y" and (i == 0 or base[i - 1] not in _VOWELS + "y"))
+    return groups == 1
 
 
 def base_form(verb_3sg: str) -> str:
@@ -52,6 +59,8 @@ def gerund(base: str) -> str:
         return base[:-2] + "ying"
     if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
         return base[:-1] + "ing"
+    if _doubles(base):
+        return base + base[-1] + "ing"
     return base + "ing"
 
 
@@ -60,9 +69,22 @@ def past(base: str) -> str:
         return _PAST_IRREGULAR[base]
     if base.endswith("e"):
         return base + "d"
-    if base.endswith("y") and base[-2:-1] not in "aeiou":
+    if base.endswith("y") and base[-2:-1] not in _VOWELS:
         return base[:-1] + "ied"
+    if _doubles(base):
+        return base + base[-1] + "ed"
     return base + "ed"
+
+
+def third_person(base: str) -> str:
+    """'cook' -> 'cooks', 'wash' -> 'washes', 'tidy' -> 'tidies', 'go' -> 'goes'."""
+    if base in ("be", "have"):
+        return {"be": "is", "have": "has"}[base]
+    if base.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return base + "es"
+    if base.endswith("y") and base[-2:-1] not in _VOWELS:
+        return base[:-1] + "ies"
+    return base + "s"
 
 
 def plural(noun: str) -> str:
@@ -76,11 +98,18 @@ def plural(noun: str) -> str:
 _INSIDE = ("room", "kitchen", "office", "garage", "workshop", "studio", "supermarket", "mall",
            "park", "garden", "yard", "street", "store", "shop", "bakery", "gym", "hall",
            "library", "restaurant", "car", "bus", "field", "farm", "forest", "museum", "gallery",
-           "trail", "market", "aisle", "barn", "greenhouse", "site", "home", "center", "house")
+           "market", "aisle", "barn", "greenhouse", "site", "home", "center", "house")
+
+
+_ON = ("sofa", "bed", "bench", "mat", "couch", "road", "bike lane", "sidewalk", "trail",
+       "track", "path", "lawn", "balcony", "bus", "treadmill", "driveway", "crosswalk",
+       "mountain", "hill", "staircase", "floor")
 
 
 def at_place(place: str) -> str:
-    """'in the kitchen' but 'at the desk'."""
+    """'in the kitchen', 'on the sofa', but 'at the desk'."""
+    if place.endswith(_ON):
+        return f"on the {place}"
     return f"{'in' if place.endswith(_INSIDE) else 'at'} the {place}"
 
 

@@ -10,11 +10,20 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xlebench.library.ego4d_facts import NLQ_TEMPLATES
-from xlebench.library.language import base_form, gerund, join_and, past, plural
+from xlebench.library.language import (
+    at_place,
+    base_form,
+    gerund,
+    join_and,
+    past,
+    plural,
+    third_person,
+)
 from xlebench.library.taxonomy import Scenario, load_object_aliases
+from xlebench.library.verbs import Choice, choices
 
 #: Cues a heuristic labeller can pick up (and real narrations sometimes contain).
 TIME_CUES = {
@@ -31,22 +40,87 @@ SCENE_CUES = {
 
 @dataclass(frozen=True)
 class Event:
+    """One narrated moment: who did what to what, with what and where. ``obj`` is empty for
+    an intransitive event, whose words are ``frame`` ("walks around the kitchen")."""
+
     t: float
     actor: str  # "C" or a role such as "man X" / "woman Y"
     verb: str  # third person, e.g. "picks"
     obj: str
     place: str
     scenario: str
+    particle: str = ""  # "picks up"
+    tool: str = ""  # "with the knife"
+    where: str = ""  # "on the counter" (the place phrase, when the narration names one)
+    frame: str = ""  # an intransitive predicate, fully written
+
+    def predicate(self, form: str = "3sg") -> str:
+        """What the actor did, with the verb in ``form``: ``3sg`` (narrations, "cuts"),
+        ``past`` (clip summaries, "cut"), ``ing`` ("cutting") or ``base`` ("cut")."""
+        words = (self.frame or " ".join(w for w in (
+            self.verb, self.particle, f"the {self.obj}" if self.obj else "",
+            f"with the {self.tool}" if self.tool else "", self.where) if w)).split()
+        base = base_form(words[0])
+        head = {"3sg": words[0], "past": past(base), "ing": gerund(base), "base": base}[form]
+        return " ".join([head, *words[1:]])
 
     def text(self) -> str:
         if self.actor == "C":
-            return f"#C C {self.verb} the {self.obj}"
-        return f"#O {self.actor} {self.verb} the {self.obj}"
+            return f"#C C {self.predicate()}"
+        return f"#O {self.actor} {self.predicate()}"
 
 
 def _mode(values: list[str]) -> str:
     """Most frequent value; ties go to the first seen (never to set iteration order)."""
     return Counter(values).most_common(1)[0][0]
+
+
+def _locative(place: str, at: str) -> str:
+    """``on the counter``, ``to the kitchen``: the verb's own preposition where it fits the
+    place, else ``in the kitchen`` / ``at the desk``."""
+    where = at_place(place)
+    if at and (at == "to" or not where.startswith("in ")):
+        return f"{at} the {place}"
+    return where
+
+
+def _cue(t: float, cue: str, place: str, scenario: str) -> Event:
+    verb, rest = cue.split(" ", 1)
+    return Event(t, "C", verb, "", place, scenario, frame=f"{verb} {rest}")
+
+
+def _frame_event(rng: random.Random, t: float, actor: str, choice: Choice, s: Scenario
+                 ) -> Event:
+    place = rng.choice(s.places)
+    person = rng.choice(("man X", "woman X", "man Y", "woman Y")) if actor == "C" else "C"
+    frame = rng.choice(choice.spec.frames)
+    if "{obj}" in frame:
+        if not choice.objects:
+            frame = next((f for f in choice.spec.frames if "{obj}" not in f), "")
+            if not frame:
+                return _act_event(rng, t, actor, choice, s)
+        obj = rng.choice(choice.objects) if choice.objects else ""
+        frame = frame.replace("{obj}", obj)
+    return Event(t, actor, choice.spec.verb, "", place, s.name,
+                 frame=frame.replace("{where}", at_place(place)).replace("{place}", place)
+                 .replace("{person}", person))
+
+
+def _act_event(rng: random.Random, t: float, actor: str, choice: Choice, s: Scenario) -> Event:
+    place = rng.choice(s.places)
+    obj = rng.choice(choice.objects)
+    tools = [x for x in choice.tools if x != obj]
+    tool = rng.choice(tools) if tools and rng.random() < 0.3 else ""
+    where = "" if place == obj or rng.random() >= 0.35 else _locative(place, choice.spec.at)
+    return Event(t, actor, choice.spec.verb, obj, place, s.name, particle=choice.spec.particle,
+                 tool=tool, where=where)
+
+
+def _event(rng: random.Random, t: float, actor: str, s: Scenario) -> Event:
+    choice = rng.choice(choices(s))
+    if not choice.objects or (choice.spec.frames and rng.random() < 0.25):
+        return _frame_event(rng, t, actor, choice, s)
+    return _act_event(rng, t, actor, choice, s)
 
 
 def make_events(
@@ -67,19 +141,15 @@ def make_events(
         roll = rng.random()
         if roll < 0.012:
             cue = rng.choice(TIME_CUES.get(time_period, TIME_CUES["daytime"]))
-            events.append(Event(round(t, 3), "C", cue.split()[0], " ".join(cue.split()[2:]),
-                                "room", current.name))
+            events.append(_cue(round(t, 3), cue, "room", current.name))
         elif roll < 0.024:
-            cue = rng.choice(SCENE_CUES[scene])
-            events.append(Event(round(t, 3), "C", cue.split()[0], " ".join(cue.split()[2:]),
-                                "room", current.name))
+            events.append(_cue(round(t, 3), rng.choice(SCENE_CUES[scene]), "room",
+                               current.name))
         else:
             actor = "C"
             if rng.random() < 0.1 and current.people:
                 actor = rng.choice(("man X", "woman X", "man Y", "woman Y"))
-            events.append(Event(round(t, 3), actor, rng.choice(current.verbs),
-                                rng.choice(current.objects), rng.choice(current.places),
-                                current.name))
+            events.append(_event(rng, round(t, 3), actor, current))
         t += rng.expovariate(1.0 / mean_gap)
     return events
 
@@ -90,8 +160,7 @@ def second_pass(rng: random.Random, events: list[Event]) -> list[Event]:
     for ev in events:
         if rng.random() < 0.15:
             continue
-        out.append(Event(round(max(0.0, ev.t + rng.gauss(0, 0.8)), 3), ev.actor, ev.verb,
-                         ev.obj, ev.place, ev.scenario))
+        out.append(replace(ev, t=round(max(0.0, ev.t + rng.gauss(0, 0.8)), 3)))
     return sorted(out, key=lambda e: e.t)
 
 
@@ -105,41 +174,56 @@ def summary_windows(rng: random.Random, duration: float) -> list[tuple[float, fl
     return windows
 
 
+def main_actions(events: list[Event], k: int = 3) -> list[Event]:
+    """C's ``k`` most frequent distinct actions on objects (ties: the first seen), bare of
+    instrument and place."""
+    mine = [(e.verb, e.particle, e.obj) for e in events if e.actor == "C" and e.obj]
+    counts = Counter(mine)
+    first = {a: i for i, a in reversed(list(enumerate(mine)))}
+    return [Event(0.0, "C", v, o, "", "", particle=p)
+            for v, p, o in sorted(counts, key=lambda a: (-counts[a], first[a]))[:k]]
+
+
+def _acts(actions: list[Event], form: str) -> str:
+    return join_and([a.predicate(form) for a in actions])
+
+
 def clip_summary(events: list[Event], scenario_of: dict[str, Scenario],
                  rng: random.Random | None = None) -> str:
-    """``#summary`` + a few sentences in one of several styles, as Ego4D's annotators write:
-    a first sentence on the activity and place, then what C did, then who was there."""
+    """``#summary`` + a few sentences in one of several styles, as Ego4D's annotators write
+    them (past tense): the activity and the place, what C did to what, who was there."""
     rng = rng or random.Random(0)
     mine = [e for e in events if e.actor == "C"]
-    if not mine:
+    acts = main_actions(events)
+    if not mine or not acts:
         return "#summary C " + rng.choice(("moved around the room.", "walked about.",
                                            "was idle for a while."))
     lead = scenario_of[_mode([e.scenario for e in mine])]
     place = _mode([e.place for e in mine])
-    acts: list[str] = []
-    for ev in mine:
-        phrase = f"{past(base_form(ev.verb))} the {ev.obj}"
-        if phrase not in acts:
-            acts.append(phrase)
-        if len(acts) == 3:
-            break
     activity = rng.choice(lead.plan) if lead.plan else lead.short.lower()
-    first = rng.choice((
-        f"C {_past_phrase(activity)} in the {place}.",
-        f"C was {_ing_phrase(activity)} in the {place}.",
-        f"In the {place}, C {_past_phrase(activity)}.",
-        f"C spent a while {_ing_phrase(activity)}.",
-        f"C {join_and(acts[:2])} in the {place}.",
-        f"C was in the {place}, {_ing_phrase(activity)}.",
+    where, here = at_place(place), _where(activity, place)
+    body = rng.choice((
+        [f"C {_past_phrase(activity)}{here}.", f"C {_acts(acts, 'past')}."],
+        [f"C {_acts(acts, 'past')} {where}."],
+        [f"{where.capitalize()}, C {_acts(acts[:2], 'past')}.",
+         f"C {_past_phrase(activity)}."],
+        [f"C was {_ing_phrase(activity)}{here}.", f"C {_acts(acts[:2], 'past')}."],
     ))
     people = sorted({e.actor for e in events if e.actor != "C"})
-    rest = [f"C {join_and(acts)}."] if rng.random() < 0.7 else []
     if people:
-        rest.append(rng.choice((f"C talked with {people[0]}.",
+        body.append(rng.choice((f"C talked with {people[0]}.",
                                 f"C interacted with {people[0]}.",
                                 f"{people[0][:1].upper()}{people[0][1:]} was with C.")))
     tag = rng.choice(("#summary", "#summary", "#Summary"))
-    return " ".join([tag, first, *rest])
+    return " ".join([tag, *body])
+
+
+def _where(activity: str, place: str) -> str:
+    """`` in the kitchen`` after an activity, unless the activity names a place already."""
+    words = activity.split()
+    if place.split()[-1] in words or {"in", "at", "on"} & set(words[1:]):
+        return ""
+    return f" {at_place(place)}"
 
 
 def _ing_phrase(plan: str) -> str:
@@ -152,22 +236,33 @@ def _past_phrase(plan: str) -> str:
     return " ".join([past(words[0])] + words[1:])
 
 
+def _3sg_phrase(plan: str) -> str:
+    words = plan.split()
+    return " ".join([third_person(words[0])] + words[1:])
+
+
 def consolidated_summary(scenarios: list[Scenario], events: list[Event],
                          rng: random.Random | None = None) -> str:
-    """The video-level one-sentence summary in the X-LeBench "C ..." style, in one of several
-    sentence shapes."""
+    """The video-level one-sentence summary in the X-LeBench style ("C prepares a meal in the
+    kitchen, chopping vegetables and stirring the pot."): present tense, the activity, the
+    place and what C did to what, in one of several shapes."""
     rng = rng or random.Random(0)
-    mine = [e for e in events if e.actor == "C"] or events
-    objs = [o for o in dict.fromkeys(e.obj for e in mine)][:2]
-    place = _mode([e.place for e in mine]) if mine else "room"
+    mine = [e for e in events if e.actor == "C"]
+    acts = main_actions(events)
     lead = scenarios[0]
-    verb = gerund(base_form(mine[0].verb)) if mine else "moving"
-    extra = f" and also {scenarios[1].short.lower()}" if len(scenarios) > 1 else ""
+    activity = _3sg_phrase(rng.choice(lead.plan) if lead.plan else "records the day")
+    if not acts:
+        return f"C {activity}."
+    place = _mode([e.place for e in mine])
+    where, here = at_place(place), _where(activity, place)
+    extra = ""
+    if len(scenarios) > 1 and scenarios[1].plan:
+        extra = f", then {_3sg_phrase(rng.choice(scenarios[1].plan))}"
     return rng.choice((
-        f"C is {ing_phrase(lead)} in the {place}, {verb} the {join_and(objs)}{extra}.",
-        f"In the {place}, C is {ing_phrase(lead)} and handles the {join_and(objs)}{extra}.",
-        f"C spends time {ing_phrase(lead)}, {verb} the {join_and(objs)} in the {place}.",
-        f"While {ing_phrase(lead)}, C uses the {join_and(objs)} in the {place}{extra}.",
+        f"C {activity}{here}, {_acts(acts[:2], 'ing')}{extra}.",
+        f"C {_acts(acts, '3sg')} {where}{extra}.",
+        f"{where.capitalize()}, C {_acts(acts[:2], '3sg')}{extra}.",
+        f"C {activity}, {_acts(acts[:2], 'ing')}{here}{extra}.",
     ))
 
 
@@ -213,14 +308,15 @@ def nlq_queries(
 ) -> list[dict]:
     """Language queries grounded on events inside one clip (times as in the real files)."""
     start, end = clip
-    inside = [e for e in events if start + 1.0 <= e.t <= end - 1.0]
+    # Object queries ask about what C handled; people queries about someone else's moments.
+    inside = [e for e in events if start + 1.0 <= e.t <= end - 1.0 and (e.obj or e.actor != "C")]
     if not inside:
         return []
     queries = []
     for _ in range(rng.randint(2, 5)):
         ev = rng.choice(inside)
         people = ev.actor != "C"
-        pool = NLQ_TEMPLATES[10:] if people else NLQ_TEMPLATES[:10]
+        pool = (NLQ_TEMPLATES[10 if ev.obj else 11:] if people else NLQ_TEMPLATES[:10])
         template = rng.choice(pool)
         text, slot_x, verb_x = _query_for(template, ev, rng)
         c_start = max(0.0, ev.t - start - rng.uniform(0.5, 4.0))

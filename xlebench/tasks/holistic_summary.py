@@ -64,4 +64,4 @@ RECIPE = Recipe(
     name="holistic_summary", task="summarisation", schema=HolisticSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    prompts=("tasks/aggregate.v1",), description="What happened over the whole day.")
+    prompts=("tasks/aggregate.v2",), description="What happened over the whole day.")

@@ -49,5 +49,5 @@ RECIPE = Recipe(
     name="multi_summary", task="summarisation", schema=MultiSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    prompts=("tasks/aggregate.v1",),
+    prompts=("tasks/aggregate.v2",),
     description="What happened in a part of the day, over several recordings.")

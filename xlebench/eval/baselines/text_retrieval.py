@@ -25,7 +25,8 @@ from typing import Any
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
 from xlebench.eval.parse import clock_seconds
-from xlebench.library.labelling import most_central
+from xlebench.library.language import at_place, join_and, third_person
+from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.wording import (
     counting_actions,
@@ -64,7 +65,8 @@ def word_set(text: str) -> frozenset[str]:
 class BaselineParams:
     top_k: int = 5
     nlq_window_s: float = 8.0
-    moment_window_s: float = 40.0
+    #: Matching captions closer than this belong to one run of an activity (moments).
+    run_gap_s: float = 25.0
 
 
 class TextRetrievalBaseline:
@@ -73,8 +75,9 @@ class TextRetrievalBaseline:
 
     name = "oracle_text_retrieval"
     reads = "the Ego4D narrations as captions"
-    #: Part of its respond fingerprint: bump when its replies change (3: multiple choice).
-    version = "3"
+    #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
+    #: summaries from the main actions, moments as runs of captions).
+    version = "4"
 
     def __init__(self, captions: Any, params: BaselineParams | None = None) -> None:
         self.captions = captions  # the oracle narrations
@@ -109,7 +112,7 @@ class TextRetrievalBaseline:
 
     def _localise(self, item: dict, captions: Sequence[Caption]) -> str:
         query = item["query"].split(" in the record provided")[0]
-        moment = query.startswith("When did I (")  # an activity: longer windows
+        moment = query.startswith("When did I (")  # an activity: runs of captions
         if moment:
             query = query.replace("When did I (", "").rstrip(")")
         q = Counter(words(query))
@@ -119,19 +122,38 @@ class TextRetrievalBaseline:
             return NO_INFO
         df = Counter(w for c in pool for w in word_set(c.text))
         idf = {w: math.log(1 + len(pool) / df[w]) for w in df}
-        scored = sorted(((sum(idf.get(w, 0.0) for w in q if w in word_set(c.text)), -i, c)
-                         for i, c in enumerate(pool)), reverse=True)
-        width = self.p.moment_window_s if moment else self.p.nlq_window_s
-        picked: list[float] = []
-        for score, _, c in scored:
-            if score <= 0 or len(picked) == self.p.top_k:
-                break
-            if all(abs(c.virtual_s - t) >= width for t in picked):
-                picked.append(c.virtual_s)
-        if not picked:
+        score = [sum(idf.get(w, 0.0) for w in q if w in word_set(c.text)) for c in pool]
+        spans = (self._runs(pool, score, lo, hi) if moment
+                 else self._points(pool, score, lo, hi))
+        if not spans:
             return NO_INFO
-        spans = [(max(lo, t - width / 2), min(hi, t + width / 2)) for t in picked]
         return ", ".join(f"[{fmt_hhmmss(a)} - {fmt_hhmmss(b)}]" for a, b in spans)
+
+    def _points(self, pool: Sequence[Caption], score: Sequence[float], lo: float, hi: float
+                ) -> list[tuple[float, float]]:
+        """Windows centred on the best-matching captions, at least a window apart."""
+        width = self.p.nlq_window_s
+        picked: list[float] = []
+        for k in sorted(range(len(pool)), key=lambda k: (-score[k], k)):
+            if score[k] <= 0 or len(picked) == self.p.top_k:
+                break
+            if all(abs(pool[k].virtual_s - t) >= width for t in picked):
+                picked.append(pool[k].virtual_s)
+        return [(max(lo, t - width / 2), min(hi, t + width / 2)) for t in picked]
+
+    def _runs(self, pool: Sequence[Caption], score: Sequence[float], lo: float, hi: float
+              ) -> list[tuple[float, float]]:
+        """An activity lasts: consecutive matching captions (no gap over ``run_gap_s``) make
+        one window from the first to the last, best runs (total match) first."""
+        runs: list[list[int]] = []
+        for k in (k for k in range(len(pool)) if score[k] > 0):
+            if runs and pool[k].virtual_s - pool[runs[-1][-1]].virtual_s <= self.p.run_gap_s:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        ranked = sorted(runs, key=lambda r: (-sum(score[k] for k in r), r[0]))[: self.p.top_k]
+        return [(max(lo, pool[r[0]].virtual_s - 2.0), min(hi, pool[r[-1]].virtual_s + 5.0))
+                for r in ranked]
 
     def _grounded(self, item: dict, captions: Sequence[Caption]) -> str:
         """The captions of the period that hold the question's content words, each grounding
@@ -175,11 +197,21 @@ class TextRetrievalBaseline:
 
     @staticmethod
     def _summary(captions: Sequence[Caption], lo: float, hi: float) -> str:
+        """What the record's captions say C did most: its three most frequent actions on
+        objects and the place named most, as one sentence ("C cuts the onion, stirs the pot
+        and washes the pan in the kitchen.")."""
         texts = [c.text for c in captions if lo <= c.virtual_s <= hi and c.text.startswith("C ")]
-        if not texts:
+        parsed = [p for t in texts if (p := parse_narration("#C " + t)) and p.dobj]
+        if not parsed:
             return NO_INFO
-        best = most_central([Counter(words(t)) for t in texts])
-        return texts[best].rstrip(".") + "."
+        counts = Counter((p.verb, p.dobj) for p in parsed)
+        first = {a: i for i, a in reversed(list(enumerate((p.verb, p.dobj) for p in parsed)))}
+        top = sorted(counts, key=lambda a: (-counts[a], first[a]))[:3]
+        places = Counter(p.pobj for p in parsed if p.pobj)
+        acts = [f"{third_person(v.split()[0])} {' '.join(v.split()[1:] + ['the', o])}".replace(
+            "  ", " ") for v, o in top]
+        where = f" {at_place(places.most_common(1)[0][0])}" if places else ""
+        return f"C {join_and(acts)}{where}."
 
     def _text(self, item: dict, log: dict, captions: Sequence[Caption]) -> str:
         """One record's period: its most central caption; several: one per record, joined."""
