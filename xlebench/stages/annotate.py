@@ -9,6 +9,7 @@ other one; the stage's fingerprint, which downstream stages see, covers all of t
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -32,7 +33,7 @@ from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
-from xlebench.tasks.registry import Recipe, recipes_from_config
+from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
 from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 
@@ -46,6 +47,13 @@ def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
                                    zip(recipe.prompts, prompt_files(list(recipe.prompts)),
                                        strict=True)},
                        "target": target}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:8]
+
+
+def derived_key(keys: dict[str, str], name: str) -> str:
+    """A derived recipe's key: its own and every other configured recipe's (its sources)."""
+    blob = json.dumps({"own": keys[name], "others": {n: k for n, k in keys.items()
+                                                     if n != name}}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:8]
 
 
@@ -76,6 +84,9 @@ class AnnotateStage(BaseStage):
         self._videos: dict = {}
         self._ann = AnnotationIndex()
         self._encode = None
+        self._logs: dict = {}
+        self._seed = 0
+        self._compiled: dict[tuple[str, str], tuple[list[dict], Counter]] = {}
 
     def prompt_files(self) -> list[Path]:
         return prompt_files([self.aggregator.prompt]) if self.aggregator else []
@@ -84,6 +95,7 @@ class AnnotateStage(BaseStage):
         uid, _ = ctx["library"].only()
         self._videos = {v.video_uid: v for v in LibraryView(ctx["library"].unit_dir(uid)).videos}
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
+        self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{lid}.{name}.{self.keys[name]}", {"lifelog": lid, "recipe": name})
@@ -101,21 +113,41 @@ class AnnotateStage(BaseStage):
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         log = ctx.upstream["simulate"].records[unit.payload["lifelog"]]
         name = unit.payload["recipe"]
-        recipe, params = self.recipes[name]
-        rctx = Context(name, recipe.task, log, self._videos, self._ann,
-                       unit_random(ctx.seed, self.name, f"{log['lifelog_id']}.{name}"),
-                       self.aggregator or offline_aggregate, self.llm, self.encode)
-        built = recipe.build(rctx, params)
-        for item in built.items:
-            item["certificate"] = certificate(item, self.certificate)
-        items, dropped = apply_filters(built.items, self.filters.get(name, []),
-                                       FilterContext(self.llm, rctx.rng))
-        built.stats.update(dropped)
+        items, stats = self.compile(log["lifelog_id"], name)
         uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
         return {"subtask": name, "lifelog_id": log["lifelog_id"], "category": log["category"],
-                "items": items, "stats": dict(sorted(built.stats.items())),
+                "items": items, "stats": dict(sorted(stats.items())),
                 "annotation_skips": {u: dict(sorted(self._ann.skips_by_uid[u].items()))
                                      for u in uids}}
+
+    def compile(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
+        """One recipe's items on one log, with their certificates, after its filters (and why
+        candidates were left out); computed once per process, so a recipe drawing on other
+        logs' items (`source_items`) reads exactly what their own units publish."""
+        key = (lifelog_id, name)
+        if key not in self._compiled:
+            if name in self.recipes:
+                recipe, params = self.recipes[name]
+            else:  # a source recipe that is not compiled itself: its defaults, no filters
+                recipe = load_recipe(name)
+                params = recipe.params({})
+            log = self._logs[lifelog_id]
+            rctx = Context(name, recipe.task, log, self._videos, self._ann,
+                           unit_random(self._seed, self.name, f"{lifelog_id}.{name}"),
+                           self.aggregator or offline_aggregate, self.llm, self.encode,
+                           self._logs, self.source_items)
+            built = recipe.build(rctx, params)
+            for item in built.items:
+                item["certificate"] = certificate(item, self.certificate)
+            items, dropped = apply_filters(built.items, self.filters.get(name, []),
+                                           FilterContext(self.llm, rctx.rng))
+            built.stats.update(dropped)
+            self._compiled[key] = (items, built.stats)
+        items, stats = self._compiled[key]
+        return copy.deepcopy(items), Counter(stats)
+
+    def source_items(self, name: str, lifelog_id: str) -> list[dict]:
+        return self.compile(lifelog_id, name)[0]
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub: dict[str, list] = defaultdict(list)
@@ -209,6 +241,7 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
     tasks = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
     recipes = configured_recipes(cfg)
     keys = {n: recipe_key(r, p, tasks[n] or {}) for n, (r, p) in recipes.items()}
+    keys = {n: derived_key(keys, n) if recipes[n][0].derived else k for n, k in keys.items()}
     llm = None if cfg.llm.backend == "offline" else llm_client(cfg, "recipes")
     if llm is None:
         refuse_model_use(recipes, tasks)

@@ -4,6 +4,9 @@
 virtual clock, the library's videos, the Ego4D annotations of the log's videos, a generator
 seeded for this (log, recipe) unit, the summary aggregator, and — for recipes that generate
 with a model or compare sentences — the shared cached LLM client and the sentence encoder.
+Recipes that draw on the rest of the benchmark (multiple-choice decoys from other days) also
+get every life log and ``source_items(recipe, lifelog_id)``: the items the annotate stage
+compiles for another recipe on any log, exactly (same parameters, generator and filters).
 `Built` is the items plus counts of why candidates were left out (reported in
 ``stats/tasks.json``, never dropped silently).
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +38,10 @@ class Context:
     llm: Any = None
     #: ``encode(texts) -> float32 [n, d]`` (MiniLM by default), built on first use.
     encode: Callable[[Sequence[str]], Any] | None = None
+    #: Every life log of the benchmark by id (this one included).
+    logs: Mapping[str, dict] = field(default_factory=dict)
+    #: ``source_items(recipe, lifelog_id)``: that recipe's compiled items on that log.
+    source_items: Callable[[str, str], list[dict]] | None = None
 
     def item(self, **fields: Any) -> dict[str, Any]:
         """A task item of this recipe for this log (`xlebench.tasks.items.make_item`)."""

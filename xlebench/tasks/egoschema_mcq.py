@@ -9,8 +9,14 @@ call for both). Questions with a banned start ("When", "How many"...) and triple
 keyword ("narration", "timestamp"...) are discarded and counted.
 
 ``generator=offline_summaries`` (no model): "Which of the following best describes what C does
-...", the record's library summary as the right option and the most similar summaries of other
-videos (near-duplicates excluded) as wrong ones — hard for the right reason.
+...", the record's library summary as the right option; the wrong ones are summaries of the
+videos *other life logs* recorded at the nearest clock times — the same process that picked
+the right one, so a video reused across days is no more often right than wrong — chosen as
+neighbours of a hidden anchor (`xlebench.tasks.mcq.anchored_decoys`: confusable, yet the right
+one is not the hub of its options), paraphrases of the answer excluded (cosine or content-word
+overlap). Measured on the demo before this: the most similar library summaries made the right
+answer the centroid of its options, and other logs' answers told a text-only learner which
+summaries are usually right (44%).
 
 Options are shuffled by the unit's generator; filters (``blind``, ``length_balance``,
 ``certificate``) are listed in the recipe's config.
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from xlebench.clock import DAY
 from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.scorers import ChoiceAccuracy
@@ -32,12 +39,14 @@ from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import BLIND_PROMPT, RecipeParams
 from xlebench.tasks.mcq import (
     FORMAT,
+    NearDuplicate,
+    anchored_decoys,
     mcq_answer,
+    sampled_decoys,
     mcq_query,
     parse_answers,
     parse_questions,
     shuffled,
-    similar_distractors,
 )
 from xlebench.tasks.registry import Recipe
 
@@ -67,7 +76,16 @@ class EgoSchemaParams(RecipeParams):
         default_factory=lambda: ["When", "How many", "How much"])
     leak_keywords: list[str] = field(
         default_factory=lambda: ["long-term", "narration", "narrations", "timestamp"])
-    near_duplicate_cos: float = knob(0.95, gt=0, le=1)
+    #: offline_summaries: a candidate this close to the answer (cosine, or content-word
+    #: Jaccard) is a paraphrase of it and never a wrong option.
+    near_duplicate_cos: float = knob(0.9, gt=0, le=1)
+    near_duplicate_words: float = knob(0.6, gt=0, le=1)
+    #: offline_summaries: segments of other logs considered per item, the nearest in clock
+    #: time first; ``selection``: drawn uniformly from them (``sampled``: a text is wrong as
+    #: often as it is right elsewhere) or as neighbours of a hidden anchor (``anchored``:
+    #: more confusable, but a text's popularity leaks; see `xlebench.tasks.mcq`).
+    pool: int = knob(40, ge=4, le=10_000)
+    selection: str = knob("sampled", choices=("sampled", "anchored"))
     max_items_per_log: int | None = knob(6, ge=1)
 
 
@@ -152,23 +170,50 @@ def _from_llm(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
     return found
 
 
+def _candidates(ctx: Context, seg: dict, p: EgoSchemaParams) -> list[str]:
+    """Summaries of the ``pool`` segments other logs recorded nearest in clock time (other
+    videos; one entry per segment, so a video used often appears often), or of the library's
+    videos when the benchmark has no other log."""
+    at = float(seg["start_s"]) % DAY
+    found = sorted((_clock_gap(float(s["start_s"]) % DAY, at), lid, s["index"], s["video_uid"])
+                   for lid, log in ctx.logs.items() if lid != ctx.log["lifelog_id"]
+                   for s in log["segments"] if s["video_uid"] != seg["video_uid"])
+    uids = [uid for *_, uid in found] or sorted(u for u in ctx.videos if u != seg["video_uid"])
+    return [ctx.videos[u].summary for u in uids if u in ctx.videos][: p.pool]
+
+
+def _clock_gap(a: float, b: float) -> float:
+    d = abs(a - b) % DAY
+    return min(d, DAY - d)
+
+
+def pick_decoys(answer: str, occurrences: list[str], n: int, selection: str, ctx: Context,
+                same: NearDuplicate) -> tuple[list[str], dict]:
+    """Wrong options drawn from other logs' answers: ``sampled`` or ``anchored``."""
+    if selection == "anchored":
+        texts = list(dict.fromkeys(occurrences))
+        return anchored_decoys(answer, texts, n, ctx.encode, ctx.rng, same)
+    return sampled_decoys(answer, occurrences, n, ctx.encode, ctx.rng, same)
+
+
 def _from_summaries(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
-    pool = [v.summary for v in ctx.videos.values()]
+    same = NearDuplicate(p.near_duplicate_cos, p.near_duplicate_words)
     found = []
     for seg in ctx.log["segments"]:
         video = ctx.videos.get(seg["video_uid"])
         if video is None or not video.summary.strip():
             out.stats["segments without a library summary"] += 1
             continue
-        wrong, sims = similar_distractors(video.summary, pool, p.n_wrong, ctx.encode,
-                                          p.near_duplicate_cos)
+        wrong, info = pick_decoys(video.summary, _candidates(ctx, seg, p), p.n_wrong,
+                                  p.selection, ctx, same)
         if len(wrong) < p.n_wrong:
             out.stats["segments without enough distinct distractors"] += 1
             continue
         q = ("Which of the following best describes what C does in the record provided for "
              f"the {W.period_text(*segment_period(seg))} time period?")
         found.append((seg, None, q, video.summary, wrong,
-                      {"generator": "offline_summaries", "distractor_cosines": sims}))
+                      {"generator": "offline_summaries", "selection": p.selection,
+                       "distractors": info}))
     return found
 
 

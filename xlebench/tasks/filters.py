@@ -17,6 +17,12 @@ Kinds:
 * ``qad_rank`` — multiple choice (Neptune): a text-only model ranks the lettered options in each
   of ``seeds`` samples; drop when its top option is right in at least
   ``drop_if_correct_at_least`` (Neptune: 2 of 3).
+* ``option_only`` — multiple choice, offline (on by default for every multiple-choice recipe):
+  the blind panel's option-only rules (`xlebench.eval.scorers.choice.OPTION_RULES`: the most
+  central, most isolated, longest and shortest option, the one sharing most words with the
+  question) each pick an option without any model; drop when at least
+  ``drop_if_correct_at_least`` of them pick the right one (a rule tied between two options
+  counts as picking both).
 
 Model-based filters sample with ``sample=<seed>`` through the cached LLM client, so each seed is
 its own cached answer; they need ``llm=litellm`` (or ``replay``).
@@ -135,6 +141,17 @@ def _blind(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
     return _seeded(item, spec, fctx, BLIND_PROMPT, False, parse)
 
 
+def _option_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    from xlebench.eval.scorers.choice import rule_picks
+
+    if "options" not in item["answer"]:
+        raise ValueError("the option_only filter needs multiple-choice items (answer.options)")
+    label = item["answer"]["label"]
+    right = sorted(name for name, tied in rule_picks(item).items()
+                   if label in tied and len(tied) <= 2)
+    return len(right) < int(spec["drop_if_correct_at_least"]), {"right": right}
+
+
 def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
     _mcq_check(item, "qad_rank", fctx)
     return _seeded(item, spec, fctx, QAD_PROMPT, True, lambda t: parse_rank(t)[0])
@@ -145,6 +162,7 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
     "length_balance": (_length_balance, ("max_ratio",)),
     "blind": (_blind, ("seeds", "drop_if_correct_at_least")),
     "qad_rank": (_qad_rank, ("seeds", "drop_if_correct_at_least")),
+    "option_only": (_option_only, ("drop_if_correct_at_least",)),
 }
 #: Filters that ask a model (refused under llm=offline at compose time).
 MODEL_FILTERS = ("blind", "qad_rank")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,8 +38,10 @@ def similar_distractors(correct: str, pool: Sequence[str], n: int,
                         encode: Callable[[Sequence[str]], np.ndarray],
                         near_duplicate: float = 0.95) -> tuple[list[str], list[float]]:
     """The ``n`` texts of ``pool`` most similar to ``correct`` (cosine of sentence vectors),
-    leaving out near-duplicates (cosine >= ``near_duplicate``) and repeated texts: wrong options
-    that are confusable for the right reason (Neptune's confusing similarity)."""
+    leaving out near-duplicates (cosine >= ``near_duplicate``) and repeated texts. Kept for
+    the LLM-free baseline of RECIPES.md R2; it makes the right answer the hub of its options
+    (measured: the option-only "centroid" rule finds it), so the recipes use
+    `anchored_decoys`."""
     pool = sorted({p for p in pool if p.strip() and p.strip() != correct.strip()})
     if not pool:
         return [], []
@@ -56,6 +59,102 @@ def similar_distractors(correct: str, pool: Sequence[str], n: int,
         if len(picked) == n:
             break
     return picked, scores
+
+
+@dataclass(frozen=True)
+class NearDuplicate:
+    """Two options say the same thing: sentence cosine at least ``cos``, or content-word
+    Jaccard at least ``words`` (a stricter test than cosine alone, which misses paraphrases
+    of templated summaries that differ in one detail word)."""
+
+    cos: float = 0.9
+    words: float = 0.6
+
+    def __call__(self, sim: float, a: frozenset[str], b: frozenset[str]) -> bool:
+        jac = len(a & b) / len(a | b) if a | b else 1.0
+        return sim >= self.cos or jac >= self.words
+
+
+def _greedy(order: Sequence[int], k: int, dup: np.ndarray) -> list[int]:
+    """The first ``k`` of ``order`` with no two near-duplicates (``dup``: a boolean matrix)."""
+    chosen: list[int] = []
+    for j in order:
+        if not dup[j, chosen].any():
+            chosen.append(j)
+            if len(chosen) == k:
+                break
+    return chosen
+
+
+def sampled_decoys(answer: str, occurrences: Sequence[str], n: int,
+                   encode: Callable[[Sequence[str]], np.ndarray], rng: random.Random,
+                   same: NearDuplicate | None = None) -> tuple[list[str], dict]:
+    """``n`` wrong options drawn uniformly from ``occurrences`` — the answers other life logs
+    have for the same question, one entry per occurrence, so a text that is often someone's
+    right answer is as often a wrong one here — skipping paraphrases of the answer and of
+    options already drawn. Every option comes from the same process, in the same proportions:
+    neither its words nor its popularity tells the right one."""
+    from xlebench.eval.scorers.choice import words
+
+    same = same or NearDuplicate()
+    distinct = sorted({c for c in occurrences if c.strip()} | {answer})
+    vecs = dict(zip(distinct, np.asarray(encode(distinct), dtype=np.float64), strict=True))
+    ws = {t: words(t) for t in distinct}
+    order = list(occurrences)
+    rng.shuffle(order)
+    picked: list[str] = []
+    skipped = 0
+    for c in order:
+        if not c.strip() or c == answer:
+            continue
+        if any(same(float(vecs[c] @ vecs[o]), ws[c], ws[o]) for o in (answer, *picked)):
+            skipped += c not in picked
+            continue
+        picked.append(c)
+        if len(picked) == n:
+            break
+    return picked, {"occurrences": len(order), "near_duplicates_skipped": skipped,
+                    "similarity": [round(float(vecs[answer] @ vecs[c]), 4) for c in picked]}
+
+
+def anchored_decoys(answer: str, candidates: Sequence[str], n: int,
+                    encode: Callable[[Sequence[str]], np.ndarray], rng: random.Random,
+                    same: NearDuplicate | None = None) -> tuple[list[str], dict]:
+    """``n`` wrong options that are confusable with the right one without making it the hub:
+    a hidden *anchor* is drawn among the candidates whose ``n + 1`` nearest neighbours (no two
+    of them near-duplicates) include the answer, and the wrong options are the other
+    neighbours. Every option is then one of the anchor's neighbours, so neither the most
+    central nor the most isolated option is the right one more often than chance; options
+    that paraphrase the answer (or each other) are never drawn."""
+    from xlebench.eval.scorers.choice import words
+
+    same = same or NearDuplicate()
+    texts = [answer, *sorted({c for c in candidates if c.strip() and c.strip() != answer.strip()})]
+    vecs = np.asarray(encode(texts), dtype=np.float64)
+    sims = vecs @ vecs.T
+    ws = [words(t) for t in texts]
+    keep = [0] + [j for j in range(1, len(texts)) if not same(float(sims[0, j]), ws[0], ws[j])]
+    info = {"candidates": len(texts) - 1, "paraphrases_left_out": len(texts) - len(keep)}
+    if len(keep) <= n:
+        return [texts[j] for j in keep[1:]], {**info, "anchor": None}
+    dup = np.array([[i != j and same(float(sims[i, j]), ws[i], ws[j]) for j in range(len(texts))]
+                    for i in range(len(texts))])
+    anchors = []
+    for a in keep[1:]:
+        order = sorted((j for j in keep if j != a), key=lambda j: (-sims[a, j], j))
+        hood = _greedy(order, n + 1, dup)
+        if 0 in hood and len(hood) == n + 1:
+            anchors.append((a, hood))
+    if anchors:
+        a, hood = rng.choice(anchors)
+    else:  # no neighbourhood holds the answer: the candidate nearest to it, its neighbours
+        a = max(keep[1:], key=lambda j: (sims[0, j], -j))
+        hood = [0, *_greedy(sorted((j for j in keep if j not in (0, a)),
+                                   key=lambda j: (-sims[a, j], j)), n, dup)]
+    wrong = [j for j in hood if j != 0][:n]
+    return [texts[j] for j in wrong], {**info, "anchor": texts[a], "anchored": bool(anchors),
+                                       "similarity": [round(float(sims[0, j]), 4)
+                                                      for j in wrong]}
 
 
 # -- EgoSchema generations ---------------------------------------------------------------------

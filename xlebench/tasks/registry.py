@@ -46,6 +46,9 @@ class Recipe:
     needs: tuple[str, ...] = ()  # annotations: nlq, moments, narrations, summaries
     group: str | None = None  # AVG row it pools into, with the other recipes of the group
     description: str = ""
+    #: Reads other recipes' compiled items (``ctx.source_items``): its units are keyed by the
+    #: other configured recipes' keys too, so changing a source recompiles it.
+    derived: bool = False
 
     def params(self, raw: Mapping[str, Any], where: str = "") -> Any:
         """The schema instance for a config mapping; unknown keys are an error naming them."""

@@ -1,16 +1,20 @@
 """Multiple choice from the summary subtasks, with Neptune's decoys and QAD filter
 (RECIPES.md R4).
 
-The open-ended items of the ``from`` recipes (single and multi-record summaries) become
-questions whose right option is their reference summary. Decoys, offline: *confusing
-similarity* — summaries of other records and periods of the same person's day (a real activity,
-the wrong time) — and *subtle tweaks* — the right summary with one object or place swapped for
-one seen elsewhere that day; each decoy's length is kept within ``length_ratio`` of the right
-answer's where candidates allow (otherwise the item records how many fell outside). Or by the
-LLM with Neptune's decoy prompt (similar length and style). Then the ``qad_rank`` filter (a
-text-only model ranks the five options; dropped when solvable in at least 2 of 3 seeds) keeps
-text-only shortcuts out. ``provenance.source_item`` links each item to its open-ended source so
-both scores can be shown side by side.
+The open-ended items of the ``source`` recipes (single and multi-record summaries), exactly as
+they are compiled, become questions whose right option is their reference summary. Wrong
+options must not be identifiable from the options alone, so by default (``other_logs``) every
+option comes from the same process: the references other life logs have for the same question
+(the same subtask and query shape, at the nearest clock times), chosen as neighbours of a
+hidden anchor so the right answer is not the hub of its options (`anchored_decoys`), never a
+paraphrase of it, and within ``length_ratio`` of its length where candidates allow. Measured on
+the demo: the earlier offline decoys — *confusing similarity* (other records of the same day,
+which a time-of-day word gives away) and *subtle tweaks* (the right summary with one noun
+swapped, which makes it the centroid of its options: the option-only rule found 85%) — remain
+as ``decoys.techniques`` for comparison. Or by the LLM with Neptune's decoy prompt. The
+default ``option_only`` filter then drops items an option-only rule still solves, and the
+``qad_rank`` filter (a text-only model; Neptune) can be added on top. ``provenance.source_item``
+links each item to its open-ended source so both scores can be shown side by side.
 """
 
 from __future__ import annotations
@@ -27,7 +31,11 @@ from xlebench.llm.structured import ask_text
 from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
-from xlebench.tasks.mcq import FORMAT, mcq_answer, mcq_query, shuffled
+from xlebench.clock import DAY
+from xlebench.eval.scorers.text import query_shape
+from xlebench.runner.rng import unit_random
+from xlebench.tasks.egoschema_mcq import pick_decoys
+from xlebench.tasks.mcq import FORMAT, NearDuplicate, mcq_answer, mcq_query, shuffled
 from xlebench.tasks.registry import Recipe, load_recipe
 
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
@@ -39,10 +47,19 @@ _DET = re.compile(r"\b(?:the|a|an|his|her|some)\s+([a-z]{3,})\b", re.IGNORECASE)
 class Decoys:
     n: int = knob(4, ge=1, le=9)
     generator: str = knob("offline", choices=("offline", "llm"))
-    techniques: list[str] = knob(factory=lambda: ["confusing_similarity", "subtle_tweak"],
-                                 choices=("confusing_similarity", "subtle_tweak"), each=True)
+    techniques: list[str] = knob(factory=lambda: ["other_logs"],
+                                 choices=("other_logs", "confusing_similarity", "subtle_tweak"),
+                                 each=True)
     prompt: str = DECOY_PROMPT
     length_ratio: list[float] = knob(factory=lambda: [0.8, 1.25], gt=0, le=10, each=True)
+    #: other_logs: other logs' references considered per item, the nearest in clock time
+    #: first, drawn from uniformly (``sampled``) or around a hidden anchor (``anchored``).
+    pool: int = knob(40, ge=4, le=10_000)
+    selection: str = knob("sampled", choices=("sampled", "anchored"))
+    #: A candidate this close to the right answer (cosine, or content-word Jaccard) is a
+    #: paraphrase of it and never a wrong option.
+    near_duplicate_cos: float = knob(0.9, gt=0, le=1)
+    near_duplicate_words: float = knob(0.6, gt=0, le=1)
 
 
 @dataclass
@@ -58,16 +75,14 @@ def _words(text: str) -> int:
 
 
 def _nouns(ctx: Context, uids: set[str]) -> set[str]:
-    """Objects and places C handles in these records (narration parse), else the nouns after
-    a determiner in their library summaries."""
+    """Objects and places C handles in these records, from the narration parse (words after
+    a determiner in a summary are not reliably nouns: "a while", "the living room")."""
     found: set[str] = set()
     for uid in uids:
         for n in (ctx.ann.narrations.get(uid) or [[]])[0]:
             parsed = parse_narration(n.text)
             if parsed:
                 found |= {w for w in (parsed.dobj, parsed.pobj) if w}
-        if uid in ctx.videos:
-            found |= {m.lower() for m in _DET.findall(ctx.videos[uid].summary)}
     return found
 
 
@@ -83,7 +98,30 @@ def _tweaks(text: str, own: set[str], other: set[str], rng: random.Random) -> li
     return out
 
 
-def _offline(ctx: Context, p: Decoys, item: dict, others: list[dict]) -> tuple[list[str], dict]:
+def _clock(item: dict) -> float:
+    return float(item["period"]["start_s"]) % DAY
+
+
+def _clock_gap(a: float, b: float) -> float:
+    d = abs(a - b) % DAY
+    return min(d, DAY - d)
+
+
+def _other_logs(ctx: Context, p: Decoys, item: dict) -> list[str]:
+    """The ``pool`` references other logs have for the same question (same subtask and query
+    shape, other videos), the nearest in clock time first, one entry per item."""
+    own = {e["video_uid"] for e in item["evidence"]}
+    shape, at = query_shape(item), _clock(item)
+    found = [o for lid in sorted(ctx.logs) if lid != item["lifelog_id"]
+             for o in ctx.source_items(item["subtask"], lid)
+             if query_shape(o) == shape and not own & {e["video_uid"] for e in o["evidence"]}]
+    found.sort(key=lambda o: (_clock_gap(_clock(o), at), o["item_id"]))
+    return [o["answer"]["text"] for o in found[: p.pool]]
+
+
+def _same_day(ctx: Context, p: Decoys, item: dict, others: list[dict]) -> list[str]:
+    """The older offline techniques: other records and periods of this day, and the right
+    summary with one noun swapped."""
     answer = item["answer"]["text"]
     own = {e["video_uid"] for e in item["evidence"]}
     pool: list[str] = []
@@ -94,15 +132,23 @@ def _offline(ctx: Context, p: Decoys, item: dict, others: list[dict]) -> tuple[l
     if "subtle_tweak" in p.techniques:
         all_uids = {s["video_uid"] for s in ctx.log["segments"]}
         pool += _tweaks(answer, _nouns(ctx, own), _nouns(ctx, all_uids - own), ctx.rng)
+    return pool
+
+
+def _offline(ctx: Context, p: Decoys, item: dict, others: list[dict]) -> tuple[list[str], dict]:
+    answer = item["answer"]["text"]
+    pool = _same_day(ctx, p, item, others)
+    if "other_logs" in p.techniques and ctx.source_items is not None:
+        pool += _other_logs(ctx, p, item)
     lo, hi = p.length_ratio
-    pool = sorted({c for c in pool if c.strip() and c.strip().lower() != answer.strip().lower()})
+    pool = [c for c in pool if c.strip() and c.strip().lower() != answer.strip().lower()]
     ratio = {c: _words(c) / _words(answer) for c in pool}
     inside = [c for c in pool if lo <= ratio[c] <= hi]
-    ctx.rng.shuffle(inside)
-    outside = sorted((c for c in pool if c not in inside), key=lambda c: abs(ratio[c] - 1))
-    picked = (inside + outside)[: p.n]
-    return picked, {"generator": "offline", "candidates": len(pool),
-                    "outside_length_ratio": sum(c not in inside for c in picked),
+    candidates = inside if len({*inside}) > p.n else pool
+    picked, info = pick_decoys(answer, candidates, p.n, p.selection, ctx,
+                               NearDuplicate(p.near_duplicate_cos, p.near_duplicate_words))
+    return picked, {"generator": "offline", "techniques": list(p.techniques), **info,
+                    "outside_length_ratio": sum(not lo <= ratio[c] <= hi for c in picked),
                     "length_ratios": [round(ratio[c], 3) for c in picked]}
 
 
@@ -128,10 +174,16 @@ def _llm(ctx: Context, p: Decoys, item: dict, others: list[dict], usage: Usage
 
 
 def _sources(ctx: Context, names: list[str]) -> list[dict]:
+    """The source recipes' items on this log, exactly as compiled (their configured
+    parameters and generators); built with their defaults where no annotate stage provides
+    them (a recipe run on its own)."""
+    if ctx.source_items is not None:
+        return [it for name in names for it in ctx.source_items(name, ctx.log["lifelog_id"])]
     items = []
     for name in names:
         recipe = load_recipe(name)
-        sctx = Context(name, recipe.task, ctx.log, ctx.videos, ctx.ann, random.Random(0),
+        sctx = Context(name, recipe.task, ctx.log, ctx.videos, ctx.ann,
+                       unit_random(0, "annotate", f"{ctx.log['lifelog_id']}.{name}"),
                        ctx.aggregate, ctx.llm, ctx.encode)
         items += recipe.build(sctx, recipe.params({})).items
     return items
@@ -172,4 +224,5 @@ RECIPE = Recipe(
     scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
     answer_source="library summaries (the summary subtasks' references) with decoys",
     prompts=(DECOY_PROMPT, QAD_PROMPT), needs=("summaries",), group="multiple choice",
+    derived=True,
     description="Which summary is right for a record or period, among four decoys (Neptune).")

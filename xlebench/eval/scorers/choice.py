@@ -68,6 +68,14 @@ def expected(item: dict, tied: Sequence[int]) -> dict[str, float]:
     return {"acc": float(item["answer"]["label"] in tied) / len(tied)}
 
 
+def _eliminate(item: dict, _model: None, ctx: BlindContext) -> dict[str, float]:
+    """Avoid every option an option-only rule picks: what a filter that drops the items those
+    rules solve teaches a text-only reader."""
+    picked = {k for tied in rule_picks(item).values() for k in tied}
+    rest = [k for k in range(len(item["answer"]["options"])) if k not in picked]
+    return expected(item, rest or list(range(len(item["answer"]["options"]))))
+
+
 def _rule(rule: Callable[[Sequence[str], str], list[int]]):
     return lambda it, _m, _c: expected(it, rule(it["answer"]["options"], query_question(it)))
 
@@ -106,8 +114,9 @@ class ChoiceAccuracy(Base):
     letter or option text; naming several options is unparseable). ``details`` keep the picked
     and the right position for the position-bias histogram of the results table. Blind panel:
     a uniform guess; option-only rules (the most central, the most isolated, the longest, the
-    shortest option, the one sharing most words with the question); the position most often
-    right on other logs; the option whose words were right most often on other logs."""
+    shortest option, the one sharing most words with the question) and their complement (an
+    option none of them picks: what filtering on those rules would teach); the position most
+    often right on other logs; the option whose words were right most often on other logs."""
 
     kind = "choice"
 
@@ -124,6 +133,8 @@ class ChoiceAccuracy(Base):
         return (Blind("uniform", "nothing",
                       lambda it, _m, _c: {"acc": 1.0 / len(it["answer"]["options"])}),
                 *rules,
+                Blind("rule_elimination", "the options and question: an option no rule picks",
+                      _eliminate),
                 Blind("position_prior", "other logs' right positions",
                       lambda it, pos, _c: expected(it, [pos]), fit_positions),
                 Blind("word_odds", "the options; the words of other logs' right options",
