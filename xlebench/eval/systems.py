@@ -11,6 +11,9 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
                        ``oracle_narrations`` makes it ``oracle_socratic``, ``vlm`` captions frames)
 ``retrieve_socratic``  the same on the records inside the queried period
 ``end_to_end``         a VLM answering from ``eval.e2e_frames`` frames of the whole day
+``oracle_annotations``  each recipe's full-information oracle: the answer re-derived from the
+                       exact annotations the item was built from (a consistency check, the
+                       ceiling of what the annotations support; never a baseline)
 =====================  =========================================================================
 """
 
@@ -28,7 +31,22 @@ from xlebench.llm.setup import llm_fingerprint, prompt_files
 from xlebench.runner.fingerprint import file_digest
 from xlebench.tasks.source import AnnotationIndex
 
-SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end")
+SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
+           "oracle_annotations")
+NO_ORACLE = "There is no information available: this recipe has no offline oracle."
+
+
+@dataclass
+class AnnotationsOracle:
+    """Replies of the recipes' full-information oracles, kept by the annotate stage."""
+
+    replies: dict[str, str] = field(default_factory=dict)
+    name: str = "oracle_annotations"
+    reads: str = "the exact annotations each item was built from (its recipe's own oracle)"
+    version: str = "1"
+
+    def respond(self, items: list[dict], recipes: dict, log: dict) -> dict[str, str]:
+        return {it["item_id"]: self.replies.get(it["item_id"], NO_ORACLE) for it in items}
 
 
 @dataclass
@@ -43,6 +61,8 @@ class Systems:
     network: bool = False  # some system waits on an API: run units in threads
     #: The library's videos by uid (bound at setup): media is made or found from them.
     videos: dict = field(default_factory=dict)
+    #: The recipes' oracle replies, bound at setup when oracle_annotations is evaluated.
+    annotations: AnnotationsOracle | None = None
 
     def report(self, counter: str, n: int) -> None:
         """Live counters (frames, captions); the respond stage binds the runner's."""
@@ -118,6 +138,9 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict]:
     if name == "oracle_text_retrieval":
         return TextRetrievalBaseline(out.oracle), {"system": name,
                                                    "version": TextRetrievalBaseline.version}
+    if name == "oracle_annotations":
+        out.annotations = AnnotationsOracle()
+        return out.annotations, {"system": name, "version": AnnotationsOracle.version}
     out.vlm = out.vlm or _vlm(cfg, None)
     if name == "end_to_end":
         from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd

@@ -76,8 +76,8 @@ def _corpus_estimate(rows: Sequence[dict], fn: Any, n_boot: int, seed: int
     return {"mean": round(value, 4) if finite(value) else None, "n": len(rows), "ci95": ci}
 
 
-def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int,
-              corpus: Any = None) -> dict[str, Any]:
+def estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int,
+             corpus: Any = None) -> dict[str, Any]:
     if corpus is not None:
         return _corpus_estimate(rows, corpus, n_boot, seed)
     vals = _values(rows, metric)
@@ -90,7 +90,7 @@ def _estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int,
 def point_estimate(rows: Sequence[dict], metric: str, corpus: Any = None) -> float | None:
     """The table's value of one metric over rows (no interval): what lmms-eval's aggregation
     of an exported task reports."""
-    return _estimate(rows, metric, 0, 0, corpus)["mean"]
+    return estimate(rows, metric, 0, 0, corpus)["mean"]
 
 
 def _floor(members: Mapping[str, list[dict]], metric: str, n_boot: int, seed: int,
@@ -98,18 +98,18 @@ def _floor(members: Mapping[str, list[dict]], metric: str, n_boot: int, seed: in
     """The strongest blind member on these rows (named, with its interval) and every
     member's value."""
     best, values = strongest(members, metric,
-                             lambda rows, m: _estimate(rows, m, 0, seed, corpus)["mean"])
+                             lambda rows, m: estimate(rows, m, 0, seed, corpus)["mean"])
     if best is None:
         return {"mean": None, "n": 0, "ci95": None, "member": None, "panel": values}
-    return {**_estimate(members[best], metric, n_boot, seed, corpus), "member": best,
+    return {**estimate(members[best], metric, n_boot, seed, corpus), "member": best,
             "panel": values}
 
 
 def _cell(rows: list[dict], members: Mapping[str, list[dict]], metric: str, n_boot: int,
           seed: int, corpus: Any = None) -> dict[str, Any]:
     paper = [r for r in rows if r["status"] not in PAPER_EXCLUDES]
-    cell = {"metric": metric, **_estimate(rows, metric, n_boot, seed, corpus),
-            "paper": _estimate(paper, metric, n_boot, seed, corpus),
+    cell = {"metric": metric, **estimate(rows, metric, n_boot, seed, corpus),
+            "paper": estimate(paper, metric, n_boot, seed, corpus),
             "floor": _floor(members, metric, n_boot, seed, corpus)}
     cell.update({status: sum(r["status"] == status for r in rows) for status in FAILURES})
     return cell
@@ -141,7 +141,7 @@ def _pooled_floor(present: Sequence[str], pby: Mapping, c: str, metric: str, see
     for sub in present:
         members = {m: cells[(sub, c)] for m, cells in pby.get(sub, {}).items()}
         best, _ = strongest(members, metric,
-                            lambda rows, m: _estimate(rows, m, 0, seed)["mean"])
+                            lambda rows, m: estimate(rows, m, 0, seed)["mean"])
         out += members[best] if best else []
     return out
 
@@ -227,6 +227,21 @@ def panel_lines(table: dict[str, Any]) -> list[str]:
     return lines if len(lines) > 2 else []
 
 
+def validity_lines(result: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The validity section (`xlebench.eval.validity`): per recipe, its full-information
+    oracle (and the check metric), the strongest blind strategy, and the verdict."""
+    lines = ["| recipe | items | full-information oracle | strongest blind | verdict |",
+             "|---|---|---|---|---|"]
+    for sub, v in result.items():
+        ora = v.get("oracle") or {}
+        check = (f"{_pct(ora.get('mean'))} ({ora.get('check_metric')} {_pct(ora.get('check'))})"
+                 if ora else "–")
+        blind = v.get("blind") or {}
+        lines.append(f"| {sub} | {v['items']} | {check} | "
+                     f"{_pct(blind.get('mean'))} {blind.get('member') or ''} | {v['verdict']} |")
+    return lines
+
+
 def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = ()) -> str:
     cols = table["columns"]
     lines = ([f"### {title}", ""] if title else []) + [f"{n}" for n in notes]
@@ -247,6 +262,10 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
                   "|---|---|---|---|---|"]
         lines += [f"| {sub} | {m} | {_fmt(c)} | {_fmt(c['floor'])} | {_fmt(c['paper'])} |"
                   for sub, m, c in extra]
+    if table.get("validity"):
+        lines += ["", "Does each recipe measure the video? Its full-information oracle (reads the "
+                  "exact annotations its items came from) against its strongest blind "
+                  "strategy, on these items:", "", *validity_lines(table["validity"])]
     panel = panel_lines(table)
     if panel:
         lines += ["", "Blind panel (answers that never see the video; learned ones cross-fitted "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 from collections import Counter, defaultdict
 from dataclasses import asdict
 from pathlib import Path
@@ -36,6 +37,8 @@ from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
 from xlebench.tasks.source import AnnotationIndex, load_annotations
 
+log = logging.getLogger(__name__)
+
 
 def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
     """What a recipe's items depend on besides the log: its declaration, parameters (filters
@@ -59,7 +62,8 @@ def derived_key(keys: dict[str, str], name: str) -> str:
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
-    version: ClassVar[str] = "4"
+    #: 5: each unit keeps its recipe oracle's replies (the consistency check).
+    version: ClassVar[str] = "5"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
@@ -68,8 +72,8 @@ class AnnotateStage(BaseStage):
                  annotations_root: Path | None, filters: dict[str, list] | None = None,
                  certificate: CertificateConfig | None = None, min_duration_s: float = 0.0,
                  aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
-                 embedder: dict[str, Any] | None = None, embedding_store: Path | None = None
-                 ) -> None:
+                 embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
+                 seed: int = 0) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
@@ -85,7 +89,7 @@ class AnnotateStage(BaseStage):
         self._ann = AnnotationIndex()
         self._encode = None
         self._logs: dict = {}
-        self._seed = 0
+        self._seed = self.validity_seed = seed
         self._compiled: dict[tuple[str, str], tuple[list[dict], Counter]] = {}
 
     def prompt_files(self) -> list[Path]:
@@ -117,8 +121,24 @@ class AnnotateStage(BaseStage):
         uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
         return {"subtask": name, "lifelog_id": log["lifelog_id"], "category": log["category"],
                 "items": items, "stats": dict(sorted(stats.items())),
+                "oracle": self.oracle(log["lifelog_id"], name, items),
                 "annotation_skips": {u: dict(sorted(self._ann.skips_by_uid[u].items()))
                                      for u in uids}}
+
+    def _context(self, lifelog_id: str, name: str, recipe: Recipe) -> Context:
+        return Context(name, recipe.task, self._logs[lifelog_id], self._videos, self._ann,
+                       unit_random(self._seed, self.name, f"{lifelog_id}.{name}"),
+                       self.aggregator or offline_aggregate, self.llm, self.encode,
+                       self._logs, self.source_items)
+
+    def oracle(self, lifelog_id: str, name: str, items: list[dict]) -> dict[str, str]:
+        """The recipe's full-information oracle's reply to each item (kept with the unit,
+        never published as an answer): the consistency check of ``stats/tasks.json``."""
+        recipe, params = self.recipes[name]
+        if recipe.oracle is None:
+            return {}
+        rctx = self._context(lifelog_id, name, recipe)
+        return {it["item_id"]: recipe.oracle(rctx, params, it) for it in items}
 
     def compile(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
         """One recipe's items on one log, with their certificates, after its filters (and why
@@ -131,11 +151,7 @@ class AnnotateStage(BaseStage):
             else:  # a source recipe that is not compiled itself: its defaults, no filters
                 recipe = load_recipe(name)
                 params = recipe.params({})
-            log = self._logs[lifelog_id]
-            rctx = Context(name, recipe.task, log, self._videos, self._ann,
-                           unit_random(self._seed, self.name, f"{lifelog_id}.{name}"),
-                           self.aggregator or offline_aggregate, self.llm, self.encode,
-                           self._logs, self.source_items)
+            rctx = self._context(lifelog_id, name, recipe)
             built = recipe.build(rctx, params)
             for item in built.items:
                 item["certificate"] = certificate(item, self.certificate)
@@ -164,7 +180,10 @@ class AnnotateStage(BaseStage):
         for sub in self.recipes:
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
+        oracle = {k: v for rec in result.records.values() for k, v in rec.get("oracle", {}).items()}
+        checks = self.validity([it for sub in self.recipes for it in by_sub[sub]], oracle)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
+                 "validity": checks,
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
                                   for s, v in sorted(by_sub.items()) if v},
@@ -172,7 +191,28 @@ class AnnotateStage(BaseStage):
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
-                "skipped": stats["annotation_skips"]}
+                "skipped": stats["annotation_skips"],
+                "validity": {s: v["verdict"] for s, v in checks.items()}}
+
+    def validity(self, items: list[dict], oracle: dict[str, str]) -> dict[str, Any]:
+        """Per recipe: its full-information oracle against its blind panel
+        (`xlebench.eval.validity`), with the evaluation's default metric settings; a recipe
+        that fails either check is logged."""
+        from xlebench.config.schema import EvalConfig
+        from xlebench.eval.scorers import ScoreSettings
+        from xlebench.eval.validity import validity
+
+        ec = EvalConfig()
+        settings = ScoreSettings(ks=tuple(ec.ks), tious=tuple(ec.tious), bertscore=False,
+                                 refusal_patterns=tuple(ec.refusal_patterns),
+                                 no_information_patterns=tuple(ec.no_information_patterns))
+        recipes = {n: r for n, (r, _) in self.recipes.items()}
+        checks = validity(items, oracle, recipes, settings, seed=self.validity_seed,
+                          draws=int(ec.floor_draws))
+        for sub, v in checks.items():
+            if v["consistent"] is False or v["headroom"] is False:
+                log.warning("%s: %s", sub, v["verdict"])
+        return checks
 
 
 def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
@@ -255,7 +295,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                           filters={n: list((tasks[n] or {}).get("filters") or [])
                                    for n in recipes}, certificate=cert,
                           aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
-                          embedding_store=Path(cfg.paths.cache) / "embeddings")
+                          embedding_store=Path(cfg.paths.cache) / "embeddings",
+                          seed=int(cfg.seed))
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),

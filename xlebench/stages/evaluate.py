@@ -16,13 +16,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError, DataError
 from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.blind import Panel, panel_rows, strongest
 from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judges import Judges, judged_subtasks
-from xlebench.eval.blind import Panel, panel_rows, strongest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
 from xlebench.eval.table import results_table, to_markdown
+from xlebench.eval.validity import validity
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import save_usage
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
@@ -177,6 +178,10 @@ class EvaluateStage(BaseStage):
         table = results_table(rows, panel, groups=groups(list(self.recipes.values())),
                               corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
                               seed=ctx.seed)
+        oracle = {k: v for rec in ctx.upstream["annotate"].records.values()
+                  for k, v in rec.get("oracle", {}).items()}
+        table["validity"] = validity(items, oracle, self.recipes, self.settings, seed=ctx.seed,
+                                     draws=self.floor_draws, panel=panel)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
                      positions=position_histograms(rows),
@@ -238,6 +243,9 @@ def _notes(table: dict[str, Any], system: Any) -> list[str]:
         notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "
                      f"(eval.max_logs / eval.lifelogs): {', '.join(logs['ids'][:5])}"
                      + (" ..." if logs["evaluated"] > 5 else "") + ".")
+    for sub, v in table.get("validity", {}).items():
+        if v["consistent"] is False or v["headroom"] is False:
+            notes.append(f"{sub}: {v['verdict']}.")
     for sub, h in table.get("positions", {}).items():
         notes.append(f"{sub}: options picked by position {'/'.join(map(str, h['picked']))}; "
                      f"right options by position {'/'.join(map(str, h['label']))} (a spike in "

@@ -64,8 +64,13 @@ class RespondStage(BaseStage):
         uid, _ = ctx["library"].only()
         self.systems.videos = {v.video_uid: v for v in
                                LibraryView(ctx["library"].unit_dir(uid)).videos}
-        if any(getattr(s, "reads", None) for s in self.systems.by_name.values()):
+        if any(getattr(s, "captions", None) is self.systems.oracle  # reads the narrations
+               for s in self.systems.by_name.values()):
             self.systems.oracle.ann = stage_annotations(ctx, self.root)
+        if self.systems.annotations is not None:
+            self.systems.annotations.replies = {
+                k: v for rec in ctx["annotate"].records.values()
+                for k, v in rec.get("oracle", {}).items()}
 
     def units(self, ctx: StageContext) -> list[Unit]:
         items = log_items(ctx)

@@ -9,7 +9,7 @@ from xlebench.config.knobs import knob
 from xlebench.eval.scorers import CountAccuracy
 from xlebench.tasks import wording as W
 from xlebench.tasks.actions import count_actions
-from xlebench.tasks.common import evidence, sample, segment_period
+from xlebench.tasks.common import evidence, sample, segment_of, segment_period
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
@@ -64,10 +64,21 @@ def build(ctx: Context, p: CountingParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: CountingParams, item: dict) -> str:
+    """The listed actions counted in the narration pass and window the item names."""
+    seg = segment_of(ctx.log, item)
+    passes = ctx.ann.narrations.get(seg["video_uid"]) or []
+    k = item["provenance"]["narration_pass"] - 1
+    a, b = item["window_s"]
+    counts, _ = count_actions(passes[k:k + 1], a, b)
+    actions = W.counting_actions(item["query"])
+    return W.counting_answer(actions, {act: counts.get(act, 0) for act in actions})
+
+
 RECIPE = Recipe(
     name="action_counting", task="counting", schema=CountingParams, build=build,
     scorer=CountAccuracy(), primary="count_acc",
     answer_format=("Answer as: <action>: <count>; <action>: <count>; ... (every listed "
                    "action, each entry ending with ;)"),
-    answer_source="Ego4D narrations", needs=("narrations",),
+    answer_source="Ego4D narrations", needs=("narrations",), oracle=oracle,
     description="How many times C did each listed action in a sub-window of a record.")

@@ -62,3 +62,11 @@ def day_phrase(phrase: str, day: int, days: int) -> str:
 
 def summary_of(videos: dict, seg: dict) -> str:
     return videos[seg["video_uid"]].summary
+
+
+def segment_of(log: dict, item: dict) -> dict:
+    """The segment an item of one record was built on: the record of its first evidence's
+    video whose span holds the item's period start."""
+    uid, start = item["evidence"][0]["video_uid"], float(item["period"]["start_s"])
+    return next(s for s in log["segments"] if s["video_uid"] == uid
+                and float(s["start_s"]) <= start + 1e-6 and start <= float(s["end_s"]) + 1e-6)

@@ -34,7 +34,7 @@ from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_period, whole
+from xlebench.tasks.common import evidence, sample, segment_of, segment_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import BLIND_PROMPT, RecipeParams
 from xlebench.tasks.mcq import (
@@ -42,10 +42,11 @@ from xlebench.tasks.mcq import (
     NearDuplicate,
     anchored_decoys,
     mcq_answer,
-    sampled_decoys,
     mcq_query,
+    option_reply,
     parse_answers,
     parse_questions,
+    sampled_decoys,
     shuffled,
 )
 from xlebench.tasks.registry import Recipe
@@ -237,9 +238,26 @@ def build(ctx: Context, p: EgoSchemaParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:
+    """offline_summaries: the option that is the record's library summary. llm: the option
+    whose content words the window's narrations hold most (the generator's source)."""
+    from xlebench.eval.scorers.choice import words
+
+    seg = segment_of(ctx.log, item)
+    options = item["answer"]["options"]
+    if item["provenance"].get("generator") != "llm":
+        return option_reply(options, summary_of(ctx.videos, seg))
+    ev = item["evidence"][0]
+    passes = ctx.ann.narrations.get(seg["video_uid"]) or [[]]
+    seen = words(" ".join(clean_narration(n.text) for n in passes[0]
+                          if ev["source_start_s"] <= n.t < ev["source_end_s"]))
+    share = [len(words(o) & seen) / max(1, len(words(o))) for o in options]
+    return f"Option {max(range(len(options)), key=lambda k: (share[k], -k))}"
+
+
 RECIPE = Recipe(
     name="egoschema_mcq", task="multiple_choice", schema=EgoSchemaParams, build=build,
     scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
     answer_source="Ego4D narrations (LLM-written, EgoSchema Q(AW)-shot) or library summaries",
-    prompts=PROMPTS, group="multiple choice",
+    prompts=PROMPTS, group="multiple choice", oracle=oracle,
     description="Five-way multiple choice about a narration-dense window (EgoSchema).")

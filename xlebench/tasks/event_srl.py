@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from xlebench.clock import fmt_hhmmss
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import EventRoles
-from xlebench.tasks.common import evidence, sample
+from xlebench.tasks.common import evidence, sample, segment_of
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.items import to_day
@@ -101,8 +101,18 @@ def build(ctx: Context, p: EventParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: EventParams, item: dict) -> str:
+    """The window's five events re-read from both narration passes."""
+    seg = segment_of(ctx.log, item)
+    ev = item["evidence"][0]
+    scene = ctx.videos[seg["video_uid"]].scene if seg["video_uid"] in ctx.videos else ""
+    events = events_in(ctx.ann.narrations.get(seg["video_uid"]) or [], ev["source_start_s"],
+                       p.event_s, len(item["answer"]["events"]), scene)
+    return describe(events, p.roles)
+
+
 RECIPE = Recipe(
     name="event_srl", task="event_understanding", schema=EventParams, build=build,
     scorer=EventRoles(), primary="verb_r5", answer_format=FORMAT,
-    answer_source="Ego4D narrations (both passes)", needs=("narrations",),
+    answer_source="Ego4D narrations (both passes)", needs=("narrations",), oracle=oracle,
     description="Verbs and semantic roles of five 2-second events (VidSitu).")

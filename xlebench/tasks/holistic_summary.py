@@ -60,8 +60,21 @@ def build(ctx: Context, p: HolisticSummaryParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: HolisticSummaryParams, item: dict) -> str:
+    """The library summaries of the records inside the item's period, aggregated per day
+    and part of the day."""
+    days = int(ctx.log.get("days", 1))
+    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
+    inside = {seg_day(s) for s in ctx.log["segments"] if lo <= float(s["start_s"]) <= hi}
+    per_day = [_day_summary(ctx, p, d, days) for d in sorted(inside)]
+    if days == 1 or len(per_day) == 1:
+        return per_day[0] if per_day else ""
+    return ctx.aggregate([t for t in per_day if t], f"over all {days} days")
+
+
 RECIPE = Recipe(
     name="holistic_summary", task="summarisation", schema=HolisticSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    prompts=("tasks/aggregate.v2",), description="What happened over the whole day.")
+    prompts=("tasks/aggregate.v2",), oracle=oracle,
+    description="What happened over the whole day.")

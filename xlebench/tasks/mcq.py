@@ -191,3 +191,9 @@ def parse_answers(text: str, n_questions: int, n_wrong: int) -> list[tuple[str, 
                              f"found {len(wrong)}")
         out.append((correct, wrong[:n_wrong]))
     return out
+
+
+def option_reply(options: Sequence[str], text: str) -> str:
+    """``Option k`` for the option that is ``text`` (no option: none is chosen)."""
+    k = next((k for k, o in enumerate(options) if o.strip() == text.strip()), None)
+    return f"Option {k}" if k is not None else "There is no information available."

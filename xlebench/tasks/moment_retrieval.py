@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import SpanRecall
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_period
+from xlebench.tasks.common import evidence, sample, segment_of, segment_period
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.items import to_day
@@ -48,8 +48,18 @@ def build(ctx: Context, p: MomentParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: MomentParams, item: dict) -> str:
+    """Every interval the moments annotations give the label in the record, on the clock."""
+    seg = segment_of(ctx.log, item)
+    spans = [(to_day(seg, m.start_s), to_day(seg, m.end_s))
+             for m in ctx.ann.moments.get(seg["video_uid"], [])
+             if m.label == item["provenance"]["label"]]
+    return W.span_text(spans) if spans else "There is no information available."
+
+
 RECIPE = Recipe(
     name="moment_retrieval", task="temporal_localisation", schema=MomentParams, build=build,
     scorer=SpanRecall(), primary="R@5,0.3", answer_format=SPAN_FORMAT,
     answer_source="Ego4D moments", needs=("moments",), group="temporal localisation",
+    oracle=oracle, check="R@1,0.5",
     description="When C did an activity (an Ego4D moments label), as clock spans.")

@@ -45,9 +45,17 @@ def build(ctx: Context, p: MultiSummaryParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: MultiSummaryParams, item: dict) -> str:
+    """The library summaries of the records inside the item's period, aggregated."""
+    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
+    segs = [s for s in ctx.log["segments"] if lo <= float(s["start_s"]) < hi]
+    phrase = item["query"].removeprefix(W.multi_summary_query("")[:-1]).rstrip(".").strip()
+    return ctx.aggregate([summary_of(ctx.videos, s) for s in segs], phrase)
+
+
 RECIPE = Recipe(
     name="multi_summary", task="summarisation", schema=MultiSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    prompts=("tasks/aggregate.v2",),
+    prompts=("tasks/aggregate.v2",), oracle=oracle,
     description="What happened in a part of the day, over several recordings.")

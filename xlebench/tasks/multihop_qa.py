@@ -23,12 +23,12 @@ from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.metrics import union
 from xlebench.eval.scorers import GroundedAnswer, strip_tokens
-from xlebench.library.language import past
+from xlebench.library.language import join_and, past
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample
+from xlebench.tasks.common import evidence, sample, segment_of
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.hops import Mined, Occurrence, mine, occurrences, recurring
@@ -150,10 +150,11 @@ def _from_nodes(mined: Mined, p: MultiHopParams, rec: Recurrence, seg: dict | No
             parts = [(node, tag(occs))]
             cat = "A"
         elif kind == "dobj" and len(verbs := mined.verbs_of(node)) >= 2:
-            parts = [(v, tag([o for o in occs if o.verb == v])) for v in verbs[:2]]
+            # every verb the object took: the question asks what C did with it, all of it
+            parts = [(v, tag([o for o in occs if o.verb == v])) for v in verbs]
             cat = "B"
         elif kind == "verb" and len(objs := mined.objects_of(node)) >= 2:
-            parts = [(o, tag([x for x in occs if x.dobj == o])) for o in objs[:2]]
+            parts = [(o, tag([x for x in occs if x.dobj == o])) for o in objs]
             cat = "C"
         else:
             continue
@@ -187,22 +188,29 @@ def _whole_seconds(spans: list) -> list[list[float]]:
         [(math.floor(a), math.ceil(b)) for a, b in spans])]
 
 
-def _template(c: Candidate, time_only: bool) -> tuple[str, str]:
-    """(question without its period, answer with tokens) for categories A, B, C."""
-    if c.category == "A":
-        verb, _, obj = c.node.partition(" ")
+def wording(category: str, node: str, parts: list[str], n: int, time_only: bool
+            ) -> tuple[str, str]:
+    """(question without its period, answer with tokens) of categories A, B, C: A asks how
+    often an action recurred (``n`` times), B everything done to an object (``parts``: the
+    verbs), C everything a verb was done to (``parts``: the objects); answers list every
+    part, each grounded by its own token."""
+    if category == "A":
+        verb, _, obj = node.partition(" ")
         if time_only:
             return f"When did I {verb} the {obj}", "<T1></T1>"
-        n = len(c.parts[0][1])
         return (f"How many times did I {verb} the {obj}",
                 f"You <T1>{_past(verb)} the {obj}</T1> {n} times.")
-    if c.category == "B":
-        (v1, _), (v2, _) = c.parts
-        return (f"What did I do with the {c.node}",
-                f"You <T1>{_past(v1)} the {c.node}</T1> and <T2>{_past(v2)} it</T2>.")
-    (o1, _), (o2, _) = c.parts
-    return (f"What did I {c.node}",
-            f"You {_past(c.node)} <T1>the {o1}</T1> and <T2>the {o2}</T2>.")
+    if category == "B":
+        done = [f"<T1>{_past(parts[0])} the {node}</T1>"] + [
+            f"<T{i + 1}>{_past(v)} it</T{i + 1}>" for i, v in enumerate(parts[1:], start=1)]
+        return f"What did I do with the {node}", f"You {join_and(done)}."
+    things = [f"<T{i + 1}>the {o}</T{i + 1}>" for i, o in enumerate(parts)]
+    return f"What did I {node}", f"You {_past(node)} {join_and(things)}."
+
+
+def _template(c: Candidate, time_only: bool) -> tuple[str, str]:
+    return wording(c.category, c.node, [phrase for phrase, _ in c.parts],
+                   len(c.parts[0][1]), time_only)
 
 
 def _item(ctx: Context, p: MultiHopParams, c: Candidate, k: int, question: str, answer: str,
@@ -243,6 +251,47 @@ def build(ctx: Context, p: MultiHopParams) -> Built:
             continue
         out.items.append(item)
     return out
+
+
+# -- the full-information oracle ------------------------------------------------------------
+
+def _reread(ctx: Context, p: MultiHopParams, item: dict) -> list[tuple[dict, Occurrence]]:
+    """The parsed narrations the item was mined from: its window and pass (scope=clip), or
+    every record's richer pass (scope=log)."""
+    prov = item["provenance"]
+    if prov.get("narration_pass") is None:
+        out = []
+        for seg in ctx.log["segments"]:
+            passes = ctx.ann.narrations.get(seg["video_uid"])
+            if passes:
+                a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+                out += [(seg, o) for o in occurrences(_richer_pass(passes, a, b)[1], b)]
+        return out
+    seg = segment_of(ctx.log, item)
+    a = float(item["period"]["start_s"]) - float(seg["start_s"]) + float(
+        seg.get("source_start_s", 0.0))
+    b = a + float(prov["window_s"])
+    narrs = (ctx.ann.narrations.get(seg["video_uid"]) or [])[prov["narration_pass"] - 1]
+    return [(seg, o) for o in occurrences([n for n in narrs if a <= n.t < b], b)]
+
+
+def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
+    """Every occurrence of the item's node in the narrations it came from, re-read: the
+    answer names all of them (each verb done to the object, each object of the verb) and
+    grounds every one."""
+    kind, node = item["provenance"]["node_kind"], item["provenance"]["node"]
+    occs = _reread(ctx, p, item)
+    if kind == "action":
+        hits = [(s, o) for s, o in occs if o.dobj and f"{o.verb} {o.dobj}" == node]
+        category, parts = "A", [node]
+    elif kind == "dobj":
+        hits = [(s, o) for s, o in occs if o.dobj == node]
+        category, parts = "B", sorted({o.verb for _, o in hits})
+    else:
+        hits = [(s, o) for s, o in occs if o.verb == node and o.dobj]
+        category, parts = "C", sorted({o.dobj for _, o in hits if o.dobj})
+    _, answer = wording(category, node, parts, len(hits), bool(item["answer"].get("time_only")))
+    return f"{strip_tokens(answer)}\nEvidence: {W.span_text(_spans(hits, p.min_span_s))}"
 
 
 # -- the LLM path ---------------------------------------------------------------------------
@@ -350,5 +399,5 @@ RECIPE = Recipe(
     name="multihop_qa", task="grounded_qa", schema=MultiHopParams, build=build,
     scorer=GroundedAnswer(), primary="iou", answer_format=FORMAT,
     answer_source="Ego4D narrations", needs=("narrations",),
-    prompts=("tasks/multihop_generate.v1", "tasks/multihop_filter.v1"),
+    prompts=("tasks/multihop_generate.v1", "tasks/multihop_filter.v1"), oracle=oracle,
     description="Multi-hop questions whose answers are grounded in several moments.")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from xlebench.config.knobs import knob
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_period
+from xlebench.tasks.common import evidence, sample, segment_of, segment_period
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.items import to_day
@@ -46,3 +46,16 @@ def nlq_items(ctx: Context, p: RetrievalParams) -> Built:
                         # unrounded Ego4D seconds: the release export adds them to HH:MM
                         "video_spans": [[q.start_s, q.end_s]]}))
     return out
+
+
+def nlq_oracle(ctx: Context, p: RetrievalParams, item: dict) -> str:
+    """The language query's own window (its NLQ annotation, found by annotation id and query
+    index in the annotation file), remapped to the clock."""
+    seg = segment_of(ctx.log, item)
+    prov = item["provenance"]
+    q = next((q for q in ctx.ann.nlq.get(seg["video_uid"], [])
+              if q.annotation_uid in prov["annotation_ids"]
+              and q.query_idx == prov["query_idx"]), None)
+    if q is None:
+        return "There is no information available in the annotations."
+    return W.span_text([(to_day(seg, q.start_s), to_day(seg, q.end_s))])

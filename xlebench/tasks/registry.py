@@ -49,6 +49,12 @@ class Recipe:
     #: Reads other recipes' compiled items (``ctx.source_items``): its units are keyed by the
     #: other configured recipes' keys too, so changing a source recompiles it.
     derived: bool = False
+    #: The full-information oracle: ``oracle(ctx, params, item) -> reply``, an answer to the
+    #: item re-derived from exactly the annotations it was built from (a consistency check of
+    #: the recipe's answers, never a baseline); None where no such source exists offline.
+    oracle: Callable[[Any, Any, dict], str] | None = None
+    #: The metric the oracle's consistency check reads (default: the primary metric).
+    check: str | None = None
 
     def params(self, raw: Mapping[str, Any], where: str = "") -> Any:
         """The schema instance for a config mapping; unknown keys are an error naming them."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import sample, segment_period, summary_of, whole
+from xlebench.tasks.common import sample, segment_of, segment_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
@@ -33,8 +33,13 @@ def build(ctx: Context, p: SingleSummaryParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: SingleSummaryParams, item: dict) -> str:
+    """The library's summary of the record's video."""
+    return summary_of(ctx.videos, segment_of(ctx.log, item))
+
+
 RECIPE = Recipe(
     name="single_summary", task="summarisation", schema=SingleSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    description="What happened in one recording, as one sentence.")
+    oracle=oracle, description="What happened in one recording, as one sentence.")

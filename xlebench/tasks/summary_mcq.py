@@ -23,19 +23,26 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from xlebench.clock import DAY
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import ChoiceAccuracy
+from xlebench.eval.scorers.text import query_shape
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
+from xlebench.runner.rng import unit_random
 from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
-from xlebench.clock import DAY
-from xlebench.eval.scorers.text import query_shape
-from xlebench.runner.rng import unit_random
 from xlebench.tasks.egoschema_mcq import pick_decoys
-from xlebench.tasks.mcq import FORMAT, NearDuplicate, mcq_answer, mcq_query, shuffled
+from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.mcq import (
+    FORMAT,
+    NearDuplicate,
+    mcq_answer,
+    mcq_query,
+    option_reply,
+    shuffled,
+)
 from xlebench.tasks.registry import Recipe, load_recipe
 
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
@@ -219,10 +226,20 @@ def build(ctx: Context, p: SummaryMCQParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: SummaryMCQParams, item: dict) -> str:
+    """The option that is the source item's reference (the source recipe's own answer, read
+    from its compiled items or rebuilt from the library summaries)."""
+    prov = item["provenance"]
+    source = next((s for s in _sources(ctx, [prov["source_subtask"]])
+                   if s["item_id"] == prov["source_item"]), None)
+    text = source["answer"]["text"] if source else ""
+    return option_reply(item["answer"]["options"], text)
+
+
 RECIPE = Recipe(
     name="summary_mcq", task="multiple_choice", schema=SummaryMCQParams, build=build,
     scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
     answer_source="library summaries (the summary subtasks' references) with decoys",
     prompts=(DECOY_PROMPT, QAD_PROMPT), needs=("summaries",), group="multiple choice",
-    derived=True,
+    derived=True, oracle=oracle,
     description="Which summary is right for a record or period, among four decoys (Neptune).")

@@ -37,9 +37,25 @@ def build(ctx: Context, p: OrderingParams) -> Built:
     return out
 
 
+def oracle(ctx: Context, p: OrderingParams, item: dict) -> str:
+    """Each shown summary placed at the record whose library summary it is, in clock order
+    (a summary that several records share goes to the first one not yet taken)."""
+    from xlebench.eval.scorers.order import shown
+
+    texts = shown(item)
+    free = list(range(len(texts)))
+    order = []
+    for seg in sorted(ctx.log["segments"], key=lambda s: float(s["start_s"])):
+        k = next((k for k in free if texts[k] == summary_of(ctx.videos, seg)), None)
+        if k is not None:
+            free.remove(k)
+            order.append(k)
+    return W.ordering_answer(order + free)
+
+
 RECIPE = Recipe(
     name="summary_ordering", task="ordering", schema=OrderingParams, build=build,
     scorer=OrderAccuracy(), primary="position_acc",
     answer_format="Answer as: Correct order of the summaries: <numbers separated by commas>.",
-    answer_source="library summaries", needs=("summaries",),
+    answer_source="library summaries", needs=("summaries",), oracle=oracle,
     description="The day's summaries, shuffled, to be put back in order.")

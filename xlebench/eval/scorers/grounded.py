@@ -13,8 +13,7 @@ from xlebench.clock import fmt_hhmmss
 from xlebench.eval.metrics import grounding_overlap, rouge_l
 from xlebench.eval.parse import parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
-from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, \
-    random_windows
+from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
 from xlebench.eval.scorers.text import (
     GENERIC_SUMMARY,
     constant_answer,
