@@ -10,16 +10,15 @@ Plots and parquet files embed their writer's version: they are compared only und
 matplotlib / pyarrow versions the digests were recorded with, and the test says when it
 leaves them out. The manifest's ``git_revision`` is blanked before hashing.
 
-Bytes are promised equal on one machine, not across CPUs: two candidates whose cosines differ
-by less than a float32 step can rank either way. On the AVX2 EPYC of 2026-11-23 one life log
-of ``paper_full`` picked the other of two videos whose float32 cosines are equal there
-(0.51917; 7e-9 apart in float64), most likely because FAISS (dispatch level AVX2 there, AVX-512
-where the digests were first recorded) summed them in another order; OpenBLAS's kernel and
-numpy's SIMD level, changed on that machine, did not alter any byte. Digests are
-therefore kept per FAISS dispatch level under ``platforms`` where one was recorded, the
-top-level set (recorded on an AVX-512 machine) serving the others. ``XLEBENCH_FREEZE=1``
-re-records the top-level set; ``XLEBENCH_FREEZE=platform`` this machine's own set, from a
-commit whose outputs are known good.
+Across CPUs: on the AVX2 EPYC of 2026-11-23 one life log of ``paper_full`` picked the other
+of two videos whose float32 cosines were equal there (0.51917; 7e-9 apart in float64) because
+FAISS summed them in the order of its AVX2 kernel, where the digests had been recorded on
+AVX-512. Since then the matcher ranks FAISS's candidates by float64 cosines, ties broken by
+id, and the hashing embedder normalises in float64 (`xlebench.library.index.search`), so one
+set of digests serves every machine (recorded on an AVX2 EPYC, 2026-11-24). Digests can still
+be kept per FAISS dispatch level under ``platforms`` should a machine ever need its own:
+``XLEBENCH_FREEZE=1`` re-records the top-level set; ``XLEBENCH_FREEZE=platform`` this
+machine's own set, from a commit whose outputs are known good.
 """
 
 from __future__ import annotations

@@ -36,7 +36,10 @@ class Embedder(Protocol):
 
 
 def l2_normalise(x: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    """Rows scaled to unit length, computed in float64 (so the float32 result does not depend
+    on the order in which this CPU's vector instructions sum the squares)."""
+    x = np.asarray(x, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x))[:, None]
     return (x / np.maximum(norms, 1e-12)).astype(np.float32)
 
 

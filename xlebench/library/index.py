@@ -44,14 +44,33 @@ def load_index(path: Path, threads: int = 1):
     return faiss.read_index(str(path))
 
 
+#: FAISS returns this many candidates beyond k; they are rescored exactly (see `search`).
+MARGIN = 8
+
+
 def search(index, query: np.ndarray, k: int, allowed: Sequence[int] | np.ndarray | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
     """Top-k (scores, ids) for one query vector, optionally among `allowed` ids only.
 
     The allowed ids reach FAISS as a bitmap (`IDSelectorBitmap`: one bit test per video),
     not as a hashed id set: on a 100k-video library that is what keeps a filtered query in
-    milliseconds. The scan, the inner products and so the results are the same either way.
+    milliseconds. FAISS's float32 inner products are summed in the order of the vector
+    instructions it dispatches to (AVX2, AVX-512...), so two candidates a float32 step apart
+    could rank either way by machine (seen: cosines 7e-9 apart on the paper grid). The top
+    ``k + MARGIN`` are therefore rescored in float64 from the stored vectors and ranked by
+    (score, id): the same ranking on every CPU.
     """
+    scores, found = _faiss_search(index, query, k + MARGIN, allowed)
+    if len(found) == 0:
+        return scores, found
+    exact = index.reconstruct_batch(found).astype(np.float64) @ np.asarray(
+        query, dtype=np.float64).ravel()
+    order = np.lexsort((found, -exact))[:k]
+    return exact[order], found[order]
+
+
+def _faiss_search(index, query: np.ndarray, k: int,
+                  allowed: Sequence[int] | np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     faiss = _faiss()
     q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
     params = None

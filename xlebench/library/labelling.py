@@ -100,11 +100,23 @@ def consolidate_extractive(summaries: Sequence[ClipSummary]) -> str:
     sentences = [x for x in sentences if x]
     if not sentences:
         return "C is recording."
-    first = sentences[0]
-    if not first.startswith("C ") and " C " not in f" {first} ":
-        first = "C " + first[0].lower() + first[1:]
+    first = _c_first(sentences[0])
     more = next((x for x in sentences[1:] if x.startswith("C ")), None)
     return f"{first}, and {more[2:]}." if more else f"{first}."
+
+
+_FRONTED = re.compile(r"^(In|At|On) the ([^,]+), C (.+)$")
+
+
+def _c_first(sentence: str) -> str:
+    """A sentence about C that starts with "C " (the X-LeBench style): "In the kitchen, C cut
+    the onion" -> "C cut the onion in the kitchen"."""
+    m = _FRONTED.match(sentence)
+    if m:
+        return f"C {m.group(3)} {m.group(1).lower()} the {m.group(2)}"
+    if sentence.startswith("C "):
+        return sentence
+    return "C " + sentence[0].lower() + sentence[1:]
 
 
 def _untag(text: str) -> str:

@@ -221,16 +221,61 @@ def _cell(c: dict) -> str:
         return "–"
     ci = c.get("ci95")
     ci_text = f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""
-    floor = c.get("floor", {}).get("mean")
-    return (f"{100 * c['mean']:.1f}{ci_text} <span class=\"muted\">n={c['n']}"
-            + (f" · floor {100 * floor:.1f}" if floor is not None else "") + "</span>")
+    floor = c.get("floor", {})
+    blind = (f" · floor {100 * floor['mean']:.1f} ({escape(str(floor.get('member')))})"
+             if floor.get("mean") is not None else "")
+    return (f"{100 * c['mean']:.1f}{ci_text} <span class=\"muted\">n={c['n']}{blind}</span>")
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def validity_section(validity: Mapping[str, dict]) -> str:
+    """Per recipe: its full-information oracle against its strongest blind strategy."""
+    rows = []
+    for sub, v in validity.items():
+        ora, blind = v.get("oracle") or {}, v.get("blind") or {}
+        bad = v.get("consistent") is False or v.get("headroom") is False
+        rows.append(
+            f"<tr class=\"{'status-refusal' if bad else ''}\"><td>{escape(sub)}</td>"
+            f"<td>{v['items']}</td><td>{_pct(ora.get('mean'))} "
+            f"<span class=\"muted\">{escape(str(ora.get('check_metric', '')))} "
+            f"{_pct(ora.get('check'))}</span></td><td>{_pct(blind.get('mean'))} "
+            f"<span class=\"muted\">{escape(str(blind.get('member') or ''))}</span></td>"
+            f"<td>{escape(v['verdict'])}</td></tr>")
+    return ("<h2>Does each recipe measure the video?</h2><p>The full-information oracle reads "
+            "the exact annotations each item came from (a consistency check: it must reach "
+            "95% of the maximum); the strongest blind strategy never sees the video (the "
+            "query, the options, other life logs' answers). The gap between them is what a "
+            "recipe can measure.</p><table><thead><tr><th>recipe</th><th>items</th>"
+            "<th>full-information oracle</th><th>strongest blind</th><th>verdict</th></tr>"
+            "</thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def panel_section(table: Mapping[str, Any]) -> str:
+    """What every blind strategy reaches on all items (from one system's table)."""
+    rows = []
+    for sub, info in table.get("panel", {}).items():
+        floor = table["rows"][sub]["all"]["floor"]
+        for member, sees in info["sees"].items():
+            mark = " <strong>(floor)</strong>" if member == floor.get("member") else ""
+            rows.append(f"<tr><td>{escape(sub)}</td><td>{escape(member)}{mark}</td>"
+                        f"<td>{escape(sees)}</td>"
+                        f"<td>{_pct(floor.get('panel', {}).get(member))}</td></tr>")
+    return ("<h2>Blind panel</h2><p>Answers that never see the video (learned ones "
+            "cross-fitted by life log); the strongest is each cell's floor.</p><table><thead>"
+            "<tr><th>subtask</th><th>strategy</th><th>what it reads</th><th>all</th></tr>"
+            "</thead><tbody>" + "".join(rows) + "</tbody></table>") if rows else ""
 
 
 def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]],
-                 items: Mapping[str, dict]) -> str:
+                 items: Mapping[str, dict], validity: Mapping[str, dict] | None = None) -> str:
     parts = ["<h1>Results</h1>", "<p>Scores ×100 over every item (unanswered items count as "
-             "wrong); [95% CI, bootstrap over life logs]; n = items; floor = chance on the same "
-             "items.</p>"]
+             "wrong); [95% CI, bootstrap over life logs]; n = items; floor = the strongest "
+             "video-blind strategy on the same items (named).</p>"]
+    if validity:
+        parts.append(validity_section(validity))
     for system, table in tables.items():
         cols = table["columns"]
         head = "".join(f"<th>{escape(c)}</th>" for c in ["subtask", "metric", *cols])
@@ -242,6 +287,8 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
                   "not a baseline.</p>") if table.get("oracle") else ""
         parts.append(f"<h2>{escape(system)}</h2>{oracle}<table><thead><tr>{head}</tr></thead>"
                      f"<tbody>{rows}</tbody></table>")
+    if tables:
+        parts.append(panel_section(next(iter(tables.values()))))
     subtasks = sorted({r["subtask"] for rows in scores.values() for r in rows})
     statuses = sorted({r["status"] for rows in scores.values() for r in rows})
 

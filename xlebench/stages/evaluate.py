@@ -118,7 +118,7 @@ class EvaluateStage(BaseStage):
     the benchmark's items — or the declared subset of life logs — against chance floors."""
 
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "5"
+    version: ClassVar[str] = "6"  # 6: floors from the blind panel, validity
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 

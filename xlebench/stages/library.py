@@ -58,7 +58,7 @@ class LibraryStage(BaseStage):
     outputs: ClassVar[tuple[str, ...]] = (
         "library.parquet", "stats/library.json", "stats/library.png",
         "stats/llm_usage_library.json")
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "4"  # 4: readable synthetic narrations, content-rich summaries
     uses_seed: ClassVar[bool] = False
 
     def __init__(

@@ -112,8 +112,12 @@ class ReportStage(BaseStage):
                 path = folder / "scores.jsonl"
                 scores[folder.name] = [json.loads(x) for x in path.read_text("utf-8")
                                        .splitlines()] if path.is_file() else []
+        stats = dest / "stats" / "tasks.json"
+        validity = json.loads(stats.read_text("utf-8")).get("validity") \
+            if stats.is_file() else None
         write_text(dest / "report" / "results.html",
-                   pages.results_page(tables=tables, scores=scores, items=items))
+                   pages.results_page(tables=tables, scores=scores, items=items,
+                                      validity=validity))
 
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
         log = up["simulate"].records[lid]

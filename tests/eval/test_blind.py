@@ -1,0 +1,145 @@
+"""The blind panel and the validity check on small benchmarks built so that a blind trick
+works: the panel must catch each trick (its member becomes the printed floor), learned
+strategies must never see the answers of the log they answer, the option-only filter must
+drop what option rules solve, and a recipe whose oracle cannot beat the panel says so."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from xlebench.eval.blind import folds, panel_rows
+from xlebench.eval.score import score_items
+from xlebench.eval.scorers import ScoreSettings
+from xlebench.eval.table import results_table, to_markdown
+from xlebench.eval.validity import validity
+from xlebench.tasks.filters import FilterContext, apply_filters
+from xlebench.tasks.registry import load_recipe
+
+S = ScoreSettings(bertscore=False)
+LOGS = [f"log{k}" for k in range(8)]
+
+
+def _item(sub: str, log: str, k: int, query: str, **answer) -> dict:
+    base = {"text": "", "spans": [], "counts": {}, "order": []}
+    return {"item_id": f"{log}-{sub}-{k:03d}", "subtask": sub, "lifelog_id": log,
+            "category": "short", "query": query, "provenance": {},
+            "period": {"start_s": 3600.0 * k, "end_s": 3600.0 * k + 600},
+            "answer": {**base, **answer}}
+
+
+def _recipes(*names: str) -> dict:
+    return {n: load_recipe(n) for n in names}
+
+
+def test_a_shared_template_makes_the_constant_the_floor() -> None:
+    """References differ in one word from a template: the best constant of other logs scores
+    near the top, and the table prints it as the floor, named."""
+    words = ["pasta", "rice", "soup", "bread", "salad", "eggs"]
+    items = [_item("single_summary", log, k, f"Summarize the time period 0{k}:00 - 0{k}:10.",
+                   text=f"C cooks {random.Random(log + str(k)).choice(words)} in the kitchen "
+                        "and washes the pan at the sink.")
+             for log in LOGS for k in range(4)]
+    panel = panel_rows(items, _recipes("single_summary"), S, seed=0, draws=4)
+    rows = score_items(items, {it["item_id"]: "" for it in items},
+                       _recipes("single_summary"), S)
+    table = results_table(rows, panel, n_boot=50)
+    floor = table["rows"]["single_summary"]["all"]["floor"]
+    assert floor["member"] == "constant" and floor["mean"] > 0.85
+    assert floor["panel"]["generic"] < 0.3
+    assert "(constant)" in to_markdown(table)
+
+
+def test_learned_strategies_never_see_the_answers_of_their_own_log() -> None:
+    """Each log's references are its own words: a constant fitted on the other logs can never
+    be the answering log's text."""
+    items = [_item("single_summary", log, k, "Summarize the time period.",
+                   text=f"C {log} does {log} things with the {log} object.")
+             for log in LOGS for k in range(3)]
+    panel = panel_rows(items, _recipes("single_summary"), S, seed=1, draws=1)
+    for it, row in zip(items, panel.rows["single_summary"]["constant"], strict=True):
+        assert it["lifelog_id"] not in row["response"]
+    fold = folds(LOGS, seed=1)
+    assert sorted(fold.values()) == [0, 0, 1, 1, 2, 2, 3, 4], "balanced, at most five folds"
+
+
+def test_a_single_life_log_runs_only_the_strategies_that_learn_nothing() -> None:
+    items = [_item("single_summary", "only", k, "Q?", text="C cooks.") for k in range(3)]
+    panel = panel_rows(items, _recipes("single_summary"), S, seed=0, draws=1)
+    assert set(panel.rows["single_summary"]) == {"query_echo", "generic"}
+    assert "constant" in panel.skipped["single_summary"]
+
+
+def _mcq(log: str, k: int, right_longest: bool) -> dict:
+    rng = random.Random(f"{log}{k}")
+    wrong = [f"C {rng.choice(['eats', 'reads', 'walks'])} {w}." for w in ("one", "two", "three",
+                                                                           "four")]
+    right = "C eats one and reads two and walks three." if right_longest else "C sleeps."
+    options = [right, *wrong]
+    rng.shuffle(options)
+    it = _item("egoschema_mcq", log, k, "What does C do? " + " ".join(options),
+               options=options, label=options.index(right), text=right)
+    it["provenance"]["question"] = "What does C do?"
+    return it
+
+
+def test_an_option_only_trick_is_caught_and_the_filter_drops_it() -> None:
+    """The right option is always the longest and the one sharing most words with the others:
+    the panel's rules find it, the floor says so, and the default option_only filter drops
+    every such item while keeping items without the trick."""
+    items = [_mcq(log, k, True) for log in LOGS for k in range(4)]
+    panel = panel_rows(items, _recipes("egoschema_mcq"), S, seed=0, draws=1)
+    rows = score_items(items, {}, _recipes("egoschema_mcq"), S)
+    floor = results_table(rows, panel, n_boot=20)["rows"]["egoschema_mcq"]["all"]["floor"]
+    assert floor["mean"] == 1.0 and floor["member"] in ("longest", "centroid")
+    spec = {"kind": "option_only", "drop_if_correct_at_least": 2}
+    kept, dropped = apply_filters(items, [spec], FilterContext())
+    assert kept == [] and dropped["dropped by the option_only filter"] == len(items)
+    fair = [_mcq(log, k, False) for log in LOGS[:2] for k in range(2)]
+    kept, _ = apply_filters(fair, [spec], FilterContext())
+    assert kept and all(it["provenance"]["filters"]["option_only"]["kept"] for it in kept)
+
+
+def test_words_that_tell_the_time_of_day_are_caught_for_ordering() -> None:
+    day = ["C eats breakfast", "C works at the office", "C eats lunch", "C cooks dinner",
+           "C goes to bed"]
+    items = []
+    for log in LOGS:
+        shown = list(range(5))
+        random.Random(log).shuffle(shown)
+        order = [shown.index(j) for j in range(5)]
+        query = "Please rank ... " + " ".join(f"Summary {i}: {day[j]}."
+                                              for i, j in enumerate(shown))
+        items.append(_item("summary_ordering", log, 0, query, order=order))
+    panel = panel_rows(items, _recipes("summary_ordering"), S, seed=0, draws=8)
+    rows = score_items(items, {}, _recipes("summary_ordering"), S)
+    floor = results_table(rows, panel, n_boot=20)["rows"]["summary_ordering"]["all"]["floor"]
+    assert floor["member"] == "word_time_prior" and floor["mean"] == 1.0
+
+
+def test_counts_that_repeat_across_logs_are_caught() -> None:
+    items = [_item("action_counting", log, 0, "How many?", counts={"cut onion": 3,
+                                                                  "wash pan": 1})
+             for log in LOGS]
+    panel = panel_rows(items, _recipes("action_counting"), S, seed=0, draws=1)
+    rows = panel.rows["action_counting"]["action_prior"]
+    assert all(r["scores"]["count_acc"] == 1.0 for r in rows)
+
+
+@pytest.mark.parametrize(("oracle", "verdict"), [
+    ("reference", "measures the video"),
+    ("constant", "DOES NOT MEASURE THE VIDEO"),
+    ("wrong", "ANSWERS DISAGREE WITH THEIR SOURCES")])
+def test_validity_says_in_words_when_a_recipe_measures_nothing(oracle: str, verdict: str
+                                                                ) -> None:
+    """A recipe whose references are one constant sentence: its oracle equals the blind
+    constant (no headroom); an oracle that disagrees with the references is a GT bug."""
+    text = "C cooks pasta in the kitchen." if oracle == "constant" else None
+    items = [_item("single_summary", log, k, "Summarize the time period.",
+                   text=text or f"C handles item {log} {k} in room {k}.")
+             for log in LOGS for k in range(3)]
+    replies = {it["item_id"]: "C sleeps." if oracle == "wrong" else it["answer"]["text"]
+               for it in items}
+    result = validity(items, replies, _recipes("single_summary"), S, seed=0, draws=1)
+    assert result["single_summary"]["verdict"].startswith(verdict)
