@@ -109,3 +109,27 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
     assert floor["mean"] == pytest.approx(sum(same) / len(same), abs=1e-4)
     assert "gem_judge" not in table["extra"]["summary_ordering"]
     assert calls > 0
+
+
+def test_judges_read_clean_references_and_skip_time_only_items() -> None:
+    """The reference a judge reads has no <Tk> tokens and no Evidence line; the reply's spans
+    are cut too; an item answered by spans alone is not judged at all."""
+    seen: list[tuple[str, str]] = []
+
+    class Recording(Judges):
+        def judge(self, name, question, candidate, reference, usage):
+            seen.append((candidate, reference))
+            return 1.0
+
+    grounded = {"item_id": "g", "subtask": "multihop_qa", "query": "How many times?",
+                "answer": {"text": "You <T1>opened the fridge</T1> 3 times.\n"
+                                   "Evidence: [10:00:10 - 10:00:13]", "time_only": False}}
+    timed = {"item_id": "t", "subtask": "multihop_qa", "query": "When did I open it?",
+             "answer": {"text": "<T1></T1>\nEvidence: [10:00:10 - 10:00:13]",
+                        "time_only": True}}
+    rows = [{"status": "ok", "response": "You opened it 3 times.\nEvidence: [10:00:10 - "
+             "10:00:12]", "scores": {}}, {"status": "ok", "response": "[10:00:10 - 10:00:12]",
+                                         "scores": {}}]
+    Recording(["gem"], llm=None).apply(rows, [grounded, timed], {"multihop_qa"}, Usage())
+    assert seen == [("You opened it 3 times.", "You opened the fridge 3 times.")]
+    assert rows[0]["scores"] == {"gem_judge": 1.0} and rows[1]["scores"] == {}

@@ -42,6 +42,25 @@ def test_cider_d_sanity() -> None:
     assert same > 1.0 and other == 0.0
 
 
+def test_cider_d_equals_the_reference_implementation() -> None:
+    """pycocoevalcap's CiderScorer (CIDEr-D: clipping and the length penalty) on the same
+    pre-tokenised text, candidates and references of different lengths, several references."""
+    from pycocoevalcap.cider.cider_scorer import CiderScorer
+
+    rng = random.Random(4)
+    vocab = "c the a cup onion knife table pan cuts holds washes on with red blue".split()
+    cands, refs = [], []
+    for _ in range(40):
+        cands.append(" ".join(rng.choice(vocab) for _ in range(rng.randint(1, 9))))
+        refs.append([" ".join(rng.choice(vocab) for _ in range(rng.randint(1, 9)))
+                     for _ in range(rng.randint(1, 3))])
+    ref = CiderScorer(n=4, sigma=6.0)
+    for c, r in zip(cands, refs, strict=True):
+        ref += (c, r)
+    _, expected = ref.compute_score()
+    assert cider_d(cands, refs) == pytest.approx(list(expected), abs=1e-8)
+
+
 def test_relations_class_averaged_and_the_majority_floor() -> None:
     labels = ["Caused By", "Enabled By", "Reaction To", "No Relation"]
     gt = [[label, "Enabled By"] for label in labels * 3]
@@ -54,10 +73,10 @@ SEG = {"index": 0, "video_uid": "v", "start_s": 36000, "end_s": 36600, "source_s
 LOG = {"lifelog_id": "uk-intj-000000-short", "category": "short", "segments": [SEG]}
 
 
-def _ctx(narrations: list[Narration], llm=None) -> Context:
+def _ctx(narrations: list[Narration], llm=None, name: str = "event_srl") -> Context:
     ann = AnnotationIndex(narration_file="narration.json")
     ann.narrations["v"] = [narrations]
-    return Context("event_srl", "event_understanding", LOG, {}, ann, random.Random(0),
+    return Context(name, "event_understanding", LOG, {}, ann, random.Random(0),
                    offline_aggregate, llm=llm)
 
 
@@ -76,8 +95,30 @@ def test_an_event_window_has_five_events_with_verbs_and_coreference() -> None:
     assert starts == [starts[0] + 2.0 * k for k in range(5)]
     assert any(c["entity"] == "onion" for c in item["provenance"]["coreference"])
     perfect = SRL.scorer.score(item, item["answer"]["text"], ScoreSettings(bertscore=False))
-    assert perfect["acc@1"] == 1.0 and perfect["rouge_args"] == 1.0
+    assert perfect == {"acc@1": 1.0, "acc@5": 1.0}
     assert set(parse_events(item["answer"]["text"])) == {1, 2, 3, 4, 5}
+
+
+def test_roles_are_asked_given_the_true_verbs() -> None:
+    """VidSitu scores roles given the ground-truth verbs: the query names each event's verbs,
+    the reference holds the roles only, and the same windows as the verb task are used."""
+    from xlebench.tasks.event_roles import RECIPE as ROLES
+
+    params = {"max_windows_per_source": 1}
+    (verbs,) = SRL.build(_ctx(DENSE), SRL.params(params)).items
+    (roles,) = ROLES.build(_ctx(DENSE, name="event_roles"), ROLES.params(params)).items
+    assert roles["period"] == verbs["period"]
+    assert "cut, hold" in roles["query"] and "cut" not in verbs["query"]
+    assert "verbs:" not in roles["answer"]["text"] and "Arg1: onion" in roles["answer"]["text"]
+    s = ScoreSettings(bertscore=False)
+    assert ROLES.scorer.score(roles, roles["answer"]["text"], s) == {"rouge_args": 1.0}
+    from xlebench.eval.score import corpus_metrics, score_items
+
+    rows = score_items([roles], {roles["item_id"]: roles["answer"]["text"]},
+                       {"event_roles": ROLES}, s)
+    cider = corpus_metrics({"event_roles": ROLES})["event_roles"]
+    assert set(cider) == {"cider_d", "cider_d_arg", "cider_d_verb"}
+    assert cider["cider_d_verb"]([r["details"] for r in rows]) > 0
 
 
 def test_real_density_leaves_few_windows_and_says_so() -> None:
@@ -98,6 +139,24 @@ def test_relations_are_labelled_by_the_llm_and_absent_without_one(tmp_path: Path
                                            "4": "Caused By", "5": "Reaction To"}
     score = RELATION.scorer.score(item, item["answer"]["text"], ScoreSettings())
     assert score == {"relation_item_acc": 1.0}
+    # the query gives times only; the labeller read both passes around the window
+    assert "onion" not in item["query"] and "cut" not in item["query"]
+    assert "(event 3: 10:00:06 - 10:00:08)" not in item["query"] and "event 3: " in item["query"]
+    assert item["provenance"]["labeller_saw"]["narrations_s"][1] - \
+        item["provenance"]["labeller_saw"]["narrations_s"][0] == 30.0
+
+
+def test_relations_are_never_asked_about_an_empty_reference_event(tmp_path: Path) -> None:
+    """Narrations every second except 4-6 s of every 10: windows starting on a multiple of
+    10 s have four narrated events but an empty event 3, and are left out, counted."""
+    gaps = [Narration(t + 0.5, "#C C cuts the onion", f"g{t}") for t in range(60)
+            if t % 10 not in (4, 5)]
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        ctx = _ctx(gaps, llm=make_client(srv, tmp_path))
+        built = RELATION.build(ctx, RELATION.params({"max_windows_per_source": 5,
+                                                     "max_items_per_log": None}))
+    assert built.stats["windows whose reference event has no narration"] >= 1
+    assert all((it["period"]["start_s"] - 36000) % 10 != 0 for it in built.items)
 
 
 def test_coreference_is_exact_string_match() -> None:

@@ -47,7 +47,7 @@ Wrong Answer D : C and the man admire several objects in the apartment.
 def test_the_papers_real_outputs_parse() -> None:
     assert parse_questions(PAPER_OUTPUT, 3)[0].startswith("What can you deduce")
     blocks = parse_answers(PAPER_OUTPUT, 2, 4)
-    assert [len(w) for _, w in blocks] == [4, 4]
+    assert [len(w) for _, w, _ in blocks] == [4, 4]
     assert blocks[0][0] == "They have a casual, friendly relationship."
     assert blocks[1][0] == "Actions and interactions are casual and relaxed."
     assert blocks[1][1][0].startswith("The video displays a profound")
@@ -174,6 +174,35 @@ def test_llm_questions_and_the_blind_filter_defeat_a_length_shortcut(tmp_path: P
         assert max(it["answer"]["options"], key=len) != it["answer"]["text"]
         assert it["provenance"]["filters"]["blind"]["kept"] is True
     assert items[0]["provenance"]["prompt_ids"]["question"] == "tasks/egoschema_q.v1"
+
+
+def test_llm_items_ask_about_their_window_and_certify_from_evidence(tmp_path: Path) -> None:
+    """A question written from one 180-s window names that window's period, not the whole
+    record; its answer spans are the generator's evidence seconds, so the certificate gate
+    (min_s: 30) drops the questions whose evidence is 25 s and keeps the 60-s ones."""
+    from xlebench.config.schema import CertificateConfig
+    from xlebench.tasks.certificate import certificate
+
+    ann = AnnotationIndex(narration_file="narration.json")
+    for uid in VIDEOS:
+        ann.narrations[uid] = [_narr(40, 180.0)]
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        llm = make_client(srv, tmp_path / "cache")
+        p = E.EgoSchemaParams(generator="llm", n_questions=3, max_items_per_log=None)
+        ctx = Context("egoschema_mcq", "multiple_choice", _log(), VIDEOS, ann,
+                      random.Random(3), offline_aggregate, llm)
+        items = E.build(ctx, p).items
+    assert items and all(it["provenance"]["window_s"] == [0.0, 180.0] for it in items)
+    first = items[0]
+    assert first["period"] == {"start_s": 28800.0, "end_s": 28980.0}
+    assert "in the record provided for the 08:00 - 08:03 time period?" in first["query"]
+    for it in items:
+        it["certificate"] = certificate(it, CertificateConfig())
+    assert sorted({it["certificate"]["seconds"] for it in items}) == [25.0, 60.0]
+    spec = {"kind": "certificate", "min_s": 30}
+    kept, dropped = apply_filters(items, [spec], FilterContext())
+    assert dropped["dropped by the certificate filter"] == len(items) // 3
+    assert all(it["certificate"]["source"] == "answer_spans" for it in kept)
 
 
 ARGS = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate,export]",

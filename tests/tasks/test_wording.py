@@ -11,6 +11,9 @@ H = 3600
 def test_retrieval_and_moment_queries() -> None:
     assert W.retrieval_query("Where did I put the towel?", 7 * H, 7.5 * H) == (
         "Where did I put the towel in the record provided for the 07:00 - 07:30 time period?")
+    # 0.9% of real NLQ queries end with a full stop
+    assert W.retrieval_query("Where is the dog.", 7 * H, 7.5 * H) == (
+        "Where is the dog in the record provided for the 07:00 - 07:30 time period?")
     assert W.moment_query("converse_/_interact_with_someone", 11 * H + 35 * 60, 12 * H) == (
         "When did I (converse / interact with someone) in the record provided for the "
         "11:35 - 12:00 time period?")
@@ -35,10 +38,12 @@ def test_counting_query_and_answer() -> None:
     assert query == (
         "In the record provided for the 10:29 - 11:13 time period, how many times have each "
         "of the actions in the following list been performed in the 1336-1396 second record "
-        "of the period? Action list: 1. cut onion; 2. wash pan;")
+        "of the period? Action list: 1. cut onion, 2. wash pan")
     assert W.counting_answer(["cut onion", "wash pan"], {"wash pan": 1, "cut onion": 3}) == (
         "cut onion: 3; wash pan: 1;")
     assert W.counting_actions(query) == ["cut onion", "wash pan"]
+    older = query.replace("1. cut onion, 2. wash pan", "1. cut onion; 2. wash pan;")
+    assert W.counting_actions(older) == ["cut onion", "wash pan"], "published benchmarks"
     assert W.counting_window(query) == (1336, 1396)
 
 

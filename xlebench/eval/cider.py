@@ -1,11 +1,12 @@
 """CIDEr-D (Vedantam et al., 2015), computed locally: the role metric of VidSitu.
 
 pycocoevalcap's version needs Java for its tokenizer; this one lower-cases and keeps runs of
-letters and digits. For every candidate and its references: n-gram (n = 1..4) vectors weighted
-by term frequency times log(N / document frequency), document frequency counted over the
-reference sets of the whole corpus; the candidate's counts clipped by each reference's; cosine
-times a Gaussian penalty on the length difference (sigma 6); averaged over references and n,
-times 10.
+letters and digits, then computes exactly what pycocoevalcap's ``CiderScorer`` computes on
+that token text (tested side by side): for every candidate and its references, n-gram
+(n = 1..4) vectors of raw term counts times log(N / document frequency), document frequency
+counted over the reference sets of the whole corpus; the candidate's weights clipped by each
+reference's; cosine times a Gaussian penalty (sigma 6) on the difference of the lengths, which
+the reference code counts in bigrams; averaged over n and over references, times 10.
 """
 
 from __future__ import annotations
@@ -37,15 +38,21 @@ def cider_d(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> l
 
 
 def _vector(counts: Counter, df: Counter, log_n: float) -> dict:
-    total = max(1, sum(counts.values()))
-    return {g: (k / total) * (log_n - math.log(max(1.0, df[g]))) for g, k in counts.items()}
+    """Raw term counts times log(N / df): no division by the text's length (clipping compares
+    weights of the same scale, as the reference implementation does)."""
+    return {g: k * (log_n - math.log(max(1.0, df[g]))) for g, k in counts.items()}
+
+
+def _length(text: str) -> int:
+    """Length as the reference implementation measures it: the number of bigrams."""
+    return max(0, len(_WORD.findall(text.lower())) - 1)
 
 
 def _score(cand: list[Counter], refs: list[list[Counter]], c_text: str,
            r_texts: Sequence[str], df: Counter, log_n: float) -> float:
     if not refs:
         return 0.0
-    c_len = len(_WORD.findall(c_text.lower()))
+    c_len = _length(c_text)
     total = 0.0
     for n in range(4):
         vc = _vector(cand[n], df, log_n)
@@ -56,7 +63,7 @@ def _score(cand: list[Counter], refs: list[list[Counter]], c_text: str,
             norm_r = math.sqrt(sum(v * v for v in vr.values()))
             dot = sum(min(vc[g], vr[g]) * vr[g] for g in vc if g in vr)
             if norm_c > 0 and norm_r > 0:
-                delta = c_len - len(_WORD.findall(r_text.lower()))
+                delta = c_len - _length(r_text)
                 acc += dot / (norm_c * norm_r) * math.exp(-delta * delta / (2 * SIGMA ** 2))
         total += acc / len(refs)
     return round(10.0 * total / 4, 10)

@@ -66,17 +66,17 @@ def _relations(details: Sequence[dict]) -> Prepared:
                                        for gt, pred in d["relations"]])
 
 
-def _cider(details: Sequence[dict]) -> Prepared:
-    """CIDEr-D per role slot, summed per argument type. Document frequencies come from all
-    the given rows; in a bootstrap resample they stay the cell's (the interval is over
-    items, not over the IDF weights)."""
+def _cider(details: Sequence[dict], key: int = 0) -> Prepared:
+    """CIDEr-D per role slot, summed per argument type (``key`` 0) or per verb (3).
+    Document frequencies come from all the given rows; in a bootstrap resample they stay
+    the cell's (the interval is over items, not over the IDF weights)."""
     from xlebench.eval.cider import cider_d
 
-    slots = [(k, role, gt, pred) for k, d in enumerate(details) for role, gt, pred in d["roles"]]
-    scores = cider_d([p for *_, p in slots], [[g] for _, _, g, _ in slots]) if slots else []
+    slots = [(k, slot) for k, d in enumerate(details) for slot in d["roles"]]
+    scores = cider_d([s[2] for _, s in slots], [[s[1]] for _, s in slots]) if slots else []
     per_row: list[list[tuple[str, float, float]]] = [[] for _ in details]
-    for (k, role, _, _), v in zip(slots, scores, strict=True):
-        per_row[k].append((role, v, 1.0))
+    for (k, slot), v in zip(slots, scores, strict=True):
+        per_row[k].append((slot[key], v, 1.0))
     return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
 
 
@@ -88,3 +88,5 @@ class_averaged_accuracy = CorpusMetric(_relations)
 cider_micro = CorpusMetric(_cider, macro=False)
 #: CIDEr-D averaged per argument type, then over types (VidSitu's C-Arg).
 cider_by_argument = CorpusMetric(_cider)
+#: CIDEr-D averaged per verb, then over verbs (VidSitu's C-Vb).
+cider_by_verb = CorpusMetric(lambda details: _cider(details, key=3))

@@ -73,16 +73,22 @@ class Judges:
         return ask_json(self.llm, messages, parse_score10, **kw)
 
     def apply(self, rows: list[dict], items: Sequence[dict], judged: set[str],
-              usage: Usage) -> None:
-        """Add each judge's value to the rows of judged subtasks (0 where not ``ok``)."""
+                usage: Usage) -> None:
+        """Add each judge's value to the rows of judged subtasks (0 where not ``ok``). The
+        judge reads the reference's words only (no ``<Tk>`` tokens, no ``Evidence:`` line) and
+        the reply's answer part; time-only items, whose answer is spans alone, are not judged
+        (MultiHop-EgoQA leaves them out of its answer metrics)."""
+        from xlebench.eval.scorers.grounded import split_evidence
+
         for row, item in zip(rows, items, strict=True):
-            if item["subtask"] not in judged:
+            if item["subtask"] not in judged or item["answer"].get("time_only"):
                 continue
+            reference = split_evidence(item["answer"]["text"])[0]
             for name in self.names:
                 ok = row["status"] == "ok" and row["response"] is not None
                 row["scores"][METRICS[name]] = self.judge(
-                    name, item["query"], row["response"], item["answer"]["text"],
-                    usage) if ok else 0.0
+                    name, item["query"], split_evidence(row["response"])[0] if ok else "",
+                    reference, usage) if ok else 0.0
 
 
 def judged_subtasks(recipes: dict[str, Any], wanted: Sequence[str] | None) -> set[str]:

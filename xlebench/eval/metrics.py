@@ -194,9 +194,12 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("verb_r5", "corpus", True, "macro verb Recall@5 over verbs (VidSitu)"),
     Metric("acc@1", "mean", True, "share of events whose top verb is a true verb"),
     Metric("acc@5", "mean", True, "share of events with a true verb among the top 5"),
-    Metric("rouge_args", "mean", True, "ROUGE-L of predicted vs true role values"),
-    Metric("cider_d", "corpus", True, "CIDEr-D of role values, over all role slots"),
+    Metric("rouge_args", "mean", True, "ROUGE-L of predicted vs true role values (given the "
+           "true verbs)"),
+    Metric("cider_d", "corpus", True, "CIDEr-D of role values given the true verbs, over all "
+           "role slots (VidSitu's C)"),
     Metric("cider_d_arg", "corpus", True, "CIDEr-D averaged per argument type (C-Arg)"),
+    Metric("cider_d_verb", "corpus", True, "CIDEr-D averaged per verb (C-Vb)"),
     Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes"),
     Metric("relation_item_acc", "mean", True, "share of an item's relations right"),
     Metric("gem_judge", "mean", True, "share of replies an LLM judge calls equivalent to the "

@@ -88,7 +88,7 @@ def third_person(base: str) -> str:
 
 
 def plural(noun: str) -> str:
-    if noun.endswith(("s", "sh", "ch", "x")):
+    if noun.endswith(("s", "sh", "ch", "x")) or noun.endswith(("tomato", "potato", "mango")):
         return noun + "es"
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":
         return noun[:-1] + "ies"
@@ -108,7 +108,7 @@ _ON = ("sofa", "bed", "bench", "mat", "couch", "road", "bike lane", "sidewalk", 
 
 def at_place(place: str) -> str:
     """'in the kitchen', 'on the sofa', but 'at the desk'."""
-    if place.endswith(_ON):
+    if f" {place}".endswith(tuple(f" {w}" for w in _ON)):  # whole words: not "workbench"
         return f"on the {place}"
     return f"{'in' if place.endswith(_INSIDE) else 'at'} the {place}"
 

@@ -23,7 +23,7 @@ from xlebench.library.language import (
     third_person,
 )
 from xlebench.library.taxonomy import Scenario, load_object_aliases
-from xlebench.library.verbs import Choice, choices
+from xlebench.library.verbs import Choice, choices, load_verbs
 
 #: Cues a heuristic labeller can pick up (and real narrations sometimes contain).
 TIME_CUES = {
@@ -272,6 +272,11 @@ def ing_phrase(s: Scenario) -> str:
     return " ".join([gerund(words[0])] + words[1:])
 
 
+def _openable() -> frozenset[str]:
+    """Objects C can open (the actions table's objects of "opens")."""
+    return frozenset(load_verbs()["opens"].objects)
+
+
 def _named(obj: str, rng: random.Random, share: float = 0.6) -> str:
     """The object as the query's annotator calls it: often not the narrator's word."""
     aliases = load_object_aliases().get(obj, ())
@@ -285,18 +290,19 @@ def _query_for(template: str, ev: Event, rng: random.Random) -> tuple[str, str, 
     obj, place = _named(ev.obj, rng), ev.place
     act = rng.choice(("use", "touch", "move", b))
     texts = {
-        NLQ_TEMPLATES[0]: f"Where was the {obj} before I {act} it?",
+        NLQ_TEMPLATES[0]: f"Where was the {obj} before I {past(act)} it?",
         NLQ_TEMPLATES[1]: rng.choice((f"Where is the {obj}?", f"Where was the {obj}?")),
-        NLQ_TEMPLATES[2]: f"What did I put in the {place}?",
+        NLQ_TEMPLATES[2]: f"What did I put {_locative(place, 'on')}?",
         NLQ_TEMPLATES[3]: f"How many {plural(obj)} were there?",
-        NLQ_TEMPLATES[4]: f"What did I {act} in the {place}?",
+        NLQ_TEMPLATES[4]: f"What did I {act} {at_place(place)}?",
         NLQ_TEMPLATES[5]: f"In what location did I see the {obj}?",
         NLQ_TEMPLATES[6]: f"What colour is the {obj}?",
-        NLQ_TEMPLATES[7]: f"Was the {obj} open or closed?",
+        NLQ_TEMPLATES[7]: (f"Was the {obj} open or closed?" if ev.obj in _openable()
+                           else f"What was the state of the {obj}?"),
         NLQ_TEMPLATES[8]: f"Where is my {obj}?",
         NLQ_TEMPLATES[9]: f"Where did I leave the {obj}?",
         NLQ_TEMPLATES[10]: f"Who was with me when I had the {obj}?",
-        NLQ_TEMPLATES[11]: f"Who did I talk to in the {place}?",
+        NLQ_TEMPLATES[11]: f"Who did I talk to {at_place(place)}?",
         NLQ_TEMPLATES[12]: f"When did I talk to the {ev.actor.split()[0]}?",
     }
     return texts[template], obj, act

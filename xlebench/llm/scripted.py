@@ -234,7 +234,8 @@ def _egoschema_questions(text: str) -> str:
 def _egoschema_answers(text: str) -> str:
     """One block per question; the paper's own output forms alternate ("Correct answer:" /
     "Correct Answer:", "Wrong answer 1:" / "Wrong Answer A :"), and the right answer is the
-    longest option in the first block only."""
+    longest option in the first block only. Where the prompt asks for evidence, each block
+    ends with it: 25 s for the second question (a short certificate), 60 s for the others."""
     acts = _narrated(text)
     n = len(re.findall(r"^Question \d+:", text, re.MULTILINE)) or 3
     m = _number(r"and (\d+) wrong answers", text, 4)
@@ -251,6 +252,8 @@ def _egoschema_answers(text: str) -> str:
         else:
             rows = [f"Correct answer: {right}"] + [f"Wrong answer {w + 1}: {x}"
                                                    for w, x in enumerate(wrong)]
+        if "Evidence:" in text:
+            rows.append("Evidence: [10-35]" if q == 1 else "Evidence: [5-30], [100-135]")
         blocks.append("\n".join(rows))
     return "\n\n".join(blocks)
 

@@ -19,8 +19,14 @@ from xlebench.tasks.source import Narration
 _C_LINE = re.compile(r"^#c\s+c\s+(.*)$", re.IGNORECASE)
 _STOP = {"a", "an", "the", "his", "her", "their", "some", "its", "my", "of", "with", "from",
          "in", "on", "into", "onto", "to", "at", "by", "for", "and", "using", "inside", "under",
-         "near"}
+         "near", "around", "along", "across", "through", "towards", "toward", "over", "about"}
 PARTICLES = {"up", "down", "off", "out", "away", "back", "over"}
+#: Words that name someone, not somewhere ("talks to woman X").
+PEOPLE = {"man", "woman", "person", "boy", "girl", "child", "baby", "lady"}
+#: Verbs whose "on" is a particle ("puts on the gloves", "switches on the light").
+ON_PARTICLE = {"put", "switch", "turn", "try"}
+#: Verb + preposition pairs whose object is the thing acted on ("looks at the map").
+PREPOSITIONAL_OBJECT = {("look", "at")}
 
 
 @dataclass(frozen=True)
@@ -38,13 +44,18 @@ class Narrated:
 
 
 #: Prepositions that introduce where something happens or goes.
-PLACE_PREPOSITIONS = {"on", "in", "into", "onto", "at", "inside", "from", "under", "near", "to"}
+PLACE_PREPOSITIONS = {"on", "in", "into", "onto", "at", "inside", "from", "under", "near", "to",
+                      "around", "along", "across", "through", "towards", "toward", "over"}
+#: Words that end a direct object and start a prepositional phrase.
+PREPOSITIONS = PLACE_PREPOSITIONS | {"with", "using", "for", "by", "of", "about"}
 
 
 def parse_narration(text: str) -> Narrated | None:
     """``#C C picks up a cup from the table`` -> (pick up, cup, table); None for other lines
     (``#O`` people, ``#unsure``). A rule parser: the first word is the verb, an adverbial
-    particle joins it, the head noun is the last content word before a preposition."""
+    particle joins it; the direct object is the noun phrase after it (its content words:
+    "cutting board"), none when a preposition comes first ("sits with man X", "walks around
+    the kitchen": intransitive); the place is the noun phrase after a place preposition."""
     if "#unsure" in text.lower():
         return None
     m = _C_LINE.match(text.strip())
@@ -55,25 +66,33 @@ def parse_narration(text: str) -> Narrated | None:
         return None
     verb = [base_form(words[0])]
     rest = words[1:]
-    if rest and rest[0] in PARTICLES:
+    if rest and (rest[0] in PARTICLES or (rest[0] == "on" and verb[0] in ON_PARTICLE)
+                 or (verb[0], rest[0]) in PREPOSITIONAL_OBJECT):
         verb.append(rest.pop(0))
-    dobj, k = head_noun(rest)
+    dobj, k = (None, 0) if rest and rest[0] in PREPOSITIONS else head_noun(rest)
     pobj = None
-    if k < len(rest) and rest[k] in PLACE_PREPOSITIONS:
-        pobj, _ = head_noun(rest[k + 1:])
+    while k < len(rest):
+        if rest[k] in PLACE_PREPOSITIONS:
+            pobj, _ = head_noun(rest[k + 1:])
+            if pobj and pobj.split()[0] in PEOPLE:  # "talks to woman X": a person, no place
+                pobj = None
+            break
+        k += 1
     return Narrated(" ".join(verb), dobj, pobj)
 
 
 def head_noun(words: list[str]) -> tuple[str | None, int]:
-    """The last content word before the first preposition after it, and where it stopped."""
-    noun = None
+    """The noun phrase at the start of ``words`` — its content words, determiners left out
+    ("the tape measure" -> "tape measure") — and where it stopped (the next preposition or
+    conjunction)."""
+    noun: list[str] = []
     for k, w in enumerate(words):
         if w in _STOP:
             if noun:
-                return noun, k
+                return " ".join(noun), k
             continue
-        noun = w
-    return noun, len(words)
+        noun.append(w)
+    return (" ".join(noun) or None), len(words)
 
 
 def action_of(text: str) -> str | None:

@@ -37,6 +37,7 @@ from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, sample, segment_of, segment_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import BLIND_PROMPT, RecipeParams
+from xlebench.tasks.items import to_day
 from xlebench.tasks.mcq import (
     FORMAT,
     NearDuplicate,
@@ -51,16 +52,17 @@ from xlebench.tasks.mcq import (
 )
 from xlebench.tasks.registry import Recipe
 
-PROMPTS = ("tasks/egoschema_q.v1", "tasks/egoschema_aw.v1", "tasks/egoschema_aw.v2",
-           "tasks/egoschema_qaw.v1", BLIND_PROMPT)
+PROMPTS = ("tasks/egoschema_q.v1", "tasks/egoschema_aw.v3", "tasks/egoschema_aw.v4",
+           "tasks/egoschema_qaw.v2", BLIND_PROMPT)
 
 
 @dataclass
 class EgoSchemaPrompts:
     question: str = "tasks/egoschema_q.v1"
-    answers: list[str] = field(default_factory=lambda: ["tasks/egoschema_aw.v1",
-                                                         "tasks/egoschema_aw.v2"])
-    one_shot: str = "tasks/egoschema_qaw.v1"
+    #: aw.v3/v4 (and qaw.v2) ask for each correct answer's evidence seconds: certificates.
+    answers: list[str] = field(default_factory=lambda: ["tasks/egoschema_aw.v3",
+                                                         "tasks/egoschema_aw.v4"])
+    one_shot: str = "tasks/egoschema_qaw.v2"
 
 
 @dataclass
@@ -124,30 +126,39 @@ def _keep(question: str, answers: list[str], p: EgoSchemaParams, out: Built) -> 
     return True
 
 
+def _asks_evidence(prompt: str) -> bool:
+    """Whether a prompt asks for each correct answer's evidence seconds (aw.v3, aw.v4,
+    qaw.v2 do): then its answers must carry them, and certificates are measured from them."""
+    return "Evidence:" in load_prompt(prompt).user
+
+
 def _generate(ctx: Context, p: EgoSchemaParams, block: str, usage: Usage
-              ) -> tuple[list[tuple[str, str, list[str]]], dict]:
-    """(question, correct, wrong) triplets and the prompt ids used."""
+              ) -> tuple[list[tuple[str, str, list[str], list]], dict]:
+    """(question, correct, wrong, evidence seconds) per question and the prompt ids used."""
     kw = dict(max_retries=ctx.llm.settings.max_retries, usage=usage)
     if p.chaining == "one_shot":
+        window = p.window_s if _asks_evidence(p.prompts.one_shot) else None
         messages = load_prompt(p.prompts.one_shot).render(
             narrations=block, n_questions=str(p.n_questions), n_wrong=str(p.n_wrong))
         qs, answers = ask_text(ctx.llm, messages, lambda t: (
             parse_questions(t, p.n_questions),
             parse_answers(t, min(p.n_questions, len(parse_questions(t, p.n_questions))),
-                          p.n_wrong)), what="egoschema_mcq one-shot", **kw)
-        return [(q, a, w) for q, (a, w) in zip(qs, answers, strict=False)], {
+                          p.n_wrong, window)), what="egoschema_mcq one-shot", **kw)
+        return [(q, *ans) for q, ans in zip(qs, answers, strict=False)], {
             "one_shot": p.prompts.one_shot}
     q_messages = load_prompt(p.prompts.question).render(narrations=block,
                                                         n_questions=str(p.n_questions))
     qs = ask_text(ctx.llm, q_messages, lambda t: parse_questions(t, p.n_questions),
                   what="egoschema_mcq questions", **kw)
     aw_prompt = ctx.rng.choice(list(p.prompts.answers))
+    window = p.window_s if _asks_evidence(aw_prompt) else None
     listing = "\n".join(f"Question {k + 1}: {q}" for k, q in enumerate(qs))
     a_messages = load_prompt(aw_prompt).render(narrations=block, questions=listing,
                                                n_wrong=str(p.n_wrong))
-    answers = ask_text(ctx.llm, a_messages, lambda t: parse_answers(t, len(qs), p.n_wrong),
+    answers = ask_text(ctx.llm, a_messages,
+                       lambda t: parse_answers(t, len(qs), p.n_wrong, window),
                        what="egoschema_mcq answers", **kw)
-    return [(q, a, w) for q, (a, w) in zip(qs, answers, strict=True)], {
+    return [(q, *ans) for q, ans in zip(qs, answers, strict=True)], {
         "question": p.prompts.question, "answers": aw_prompt}
 
 
@@ -161,10 +172,11 @@ def _from_llm(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
         if not windows:
             out.stats["segments without a narration-dense window"] += 1
         for start, narr in windows:
-            triplets, prompt_ids = _generate(ctx, p, serialize(narr, start), usage)
-            for q, a, w in triplets:
+            generated, prompt_ids = _generate(ctx, p, serialize(narr, start), usage)
+            for q, a, w, spans in generated:
                 if _keep(q, [a, *w], p, out):
                     found.append((seg, (start, start + p.window_s), q, a, w,
+                                  [(start + x, start + y) for x, y in spans],
                                   {"generator": "llm", "chaining": p.chaining,
                                    "model": ctx.llm.settings.model, "prompt_ids": prompt_ids,
                                    "narrations": len(narr)}))
@@ -212,26 +224,33 @@ def _from_summaries(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]
             continue
         q = ("Which of the following best describes what C does in the record provided for "
              f"the {W.period_text(*segment_period(seg))} time period?")
-        found.append((seg, None, q, video.summary, wrong,
+        found.append((seg, None, q, video.summary, wrong, [],
                       {"generator": "offline_summaries", "selection": p.selection,
                        "distractors": info}))
     return found
 
 
 def build(ctx: Context, p: EgoSchemaParams) -> Built:
+    """Items whose query names the period their evidence covers: the record (offline), or the
+    window the questions were written from (llm), whose answer spans are the generator's
+    evidence seconds (so the certificate measures what the question needs)."""
     out = Built()
     found = (_from_llm if p.generator == "llm" else _from_summaries)(ctx, p, out)
-    for k, (seg, window, q, a, w, prov) in enumerate(sample(ctx.rng, found,
-                                                             p.max_items_per_log)):
+    for k, (seg, window, q, a, w, spans, prov) in enumerate(sample(ctx.rng, found,
+                                                                    p.max_items_per_log)):
         period = segment_period(seg)
-        if p.generator == "llm":
+        if window:
+            period = (to_day(seg, window[0]), to_day(seg, window[1]))
             q = W.retrieval_query(q, *period)
+            prov = {**prov, "window_s": list(window)}
         options, label = shuffled(a, w, ctx.rng)
-        ev = evidence(seg, *window) if window else whole(seg)
+        ev = [evidence(seg, x, y) for x, y in spans] or [
+            evidence(seg, *window) if window else whole(seg)]
         out.items.append(ctx.item(
             k=k, query=mcq_query(q, options), period=period, text=options[label],
+            spans=[(to_day(seg, x), to_day(seg, y)) for x, y in spans],
             answer={k2: v for k2, v in mcq_answer(options, label).items() if k2 != "text"},
-            evidence=[ev],
+            evidence=ev,
             provenance={"question": q, "source_file": ctx.ann.narration_file
                         if p.generator == "llm" else "library.parquet",
                         "annotation_ids": [seg["video_uid"]], **prov}))
@@ -247,10 +266,9 @@ def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:
     options = item["answer"]["options"]
     if item["provenance"].get("generator") != "llm":
         return option_reply(options, summary_of(ctx.videos, seg))
-    ev = item["evidence"][0]
+    a, b = item["provenance"]["window_s"]
     passes = ctx.ann.narrations.get(seg["video_uid"]) or [[]]
-    seen = words(" ".join(clean_narration(n.text) for n in passes[0]
-                          if ev["source_start_s"] <= n.t < ev["source_end_s"]))
+    seen = words(" ".join(clean_narration(n.text) for n in passes[0] if a <= n.t < b))
     share = [len(words(o) & seen) / max(1, len(words(o))) for o in options]
     return f"Option {max(range(len(options)), key=lambda k: (share[k], -k))}"
 

@@ -1,7 +1,13 @@
 """Event relations (VidSitu): how events 1, 2, 4 and 5 of a 10-second window relate to event
 3 — Caused By, Enabled By, Reaction To or No Relation. The narrations do not say, so the
-labels are written at annotation time by the LLM (prompt ``tasks/event_relation.v1``,
+labels are written at annotation time by the LLM (prompt ``tasks/event_relation.v2``,
 validated and cached); without one the recipe makes no items and says why.
+
+The labeller reads more than the item shows: the narrations of both annotators in and around
+the window (``context_s`` either side), while the query gives only the five events' times —
+with v1 the query showed the very event text the labels were written from, so a text-only
+model reproduced them without the video. A window whose reference event (event 3) holds no
+narration is left out and counted: a relation to nothing cannot be labelled.
 """
 
 from __future__ import annotations
@@ -11,17 +17,19 @@ from functools import partial
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
+from xlebench.config.knobs import knob
+from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.scorers import RELATIONS, RelationAccuracy
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
 from xlebench.tasks.common import evidence, sample
 from xlebench.tasks.context import Built, Context
-from xlebench.tasks.event_srl import EventParams, describe, windows
+from xlebench.tasks.event_srl import EventParams, windows
 from xlebench.tasks.items import to_day
 from xlebench.tasks.registry import Recipe
 
-PROMPT = "tasks/event_relation.v1"
+PROMPT = "tasks/event_relation.v2"
 FORMAT = ("Answer with one line per event: Event <k>: <Caused By | Enabled By | Reaction To | "
           "No Relation>, for events 1, 2, 4 and 5.")
 
@@ -29,6 +37,8 @@ FORMAT = ("Answer with one line per event: Event <k>: <Caused By | Enabled By | 
 @dataclass
 class RelationParams(EventParams):
     prompt: str = PROMPT
+    #: Seconds of narrations the labeller reads before and after the window.
+    context_s: float = knob(10.0, ge=0, le=600)
 
 
 def _labels(value: Any, n: int) -> dict[str, str]:
@@ -44,31 +54,58 @@ def _labels(value: Any, n: int) -> dict[str, str]:
     return out
 
 
+def _context_lines(ctx: Context, seg: dict, start: float, p: RelationParams) -> str:
+    """Both passes' narrations from ``context_s`` before the window to ``context_s`` after
+    it, each with its time from the window start."""
+    a, b = start - p.context_s, start + p.window_s + p.context_s
+    lines = sorted((n.t - start, k + 1, clean_narration(n.text))
+                   for k, narrs in enumerate(ctx.ann.narrations.get(seg["video_uid"]) or [])
+                   for n in narrs if a <= n.t < b)
+    return "\n".join(f"{t:+.1f} s (annotator {k}): {text}" for t, k, text in lines)
+
+
+def _times(events: list, seg: dict) -> list[tuple[float, float]]:
+    return [(to_day(seg, e.interval[0]), to_day(seg, e.interval[1])) for e in events]
+
+
 def build(ctx: Context, p: RelationParams) -> Built:
     out = Built()
     if ctx.llm is None:
         out.stats["no LLM to label relations (use llm=litellm or llm=replay)"] += 1
         return out
-    found = [(seg, start, events) for seg in ctx.log["segments"]
-             for start, events in windows(ctx, p, seg, out)]
+    found = []
+    for seg in ctx.log["segments"]:
+        for start, events in windows(ctx, p, seg, out):
+            if events[len(events) // 2].narrated:
+                found.append((seg, start, events))
+            else:
+                out.stats["windows whose reference event has no narration"] += 1
     usage = Usage()
     for k, (seg, start, events) in enumerate(sample(ctx.rng, found, p.max_items_per_log)):
-        text = describe(events, p.roles)
-        messages = load_prompt(p.prompt).render(events=text)
+        listing = "\n".join(f"Event {n}: {a - start:.0f}-{b - start:.0f} s" for n, (a, b) in
+                             enumerate(((e.interval[0], e.interval[1]) for e in events), 1))
+        messages = load_prompt(p.prompt).render(events=listing,
+                                                narrations=_context_lines(ctx, seg, start, p))
         labels = ask_json(ctx.llm, messages, partial(_labels, n=len(events)),
                           max_retries=ctx.llm.settings.max_retries, usage=usage,
                           what="event_relation labels")
         a, b = to_day(seg, start), to_day(seg, start + p.window_s)
         mid = len(events) // 2 + 1
+        shown = "; ".join(f"event {n}: {fmt_hhmmss(x)} - {fmt_hhmmss(y)}"
+                          for n, (x, y) in enumerate(_times(events, seg), 1))
         out.items.append(ctx.item(
             k=k, period=(a, b),
             query=(f"In the record provided for the {fmt_hhmmss(a)} - {fmt_hhmmss(b)} period, "
-                   f"five events happen: {text.replace(chr(10), ' | ')}. How does each other "
-                   f"event relate to event {mid}?"),
+                   f"five 2-second events happen ({shown}). How does each other event relate "
+                   f"to event {mid}?"),
             text="\n".join(f"Event {n}: {lab}" for n, lab in sorted(labels.items())),
             answer={"relations": labels}, evidence=[evidence(seg, start, start + p.window_s)],
             provenance={"source_file": ctx.ann.narration_file, "labeller": "llm",
-                        "model": ctx.llm.settings.model, "prompt": p.prompt}))
+                        "model": ctx.llm.settings.model, "prompt": p.prompt,
+                        "labeller_saw": {"narrations_s": [start - p.context_s,
+                                                          start + p.window_s + p.context_s],
+                                         "passes": len(ctx.ann.narrations.get(
+                                             seg["video_uid"]) or [])}}))
     return out
 
 

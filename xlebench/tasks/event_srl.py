@@ -1,5 +1,6 @@
-"""Event verbs and semantic roles (VidSitu, seed 002): a 10-second window of a record, five
-2-second events, each with its verbs and roles (Arg0, Arg1, Arg2, ALoc, AScn).
+"""Event verbs (VidSitu, seed 002): a 10-second window of a record, five 2-second events,
+each with the verbs that describe it; VidSitu's second task, the semantic roles of each event
+given its true verbs, is `xlebench.tasks.event_roles` over the same windows.
 
 Windows are candidates every ``stride_s`` seconds; a window is kept when at least
 ``min_narrated_events`` of its five intervals hold a narration (at Ego4D's density — one
@@ -9,11 +10,12 @@ narration every ~4.5 s — few do: the share kept is reported), and the most eve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.config.knobs import knob
-from xlebench.eval.scorers import EventRoles
+from xlebench.eval.scorers import EventVerbs
 from xlebench.tasks.common import evidence, sample, segment_of
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
@@ -35,7 +37,7 @@ class EventParams(RecipeParams):
 
 
 FORMAT = ("Answer with one line per event: Event <k>: verbs: <up to 5 verbs, most likely "
-          "first>; Arg0: <who>; Arg1: <what>; Arg2: <with what>; ALoc: <where>; AScn: <scene>.")
+          "first>.")
 
 
 def windows(ctx: Context, p: EventParams, seg: dict, out: Built) -> list[tuple[float, list]]:
@@ -66,34 +68,36 @@ def windows(ctx: Context, p: EventParams, seg: dict, out: Built) -> list[tuple[f
     return kept
 
 
-def describe(events: list[Event], roles: list[str]) -> str:
+def describe(events: list[Event], roles: list[str], verbs: bool = True) -> str:
+    """``Event k: verbs: cut, hold; Arg0: C; Arg1: onion`` lines (``roles`` chosen, verbs or
+    not)."""
     lines = []
     for k, ev in enumerate(events, start=1):
-        parts = [f"verbs: {', '.join(ev.verbs)}"] + [f"{r}: {ev.roles[r]}" for r in roles
-                                                     if r in ev.roles]
+        parts = ([f"verbs: {', '.join(ev.verbs)}"] if verbs else []) + [
+            f"{r}: {ev.roles[r]}" for r in roles if r in ev.roles]
         lines.append(f"Event {k}: " + "; ".join(parts))
     return "\n".join(lines)
 
 
-def build(ctx: Context, p: EventParams) -> Built:
+def event_times(events: list[Event], seg: dict) -> list[tuple[float, float]]:
+    return [(to_day(seg, e.interval[0]), to_day(seg, e.interval[1])) for e in events]
+
+
+def window_items(ctx: Context, p: EventParams, ask: Callable[[list[Event], dict], str],
+                 text: Callable[[list[Event]], str]) -> Built:
+    """One item per kept window (at most ``max_items_per_log``): ``ask(events, seg)`` is the
+    question after the period, ``text(events)`` the reference."""
     out = Built()
     found = [(seg, start, events) for seg in ctx.log["segments"]
              for start, events in windows(ctx, p, seg, out)]
     for k, (seg, start, events) in enumerate(sample(ctx.rng, found, p.max_items_per_log)):
         a, b = to_day(seg, start), to_day(seg, start + p.window_s)
-        mid = len(events) // 2
-        ref = (to_day(seg, events[mid].interval[0]), to_day(seg, events[mid].interval[1]))
-        query = (f"Describe the {len(events)} {p.event_s:g}-second events of the record "
-                 f"provided for the {fmt_hhmmss(a)} - {fmt_hhmmss(b)} period (event "
-                 f"{mid + 1} is {fmt_hhmmss(ref[0])} - {fmt_hhmmss(ref[1])}): for each, the "
-                 "verbs that describe it and who did what, with what, and where.")
         out.items.append(ctx.item(
-            k=k, query=query, period=(a, b), text=describe(events, p.roles),
-            answer={"events": [{"interval": [to_day(seg, e.interval[0]),
-                                             to_day(seg, e.interval[1])],
-                                "verbs_gt": e.verbs,
+            k=k, query=(f"In the record provided for the {fmt_hhmmss(a)} - {fmt_hhmmss(b)} "
+                        f"period, {ask(events, seg)}"), period=(a, b), text=text(events),
+            answer={"events": [{"interval": list(t), "verbs_gt": e.verbs,
                                 "roles": {r: v for r, v in e.roles.items() if r in p.roles}}
-                               for e in events]},
+                               for e, t in zip(events, event_times(events, seg), strict=True)]},
             evidence=[evidence(seg, start, start + p.window_s)],
             provenance={"source_file": ctx.ann.narration_file, "window_s": p.window_s,
                         "coreference": coreference(events),
@@ -101,18 +105,33 @@ def build(ctx: Context, p: EventParams) -> Built:
     return out
 
 
-def oracle(ctx: Context, p: EventParams, item: dict) -> str:
-    """The window's five events re-read from both narration passes."""
+def reread(ctx: Context, p: EventParams, item: dict) -> list[Event]:
+    """The item's five events re-read from both narration passes of its window."""
     seg = segment_of(ctx.log, item)
-    ev = item["evidence"][0]
     scene = ctx.videos[seg["video_uid"]].scene if seg["video_uid"] in ctx.videos else ""
-    events = events_in(ctx.ann.narrations.get(seg["video_uid"]) or [], ev["source_start_s"],
-                       p.event_s, len(item["answer"]["events"]), scene)
-    return describe(events, p.roles)
+    return events_in(ctx.ann.narrations.get(seg["video_uid"]) or [],
+                     item["evidence"][0]["source_start_s"], p.event_s,
+                     len(item["answer"]["events"]), scene)
+
+
+def _ask(events: list[Event], seg: dict) -> str:
+    shown = "; ".join(f"event {n}: {fmt_hhmmss(a)} - {fmt_hhmmss(b)}"
+                      for n, (a, b) in enumerate(event_times(events, seg), 1))
+    return (f"five 2-second events happen ({shown}). Which verbs describe what happens in "
+            "each event?")
+
+
+def build(ctx: Context, p: EventParams) -> Built:
+    return window_items(ctx, p, _ask, lambda events: describe(events, []))
+
+
+def oracle(ctx: Context, p: EventParams, item: dict) -> str:
+    """The window's five events' verbs, re-read from both narration passes."""
+    return describe(reread(ctx, p, item), [])
 
 
 RECIPE = Recipe(
     name="event_srl", task="event_understanding", schema=EventParams, build=build,
-    scorer=EventRoles(), primary="verb_r5", answer_format=FORMAT,
+    scorer=EventVerbs(), primary="verb_r5", answer_format=FORMAT,
     answer_source="Ego4D narrations (both passes)", needs=("narrations",), oracle=oracle,
-    description="Verbs and semantic roles of five 2-second events (VidSitu).")
+    description="The verbs of five 2-second events (VidSitu's verb task).")

@@ -164,6 +164,8 @@ _QUESTION = re.compile(rf"^\W*question\s*(\d+){_LABEL}(.+?)\s*$", re.IGNORECASE 
 _CORRECT = re.compile(rf"^\W*correct\s+answer{_LABEL}(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _WRONG = re.compile(rf"^\W*wrong\s+answer\s*(?:\d+|[a-z])?{_LABEL}(.+?)\s*$",
                     re.IGNORECASE | re.MULTILINE)
+_EVIDENCE = re.compile(r"^\W*evidence\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)")
 
 
 def parse_questions(text: str, n: int) -> list[str]:
@@ -174,9 +176,24 @@ def parse_questions(text: str, n: int) -> list[str]:
     return found[:n]
 
 
-def parse_answers(text: str, n_questions: int, n_wrong: int) -> list[tuple[str, list[str]]]:
-    """Per question, the correct answer and the wrong ones: each block starts at a
-    ``Correct answer:`` line and holds ``Wrong answer 1..M:`` (or ``Wrong Answer A :``) lines."""
+def parse_evidence(block: str, window_s: float) -> list[tuple[float, float]]:
+    """``Evidence: [12-40], [95-130]`` -> [(12, 40), (95, 130)]: seconds inside the window."""
+    m = _EVIDENCE.search(block)
+    spans = [(float(a), float(b)) for a, b in _SECONDS.findall(m.group(1))] if m else []
+    if not spans:
+        raise ValueError('expected a line "Evidence: [start-end], ..." after each question\'s '
+                         "answers (the narration seconds the correct answer rests on)")
+    for a, b in spans:
+        if not 0 <= a <= b <= window_s:
+            raise ValueError(f"evidence [{a:g}-{b:g}] is not inside 0..{window_s:g} seconds")
+    return spans
+
+
+def parse_answers(text: str, n_questions: int, n_wrong: int, window_s: float | None = None
+                  ) -> list[tuple[str, list[str], list[tuple[float, float]]]]:
+    """Per question, the correct answer, the wrong ones, and (``window_s`` given) the evidence
+    seconds: each block starts at a ``Correct answer:`` line and holds ``Wrong answer 1..M:``
+    (or ``Wrong Answer A :``) lines, then an ``Evidence:`` line."""
     starts = [m.start() for m in _CORRECT.finditer(text)]
     if len(starts) < n_questions:
         raise ValueError(f"expected {n_questions} blocks, each a 'Correct answer:' line and "
@@ -189,7 +206,8 @@ def parse_answers(text: str, n_questions: int, n_wrong: int) -> list[tuple[str, 
         if len(wrong) < n_wrong:
             raise ValueError(f"question {i + 1}: expected {n_wrong} 'Wrong answer k:' lines, "
                              f"found {len(wrong)}")
-        out.append((correct, wrong[:n_wrong]))
+        spans = parse_evidence(block, window_s) if window_s is not None else []
+        out.append((correct, wrong[:n_wrong], spans))
     return out
 
 

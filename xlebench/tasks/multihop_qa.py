@@ -169,6 +169,12 @@ def _past(verb: str) -> str:
     return " ".join([past(head), *rest])
 
 
+def _past_it(verb: str) -> str:
+    """``picked it up``, ``washed it``: the pronoun before a particle."""
+    head, *rest = verb.split()
+    return " ".join([past(head), "it", *rest])
+
+
 def _spans(occs: list[tuple[dict, Occurrence]], min_span_s: float) -> list[list[float]]:
     out = []
     for seg, o in occs:
@@ -188,29 +194,31 @@ def _whole_seconds(spans: list) -> list[list[float]]:
         [(math.floor(a), math.ceil(b)) for a, b in spans])]
 
 
-def wording(category: str, node: str, parts: list[str], n: int, time_only: bool
-            ) -> tuple[str, str]:
+def wording(category: str, node: str, parts: list[str], n: int, time_only: bool,
+            action: tuple[str, str] = ("", "")) -> tuple[str, str]:
     """(question without its period, answer with tokens) of categories A, B, C: A asks how
-    often an action recurred (``n`` times), B everything done to an object (``parts``: the
-    verbs), C everything a verb was done to (``parts``: the objects); answers list every
-    part, each grounded by its own token."""
+    often an action (``action``: its verb and object, "pick up", "cutting board") recurred
+    (``n`` times), B everything done to an object (``parts``: the verbs), C everything a verb
+    was done to (``parts``: the objects); answers list every part, each grounded by its own
+    token."""
     if category == "A":
-        verb, _, obj = node.partition(" ")
+        verb, obj = action
         if time_only:
             return f"When did I {verb} the {obj}", "<T1></T1>"
         return (f"How many times did I {verb} the {obj}",
                 f"You <T1>{_past(verb)} the {obj}</T1> {n} times.")
     if category == "B":
         done = [f"<T1>{_past(parts[0])} the {node}</T1>"] + [
-            f"<T{i + 1}>{_past(v)} it</T{i + 1}>" for i, v in enumerate(parts[1:], start=1)]
+            f"<T{i + 1}>{_past_it(v)}</T{i + 1}>" for i, v in enumerate(parts[1:], start=1)]
         return f"What did I do with the {node}", f"You {join_and(done)}."
     things = [f"<T{i + 1}>the {o}</T{i + 1}>" for i, o in enumerate(parts)]
     return f"What did I {node}", f"You {_past(node)} {join_and(things)}."
 
 
 def _template(c: Candidate, time_only: bool) -> tuple[str, str]:
+    first = c.parts[0][1][0][1]
     return wording(c.category, c.node, [phrase for phrase, _ in c.parts],
-                   len(c.parts[0][1]), time_only)
+                   len(c.parts[0][1]), time_only, (first.verb, first.dobj or ""))
 
 
 def _item(ctx: Context, p: MultiHopParams, c: Candidate, k: int, question: str, answer: str,
@@ -290,7 +298,9 @@ def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
     else:
         hits = [(s, o) for s, o in occs if o.verb == node and o.dobj]
         category, parts = "C", sorted({o.dobj for _, o in hits if o.dobj})
-    _, answer = wording(category, node, parts, len(hits), bool(item["answer"].get("time_only")))
+    action = (hits[0][1].verb, hits[0][1].dobj or "") if hits else ("", "")
+    _, answer = wording(category, node, parts, len(hits), bool(item["answer"].get("time_only")),
+                        action)
     return f"{strip_tokens(answer)}\nEvidence: {W.span_text(_spans(hits, p.min_span_s))}"
 
 

@@ -15,7 +15,14 @@ import re
 from dataclasses import dataclass, field
 
 from xlebench.library.language import base_form
-from xlebench.tasks.actions import PARTICLES, PLACE_PREPOSITIONS, head_noun
+from xlebench.tasks.actions import (
+    ON_PARTICLE,
+    PARTICLES,
+    PLACE_PREPOSITIONS,
+    PREPOSITIONAL_OBJECT,
+    PREPOSITIONS,
+    head_noun,
+)
 from xlebench.tasks.source import Narration
 
 ROLES = ("Arg0", "Arg1", "Arg2", "ALoc", "AScn")
@@ -47,10 +54,11 @@ def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
     if not words:
         return None
     verb, rest = base_form(words[0]), words[1:]
-    if rest and rest[0] in PARTICLES:
+    if rest and (rest[0] in PARTICLES or (rest[0] == "on" and verb in ON_PARTICLE)
+                 or (verb, rest[0]) in PREPOSITIONAL_OBJECT):
         verb, rest = f"{verb} {rest[0]}", rest[1:]
     roles = {"Arg0": actor}
-    dobj, k = head_noun(rest)
+    dobj, k = (None, 0) if rest and rest[0] in PREPOSITIONS else head_noun(rest)
     if dobj:
         roles["Arg1"] = dobj
     while k < len(rest):

@@ -3,7 +3,10 @@
 One function per shape, so every recipe, the baselines' parsers and the exports use the same
 words, and `tests/tasks/test_wording.py` pins them against literal examples. Times in queries
 are ``HH:MM`` on the virtual clock; answer spans are ``[HH:MM:SS - HH:MM:SS]``; "C" is the
-camera wearer. Counting lists and answers end every entry with ``;``.
+camera wearer. Counting lists separate their actions with commas as Table 4 does; counting
+answers end every entry with ``;``. Queries written by people (Ego4D NLQ) lose their own final
+punctuation before the period suffix ("Where is the dog." -> "Where is the dog in the record
+provided ...?").
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ def span_text(spans: Sequence[Sequence[float]]) -> str:
 def retrieval_query(nlq: str, start_s: float, end_s: float) -> str:
     """``Where did I put the towel in the record provided for the 07:00 - 07:30 time
     period?`` (the Ego4D query, its question mark moved to the end)."""
-    return (f"{nlq.rstrip(' ?')} in the record provided for the "
+    return (f"{nlq.rstrip(' ?.!;,')} in the record provided for the "
             f"{period_text(start_s, end_s)} time period?")
 
 
@@ -61,16 +64,17 @@ def holistic_day_query(day: int) -> str:
 
 def counting_query(start_s: float, end_s: float, a: int, b: int,
                    actions: Sequence[str]) -> str:
-    listing = " ".join(f"{i + 1}. {act};" for i, act in enumerate(actions))
+    listing = ", ".join(f"{i + 1}. {act}" for i, act in enumerate(actions))
     return (f"In the record provided for the {period_text(start_s, end_s)} time period, how "
             "many times have each of the actions in the following list been performed in "
             f"the {a}-{b} second record of the period? Action list: {listing}")
 
 
 def counting_actions(query: str) -> list[str]:
-    """The actions listed by a `counting_query` (for systems that read the question)."""
+    """The actions listed by a `counting_query` (for systems that read the question): comma
+    separated, or ``;``-terminated as xlebench wrote them before 2026-11-24."""
     listing = query.split("Action list:", 1)[-1]
-    return [a.strip() for a in re.findall(r"\d+\.\s*([^;]+);", listing)]
+    return [a.strip() for a in re.findall(r"\d+\.\s*([^;,]+?)\s*(?:[;,]|$)", listing.strip())]
 
 
 def counting_window(query: str) -> tuple[int, int] | None:

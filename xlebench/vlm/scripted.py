@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
+from xlebench.tasks.wording import counting_actions
 from xlebench.vlm.client import CachedVLM
 from xlebench.vlm.messages import Frame
 
 _TASK = re.compile(r"Task:\s*([a-z_]+)")
-_LISTED = re.compile(r"\d+\.\s*([^;]+);")
 
 
 def _texts(messages: list[dict]) -> str:
@@ -43,7 +43,7 @@ def reply(messages: list[dict]) -> str:
         return "Correct order of the summaries: " + ", ".join(map(str, range(n)))
     if "<action>: <count>" in text:
         listing = text.split("Action list:", 1)[-1].split("\n")[0]
-        return " ".join(f"{a.strip()}: 1;" for a in _LISTED.findall(listing))
+        return " ".join(f"{a}: 1;" for a in counting_actions("Action list:" + listing))
     if "[HH:MM:SS - HH:MM:SS]" in text:
         return span
     return "C carries out everyday activities during the day."

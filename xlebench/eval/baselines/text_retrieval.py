@@ -76,7 +76,8 @@ class TextRetrievalBaseline:
     name = "oracle_text_retrieval"
     reads = "the Ego4D narrations as captions"
     #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
-    #: summaries from the main actions, moments as runs of captions).
+    #: summaries from the main actions, moments as runs of captions, event verbs and roles
+    #: apart).
     version = "4"
 
     def __init__(self, captions: Any, params: BaselineParams | None = None) -> None:
@@ -102,8 +103,8 @@ class TextRetrievalBaseline:
             return self._order(item, log, captions)
         if kind == "grounded":
             return self._grounded(item, captions)
-        if kind == "events":
-            return self._events(item, captions)
+        if kind in ("events", "roles"):
+            return self._events(item, captions, roles=kind == "roles")
         if kind == "choice":
             return self._choose(item, captions)
         return NO_INFO  # an answer kind this baseline does not know: counted as unanswered
@@ -172,25 +173,26 @@ class TextRetrievalBaseline:
             f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans)
 
     @staticmethod
-    def _events(item: dict, captions: Sequence[Caption]) -> str:
-        """Each event's captions, read as narrations: their verbs and the first one's roles."""
+    def _events(item: dict, captions: Sequence[Caption], roles: bool) -> str:
+        """Each event's captions (the events' times are in the query), read as narrations:
+        their verbs, or (``roles``) the first one's roles."""
         from xlebench.tasks.srl import parse_roles
 
-        m = re.search(r"Describe the (\d+) ([\d.]+)-second events of the record provided "
-                      rf"for the ({_CLOCK}) - ({_CLOCK})", item["query"])
-        if not m:
+        times = re.findall(rf"event (\d+)(?::| \() ?({_CLOCK}) - ({_CLOCK})", item["query"])
+        if not times:
             return NO_INFO
-        n, length, start = int(m.group(1)), float(m.group(2)), clock_seconds(m.group(3))
         lines = []
-        for k in range(n):
-            a, b = start + k * length, start + (k + 1) * length
-            parsed = [p for c in captions if a <= c.virtual_s < b
+        for k, a, b in times:
+            lo, hi = clock_seconds(a), clock_seconds(b)
+            parsed = [p for c in captions if lo <= c.virtual_s < hi
                       if (p := parse_roles("#C " + c.text if c.text.startswith("C ") else
                                            "#O " + c.text, ""))]
-            verbs = list(dict.fromkeys(v for v, _ in parsed))
-            roles = parsed[0][1] if parsed else {}
-            lines.append(f"Event {k + 1}: verbs: {', '.join(verbs)}" + "".join(
-                f"; {r}: {v}" for r, v in roles.items()))
+            if roles:
+                found = parsed[0][1] if parsed else {}
+                lines.append(f"Event {k}: " + "; ".join(f"{r}: {v}" for r, v in found.items()))
+            else:
+                verbs = list(dict.fromkeys(v for v, _ in parsed))
+                lines.append(f"Event {k}: verbs: {', '.join(verbs)}")
         return "\n".join(lines)
 
     # -- summaries ----------------------------------------------------------------------------

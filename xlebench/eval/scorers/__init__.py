@@ -12,7 +12,7 @@ the offline baseline with no change here. One module per answer kind, each besid
 ``order``       an order of shown items (`OrderAccuracy`)
 ``choice``      multiple choice (`ChoiceAccuracy`)
 ``grounded``    grounded answers with evidence spans (`GroundedAnswer`)
-``events``      verbs and roles of short events (`EventRoles`)
+``events``      verbs of short events (`EventVerbs`), their roles given the verbs (`EventRoles`)
 ``relations``   relations between events (`RelationAccuracy`)
 ==============  ==============================================================================
 
@@ -26,7 +26,7 @@ values of a parseable reply, or None; ``worst(item, s)`` — what a wrong answer
 from xlebench.eval.scorers.base import Blind, BlindContext, Scorer, ScoreSettings
 from xlebench.eval.scorers.choice import ChoiceAccuracy, position_histograms
 from xlebench.eval.scorers.counts import CountAccuracy
-from xlebench.eval.scorers.events import ROLE_NAMES, EventRoles, parse_events
+from xlebench.eval.scorers.events import ROLE_NAMES, EventRoles, EventVerbs, parse_events
 from xlebench.eval.scorers.grounded import GroundedAnswer, split_evidence
 from xlebench.eval.scorers.order import OrderAccuracy
 from xlebench.eval.scorers.relations import RELATIONS, RelationAccuracy, parse_relations
@@ -34,7 +34,8 @@ from xlebench.eval.scorers.spans import SpanRecall
 from xlebench.eval.scorers.text import GENERIC_SUMMARY, TextSimilarity, strip_tokens
 
 __all__ = ["GENERIC_SUMMARY", "RELATIONS", "ROLE_NAMES", "Blind", "BlindContext",
-           "ChoiceAccuracy", "CountAccuracy", "EventRoles", "GroundedAnswer", "OrderAccuracy",
+           "ChoiceAccuracy", "CountAccuracy", "EventRoles", "EventVerbs", "GroundedAnswer",
+           "OrderAccuracy",
            "RelationAccuracy", "ScoreSettings", "Scorer", "SpanRecall", "TextSimilarity",
            "parse_events", "parse_relations", "position_histograms", "split_evidence",
            "strip_tokens"]

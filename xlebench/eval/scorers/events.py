@@ -1,5 +1,7 @@
-"""Five events of a 10-second window (VidSitu): verbs and semantic roles, and the blind panel
-— the verbs and role values most common on other life logs."""
+"""Five events of a 10-second window (VidSitu), scored as VidSitu scores them: verbs as a
+task of their own (`EventVerbs`), semantic roles *given the ground-truth verbs* (`EventRoles`,
+the query names them); each with its blind panel — the verbs and role values most common on
+other life logs, and for roles the values other logs give each verb."""
 
 from __future__ import annotations
 
@@ -10,7 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval.corpus import CorpusMetric, cider_by_argument, cider_micro, verb_recall_macro
+from xlebench.eval.corpus import (
+    CorpusMetric,
+    cider_by_argument,
+    cider_by_verb,
+    cider_micro,
+    verb_recall_macro,
+)
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
@@ -38,59 +46,122 @@ def parse_events(reply: str) -> dict[int, dict[str, Any]]:
     return out
 
 
-def fit_common(train: Sequence[dict]) -> str:
-    """One event line of other logs' five most common verbs and each role's most common
-    value."""
-    verbs = Counter(v for it in train for ev in it["answer"]["events"] for v in ev["verbs_gt"])
-    top = [v for v, _ in sorted(verbs.items(), key=lambda kv: (-kv[1], kv[0]))[:5]]
-    values = {r: Counter(ev["roles"][r] for it in train for ev in it["answer"]["events"]
-                         if r in ev["roles"]) for r in ROLE_NAMES}
-    common = {r: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-              for r, c in values.items() if c}
-    return "; ".join([f"verbs: {', '.join(top)}", *(f"{r}: {v}" for r, v in common.items())])
+def _events(train: Sequence[dict]) -> list[dict]:
+    return [ev for it in train for ev in it["answer"]["events"]]
 
 
-def _common(item: dict, line: str, ctx: BlindContext) -> str:
-    return "\n".join(f"Event {k}: {line}" for k in range(1, len(item["answer"]["events"]) + 1))
+def _top(counter: Counter, k: int = 1) -> list:
+    return [v for v, _ in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
 
 
-class EventRoles(Base):
-    """Verbs (macro Recall@5 as primary, Acc@1/Acc@5 per item) and semantic roles (ROUGE-L per
-    item; CIDEr-D micro and per argument over the corpus). Blind panel: other logs' five most
-    common verbs and each role's most common value, for every event."""
+def fit_verbs(train: Sequence[dict]) -> list[str]:
+    """Other logs' five most common verbs."""
+    return _top(Counter(v for ev in _events(train) for v in ev["verbs_gt"]), 5)
+
+
+def fit_roles(train: Sequence[dict]) -> dict:
+    """Each role's most common value on other logs, overall and per verb."""
+    overall = {r: Counter() for r in ROLE_NAMES}
+    by_verb: dict[str, dict[str, Counter]] = {}
+    for ev in _events(train):
+        for r, v in ev["roles"].items():
+            overall.setdefault(r, Counter())[v] += 1
+            for verb in ev["verbs_gt"]:
+                by_verb.setdefault(verb, {}).setdefault(r, Counter())[v] += 1
+    return {"all": {r: _top(c)[0] for r, c in overall.items() if c},
+            "verb": {verb: {r: _top(c)[0] for r, c in roles.items()}
+                     for verb, roles in by_verb.items()}}
+
+
+def _verb_lines(item: dict, verbs: list[str], ctx: BlindContext) -> str:
+    return "\n".join(f"Event {k}: verbs: {', '.join(verbs)}"
+                     for k in range(1, len(item["answer"]["events"]) + 1))
+
+
+def _role_line(values: dict[str, str]) -> str:
+    return "; ".join(f"{r}: {v}" for r, v in values.items())
+
+
+def _common_roles(item: dict, model: dict, ctx: BlindContext) -> str:
+    return "\n".join(f"Event {k}: {_role_line(model['all'])}"
+                     for k in range(1, len(item["answer"]["events"]) + 1))
+
+
+def _verb_roles(item: dict, model: dict, ctx: BlindContext) -> str:
+    """The roles other logs give the event's (shown) verb, else the overall ones."""
+    lines = []
+    for k, ev in enumerate(item["answer"]["events"], start=1):
+        values = dict(model["all"])
+        for verb in reversed(ev["verbs_gt"][:1]):
+            values.update(model["verb"].get(verb, {}))
+        lines.append(f"Event {k}: {_role_line(values)}")
+    return "\n".join(lines)
+
+
+class EventVerbs(Base):
+    """The verbs of each event: macro Recall@5 over verbs (primary, corpus), Acc@1 and Acc@5
+    per item. Blind panel: other logs' five most common verbs for every event."""
 
     kind = "events"
 
-    def _pairs(self, item: dict, reply: str | None) -> dict:
-        pred = parse_events(reply) if reply else {}
-        events, roles = [], []
-        for k, ev in enumerate(item["answer"]["events"], start=1):
-            got = pred.get(k, {"verbs": [], "roles": {}})
-            if ev["verbs_gt"]:
-                events.append([ev["verbs_gt"], got["verbs"][:5]])
-            roles += [[r, v, got["roles"].get(r, "")] for r, v in sorted(ev["roles"].items())]
-        return {"events": events, "roles": roles}
-
     def details(self, item: dict, reply: str | None) -> dict:
-        return self._pairs(item, reply)
+        pred = parse_events(reply) if reply else {}
+        return {"events": [[ev["verbs_gt"], pred.get(k, {"verbs": []})["verbs"][:5]]
+                           for k, ev in enumerate(item["answer"]["events"], start=1)
+                           if ev["verbs_gt"]]}
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
         if not parse_events(reply):
             return None
-        d = self._pairs(item, reply)
-        n = max(1, len(d["events"]))
-        return {"acc@1": sum(bool(p) and p[0] in g for g, p in d["events"]) / n,
-                "acc@5": sum(bool(set(p[:5]) & set(g)) for g, p in d["events"]) / n,
-                "rouge_args": float(np.mean([rouge_l(p, g) for _, g, p in d["roles"]]))
-                if d["roles"] else 0.0}
+        d = self.details(item, reply)["events"]
+        n = max(1, len(d))
+        return {"acc@1": sum(bool(p) and p[0] in g for g, p in d) / n,
+                "acc@5": sum(bool(set(p[:5]) & set(g)) for g, p in d) / n}
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {"acc@1": 0.0, "acc@5": 0.0, "rouge_args": 0.0}
+        return {"acc@1": 0.0, "acc@5": 0.0}
 
     def corpus(self) -> dict[str, CorpusMetric]:
-        return {"verb_r5": verb_recall_macro, "cider_d": cider_micro,
-                "cider_d_arg": cider_by_argument}
+        return {"verb_r5": verb_recall_macro}
 
     def blind(self) -> Sequence[Blind]:
-        return (Blind("common_verbs_roles", "other logs' most common verbs and role values",
-                      _common, fit_common),)
+        return (Blind("common_verbs", "other logs' most common verbs", _verb_lines,
+                      fit_verbs),)
+
+
+class EventRoles(Base):
+    """Semantic roles given the true verbs (VidSitu's protocol: the query names each event's
+    verbs): CIDEr-D over every role slot (primary, micro), averaged per argument (C-Arg) and
+    per verb (C-Vb), and ROUGE-L of the role values per item. Blind panel: each role's most
+    common value on other logs; the value other logs give the event's verb."""
+
+    kind = "roles"
+
+    def details(self, item: dict, reply: str | None) -> dict:
+        pred = parse_events(reply) if reply else {}
+        roles = []
+        for k, ev in enumerate(item["answer"]["events"], start=1):
+            got = pred.get(k, {"roles": {}})["roles"]
+            verb = ev["verbs_gt"][0] if ev["verbs_gt"] else ""
+            roles += [[r, v, got.get(r, ""), verb] for r, v in sorted(ev["roles"].items())]
+        return {"roles": roles}
+
+    def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        if not parse_events(reply):
+            return None
+        roles = self.details(item, reply)["roles"]
+        return {"rouge_args": float(np.mean([rouge_l(p, g) for _, g, p, _ in roles]))
+                if roles else 0.0}
+
+    def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
+        return {"rouge_args": 0.0}
+
+    def corpus(self) -> dict[str, CorpusMetric]:
+        return {"cider_d": cider_micro, "cider_d_arg": cider_by_argument,
+                "cider_d_verb": cider_by_verb}
+
+    def blind(self) -> Sequence[Blind]:
+        return (Blind("common_roles", "other logs' most common role values", _common_roles,
+                      fit_roles),
+                Blind("verb_role_prior", "the shown verbs; the roles other logs give them",
+                      _verb_roles, fit_roles))
