@@ -16,6 +16,10 @@ from xlebench.llm.client import LLMClient, LLMSettings
 from xlebench.llm.loopback import LoopbackLLMServer
 from xlebench.llm.scripted import ScriptedModel
 
+#: Evaluation records carry the date their numbers were produced; tests pin it the way
+#: reproducible builds do, so published bytes do not depend on the day (2026-01-01).
+os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
+
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
 SHARED = ROOT.parent / "shared" / "data"

@@ -20,6 +20,15 @@ def _llm(url: str) -> list[str]:
     return ["llm=litellm", f"llm.api_base={url}", "llm.backoff_s=0.01", "llm.timeout_s=5"]
 
 
+def _answerer(url: str) -> list[str]:
+    """Answering is the answerer group's (the llm group compiles)."""
+    return ["answerer=litellm", f"answerer.api_base={url}", "answerer.backoff_s=0.01",
+            "answerer.timeout_s=5", "answerer.model=openai/scripted"]
+
+
+RESULTS = Path("benchmarks") / "demo" / "results" / "oracle_retrieve_socratic@scripted"
+
+
 def test_llm_planner_pipeline_caches_and_replays(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = cli_env(OPENAI_API_KEY=SECRET)
@@ -90,14 +99,12 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
     args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
             "persona.mbti=[INTJ]", "progress=false", "eval.bertscore=false",
             "eval.bootstrap=20", "eval.systems=[retrieve_socratic]",
-            "stages=[library,persona,plan,simulate,annotate,evaluate]",
-            "llm.model=openai/scripted"]
+            "stages=[library,persona,plan,simulate,annotate,evaluate]"]
     model = ScriptedModel()
     with LoopbackLLMServer(model) as srv:
-        run_cli(out, *args, *_llm(srv.base_url))
+        run_cli(out, *args, *_answerer(srv.base_url))
         asked = model.by_task.get("socratic", 0)
-    table = json.loads((out / "benchmarks" / "demo" / "results" / "oracle_retrieve_socratic" /
-                        "table.json").read_text())
+    table = json.loads((out / RESULTS / "table.json").read_text())
     n_items = sum(c["all"]["n"] for s, c in table["rows"].items() if "AVG" not in s)
     assert asked == n_items > 0, "one request per item"
     # The scripted model answers every question with the first record's span: localisation
@@ -105,9 +112,11 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
     assert table["rows"]["single_summary"]["all"]["unparseable"] == 0
     assert table["rows"]["summary_ordering"]["all"]["unparseable"] == 1
     assert table["rows"]["summary_ordering"]["all"]["mean"] == 0.0
-    assert table["oracle"] and "ORACLE" in (table_md := (
-        out / "benchmarks" / "demo" / "results" / "oracle_retrieve_socratic" / "table.md"
-    ).read_text()) and "Answers from:" in table_md
+    assert table["oracle"] and "ORACLE" in (table_md := (out / RESULTS / "table.md").read_text()
+                                            ) and "Answers from:" in table_md
+    assert "answered by openai/scripted (litellm)" in table_md
+    assert table["model"] == {"name": "openai/scripted", "backend": "litellm",
+                              "config": "answerer", "stand_in": False}
 
 
 def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_path: Path
@@ -121,17 +130,18 @@ def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_pat
     args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
             "persona.mbti=[INTJ]", "progress=false", "eval.bertscore=false",
             "eval.bootstrap=20", "eval.systems=[retrieve_socratic]", "render=none",
-            "llm.model=openai/scripted", "llm.max_retries=1"]
+            "answerer.max_retries=1"]
     model = ScriptedModel()
     with LoopbackLLMServer(model) as srv:
-        bad = lambda n, body: "null_content" if n > 3 else None  # noqa: E731 - a schedule
-        with FaultProxy(srv.base_url, rule=bad) as proxy:
-            proc = run_cli(out, *args, *_llm(proxy.base_url), check=False)
-        assert proc.returncode == 1 and "no usable answer after 2 attempts" in proc.stderr
-        assert not (out / "benchmarks" / "demo").exists()
-        cached = len(list((out / "cache" / "llm").rglob("*.json")))
-        assert cached == 3, "only the three answers received before the fault are cached"
-        run_cli(out, *args, *_llm(srv.base_url))
-    table = json.loads((out / "benchmarks" / "demo" / "results" / "oracle_retrieve_socratic" /
-                        "table.json").read_text())
+        for k, fault in enumerate(("null_content", "html_content")):
+            bad = lambda n, body, f=fault: f if n > 3 else None  # noqa: E731 - a schedule
+            with FaultProxy(srv.base_url, rule=bad) as proxy:
+                proc = run_cli(out, *args, *_answerer(proxy.base_url), check=False)
+            assert proc.returncode == 1 and "no usable answer after 2 attempts" in proc.stderr
+            assert not (out / "benchmarks" / "demo").exists()
+            cached = list((out / "cache" / "llm").rglob("*.json"))
+            assert len(cached) == 3 * (k + 1), "only the answers received before the fault"
+            assert not any("Bad Gateway" in p.read_text() for p in cached)
+        run_cli(out, *args, *_answerer(srv.base_url))
+    table = json.loads((out / RESULTS / "table.json").read_text())
     assert table["rows"]["single_summary"]["all"]["unparseable"] == 0

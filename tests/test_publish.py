@@ -48,12 +48,16 @@ def test_scoring_predictions_keeps_everything_else(published: Path, tmp_path: Pa
     assert ran.rc == 0, ran.text[-3000:]
     after = tree_bytes(bench)
     added = sorted(set(after) - set(before))
-    assert added == ["results/predictions-mine/scores.jsonl",
+    assert added == ["results/predictions-mine/evaluation.json",
+                     "results/predictions-mine/scores.jsonl",
                      "results/predictions-mine/table.json",
                      "results/predictions-mine/table.md"]
     changed = sorted(k for k in before if after.get(k) != before[k])
-    assert changed == ["manifest.json", "report/results.html"], \
-        "only the manifest and the report's results page may change besides the new results"
+    assert changed == ["manifest.json", "report/results.html", "results/leaderboard.json",
+                       "results/leaderboard.md"], \
+        "only the manifest, the leaderboard and the results page may change besides the new " \
+        "results"
+    assert "predictions-mine" in after["results/leaderboard.md"].decode()
     results = after["report/results.html"].decode()
     assert "<h2>oracle_text_retrieval</h2>" in results and "<h2>predictions-mine</h2>" in results
     manifest = json.loads(after["manifest.json"])

@@ -23,6 +23,10 @@ PACKAGES = (
 )
 #: Top-level keys that describe the machine or the run, not the benchmark's content.
 LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite", "shard")
+#: Config sections that say how systems answer and are judged, not what the benchmark is:
+#: they may differ between the runs that evaluate one published benchmark and are recorded
+#: per evaluation (``manifest["evaluations"]``, ``results/<system>/evaluation.json``).
+EVALUATION_SECTIONS = ("eval", "vlm", "answerer", "judge")
 
 
 def package_versions() -> dict[str, str]:
@@ -71,9 +75,9 @@ def build_manifest(
 ) -> dict[str, Any]:
     """The manifest of a published benchmark.
 
-    ``config`` is the benchmark's content config without ``eval`` (evaluation settings are
-    kept per system in ``evaluations``, since one benchmark gathers the results of many
-    runs). With ``previous`` (a partial run over a published benchmark), the stages and
+    ``config`` is the benchmark's content config without the evaluation sections
+    (`EVALUATION_SECTIONS`: kept per system in ``evaluations``, since one benchmark gathers the
+    results of many runs). With ``previous`` (a partial run over a published benchmark), the stages and
     systems this run did not touch keep their published records.
     """
     prev = previous or {}
@@ -93,7 +97,7 @@ def build_manifest(
         "fingerprints": {s: fps[s] for s in PIPELINE if s in fps},
         "upstream": {**prev.get("upstream", {}), **(upstream or {})},
         "counts": merged_counts,
-        "config": {k: v for k, v in content.items() if k != "eval"},
+        "config": {k: v for k, v in content.items() if k not in EVALUATION_SECTIONS},
         "evaluations": dict(sorted(evals.items())),
         "packages": package_versions(),
         "git_revision": git_revision(),

@@ -172,6 +172,8 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
         stage = exporters[result.name]
         if unchanged(result, stage, pub):
             return  # the staging folder already holds these files (hard links); counts carry
+        if hasattr(stage, "remember"):
+            stage.remember(pub.staging)
         pub.clear(stage.owned_paths())
         crash_point(result.name, "export")
         with deferred_durability():  # nothing is visible before the barrier below
@@ -186,22 +188,36 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
     fps = {c.stage: c.fingerprint for c in summary.counters}
     upstream = {c.stage: summary.fingerprint_inputs[c.stage]["upstream"]
                 for c in summary.counters}
-    evaluations = {}
-    if "evaluate" in fps:
-        eval_cfg = content_config(config).get("eval", {})
-        # respond's fingerprint names every system of this run; one system's results depend
-        # only on its own replies, which its evaluation fingerprint already covers.
-        inputs = {st: fp for st, fp in upstream["evaluate"].items() if st != "respond"}
-        evaluations = {name: {"fingerprint": fps["evaluate"], "upstream": inputs,
-                              "eval": eval_cfg}
-                       for name in summary.results["evaluate"].records}
-    manifest = build_manifest(config, fps, counts, upstream=upstream,
-                              evaluations=evaluations, previous=pub.previous)
-    write_json(pub.staging / MANIFEST, manifest, durable=False)
-    barrier(pub.staging)  # every exported file is on disk before the swap publishes them
-    crash_point("*", "publish")
-    publish(pub)
+    evaluations = _evaluations(summary, fps, upstream, config)
+    staged_from = pub.previous
+
+    def finalize(staging: Path, previous: dict | None) -> None:
+        if previous is not staged_from:  # rebased onto another run's publication
+            check_not_stale(pub, fps, pub.written)
+            for stage in exporters.values():
+                if hasattr(stage, "refresh") and stage.name in counts:
+                    stage.refresh(staging)
+        manifest = build_manifest(config, fps, counts, upstream=upstream,
+                                  evaluations=evaluations, previous=previous)
+        write_json(staging / MANIFEST, manifest, durable=False)
+        barrier(staging)  # every exported file is on disk before the swap publishes them
+
+    publish(pub, finalize, before_swap=lambda: crash_point("*", "publish"))
     return PipelineResult(summary, pub.final, counts)
+
+
+def _evaluations(summary: RunSummary, fps: dict[str, str], upstream: dict[str, dict],
+                 config: dict) -> dict[str, dict]:
+    """The manifest's record of each (system, model) this run evaluated."""
+    if "evaluate" not in fps:
+        return {}
+    eval_cfg = content_config(config).get("eval", {})
+    # respond's fingerprint names every system of this run; one system's results depend
+    # only on its own replies, which its evaluation fingerprint already covers.
+    inputs = {st: fp for st, fp in upstream["evaluate"].items() if st != "respond"}
+    return {name: {"fingerprint": fps["evaluate"], "upstream": inputs, "eval": eval_cfg,
+                   "model": table.get("model")}
+            for name, table in summary.results["evaluate"].records.items()}
 
 
 #: Stages whose exported files depend on more than their own fingerprint: evaluation results

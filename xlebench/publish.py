@@ -14,6 +14,12 @@ published benchmark safe:
 * **Nothing stale is kept silently.** If a stage run now produces other outputs than the
   published ones (new code, same configuration), the carried-over outputs computed from the
   old ones are stale: the run is refused, naming them, unless ``overwrite=true``.
+* **Runs that overlap both land.** Publication re-checks, under the lock, that the published
+  folder is still the one the run staged from. If another run published meanwhile, this run's
+  own paths are carried onto a fresh copy of that folder (two evaluations of different systems
+  both land) after checking its configuration again (two compiles of different
+  configurations into one name: the second is refused with one line); what is derived from
+  every system's results (leaderboard, results page) is then remade.
 
 Leftovers of killed runs are settled at the next start: dead staging folders are removed, and
 a benchmark caught between the two renames is restored.
@@ -24,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -36,26 +43,26 @@ from typing import Any
 
 from xlebench.config.schema import is_schema_default
 from xlebench.errors import ConfigError
+from xlebench.manifest import EVALUATION_SECTIONS
 from xlebench.runner.atomic import read_json
 from xlebench.runner.runner import _pid_alive
 
 log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
-#: Config sections that may differ between runs sharing one published benchmark: evaluation
-#: settings are recorded per system instead (``manifest["evaluations"]``).
-PER_RUN_SECTIONS = ("eval",)
 
 
 def benchmark_config(content_config: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a run's content config that defines the benchmark itself.
 
-    How LLM answers are fetched is not part of it (``llm=replay`` answers from the cache a
-    ``llm=litellm`` run filled, from any ``api_base``), only what changes them.
+    How systems answer and are judged is not part of it (`EVALUATION_SECTIONS`), nor how LLM
+    answers are fetched (``llm=replay`` answers from the cache a ``llm=litellm`` run filled;
+    endpoints and thread counts are volatile keys, absent from the content config), only what
+    changes them.
     """
-    out = {k: v for k, v in content_config.items() if k not in PER_RUN_SECTIONS}
+    out = {k: v for k, v in content_config.items() if k not in EVALUATION_SECTIONS}
     if isinstance(out.get("llm"), Mapping):
-        llm = {k: v for k, v in out["llm"].items() if k != "api_base"}
+        llm = dict(out["llm"])
         if llm.get("backend") == "replay":
             llm["backend"] = "litellm"
         out["llm"] = llm
@@ -95,12 +102,20 @@ class Publication:
     staging: Path
     previous: dict[str, Any] | None = None
     exported: dict[str, str] = field(default_factory=dict)
+    #: The run's content config (checked again if another run publishes meanwhile).
+    config: Mapping[str, Any] = field(default_factory=dict)
+    #: Digest of the published manifest the staging folder was copied from (None: none).
+    base: str | None = None
+    overwrite: bool = False
+    #: The paths (globs) this run wrote into staging: carried onto a newer published folder.
+    written: list[str] = field(default_factory=list)
 
     def stage_fingerprint(self, stage: str) -> str | None:
         return (self.previous or {}).get("fingerprints", {}).get(stage)
 
     def clear(self, owned: Sequence[str]) -> None:
         """Remove a stage's own paths from staging before it writes them anew."""
+        self.written.extend(owned)
         for rel in owned:
             for path in self.staging.glob(rel):
                 if path.is_dir() and not path.is_symlink():
@@ -115,6 +130,7 @@ def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool
     final.parent.mkdir(parents=True, exist_ok=True)
     with _locked(final):
         settle_leftovers(final)
+        base = _manifest_digest(final)
         previous = _read_manifest(final)
         if previous is not None and not overwrite:
             _check_same_config(final, previous, config)
@@ -127,7 +143,16 @@ def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool
         else:
             staging.mkdir(parents=True)
             previous = None
-    return Publication(final, staging, previous)
+    return Publication(final, staging, previous, config=dict(config), base=base,
+                       overwrite=overwrite)
+
+
+def _manifest_digest(final: Path) -> str | None:
+    path = final / MANIFEST
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _read_manifest(final: Path) -> dict[str, Any] | None:
@@ -141,13 +166,19 @@ def _read_manifest(final: Path) -> dict[str, Any] | None:
                           "away or rerun with overwrite=true") from None
 
 
-def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any]) -> None:
+def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
+                       meanwhile: bool = False) -> None:
     diff = config_diff(benchmark_config(previous.get("config", {})), benchmark_config(config),
                        added_at_default=is_schema_default)
     if diff:
         shown = "; ".join(diff[:4]) + (f"; and {len(diff) - 4} more" if len(diff) > 4 else "")
+        when = "was published by another run while this one ran," if meanwhile else \
+            "was published"
+        hint = ("; the llm group is the model that compiled the benchmark: answer with "
+                "answerer=... (Socratic systems), vlm=... (frames) or judge=... (judges)"
+                if any(d.startswith("llm.") for d in diff) else "")
         raise ConfigError(
-            f"{final} was published from another configuration ({shown}); rerun with "
+            f"{final} {when} from another configuration ({shown}){hint}; rerun with "
             f"overwrite=true to replace it, or name=<new name> to publish beside it")
 
 
@@ -195,7 +226,8 @@ def settle_leftovers(final: Path) -> None:
     olds = []
     for path in parent.glob(f".{final.name}.*-*"):
         kind, _, pid = path.name[len(final.name) + 2:].rpartition("-")
-        if kind not in ("staging", "old") or not pid.isdigit() or _pid_alive(int(pid)):
+        if kind not in ("staging", "old", "rebase") or not pid.isdigit() \
+                or _pid_alive(int(pid)):
             continue
         if kind == "old":
             olds.append(path)
@@ -211,16 +243,27 @@ def settle_leftovers(final: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def publish(pub: Publication) -> None:
+def publish(pub: Publication,
+            finalize: Callable[[Path, dict[str, Any] | None], None] | None = None,
+            before_swap: Callable[[], None] | None = None) -> None:
     """Swap the staged folder in, under the benchmark's lock.
 
-    On Linux one atomic exchange (``renameat2(RENAME_EXCHANGE)``): the benchmark folder is
-    never missing, and a kill just after it leaves the old content in the staging folder,
-    removed at the next start. Elsewhere two renames, with `settle_leftovers` restoring the
-    old folder if a kill lands between them.
+    ``finalize(staging, previous)`` writes what depends on the published folder the run lands
+    on (the manifest merged onto ``previous``; derived files), under the lock. If another run
+    published since this one staged, the staging folder is first rebased onto it (see the
+    module docstring). On Linux one atomic exchange (``renameat2(RENAME_EXCHANGE)``): the
+    benchmark folder is never missing, and a kill just after it leaves the old content in the
+    staging folder, removed at the next start. Elsewhere two renames, with `settle_leftovers`
+    restoring the old folder if a kill lands between them.
     """
     final = pub.final
     with _locked(final):
+        if _manifest_digest(final) != pub.base:
+            _rebase(pub)
+        if finalize is not None:
+            finalize(pub.staging, pub.previous)
+        if before_swap is not None:
+            before_swap()
         if final.exists() and _exchange(pub.staging, final):
             shutil.rmtree(pub.staging, ignore_errors=True)
             return
@@ -229,6 +272,32 @@ def publish(pub: Publication) -> None:
             os.rename(final, old)
         os.rename(pub.staging, final)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _rebase(pub: Publication) -> None:
+    """Another run published since this one staged: carry this run's own paths onto a
+    hard-linked copy of what is published now (refused if it has another configuration;
+    with overwrite=true this run replaces it, as it would have)."""
+    final, current = pub.final, _read_manifest(pub.final)
+    if pub.overwrite or current is None:
+        pub.previous, pub.base = (None if pub.overwrite else current), _manifest_digest(final)
+        return
+    _check_same_config(final, current, pub.config, meanwhile=True)
+    fresh = final.parent / f".{final.name}.rebase-{os.getpid()}"
+    shutil.rmtree(fresh, ignore_errors=True)
+    shutil.copytree(final, fresh, copy_function=os.link, symlinks=True)
+    for rel in dict.fromkeys(pub.written):
+        for path in fresh.glob(rel):
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        for path in pub.staging.glob(rel):
+            target = fresh / path.relative_to(pub.staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(path, target)
+    shutil.rmtree(pub.staging, ignore_errors=True)
+    os.rename(fresh, pub.staging)
+    log.info("%s was published by another run meanwhile: this run's results were added to it",
+             final)
+    pub.previous, pub.base = current, _manifest_digest(final)
 
 
 def _exchange(a: Path, b: Path) -> bool:

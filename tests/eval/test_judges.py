@@ -75,14 +75,18 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
             "eval.bootstrap=20", "eval.judges=[gem,score10]"]
     ran = run_inprocess(tmp_path, *args)
     assert ran.rc == 2 and "eval.judges needs a language model" in ran.text
+    assert "judge=litellm" in ran.text  # the judge is its own model, not the compiling llm
     ran = run_inprocess(tmp_path, *args, "eval.judge.subtasks=[summary_ordering]",
-                        "llm=litellm", "llm.api_base=http://127.0.0.1:9")
+                        "judge=litellm", "judge.api_base=http://127.0.0.1:9")
     assert ran.rc == 2 and "Neptune D.4" in ran.text
     with LoopbackLLMServer(ScriptedModel()) as srv:
-        ran = run_inprocess(tmp_path, *args, "llm=litellm", f"llm.api_base={srv.base_url}",
-                            "llm.backoff_s=0.01")
+        ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
+                            "judge.backoff_s=0.01")
         assert ran.rc == 0, ran.text[-2000:]
         calls = srv.request_count
+    record = json.loads((tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"
+                         / "evaluation.json").read_text())
+    assert record["config"]["judge"]["model"] == "gpt-4o-mini"
     table = json.loads((tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"
                         / "table.json").read_text())
     extra = table["extra"]["single_summary"]

@@ -402,8 +402,12 @@ class XLeBenchConfig:
     paths: PathsConfig = field(default_factory=PathsConfig)
     library: Any = MISSING
     matcher: Any = MISSING
+    #: The LLM that compiles: planner, aggregator, generators, filters (benchmark identity).
     llm: Any = MISSING
+    #: The models that answer and judge (each evaluation's own, never the benchmark's).
     vlm: Any = MISSING
+    answerer: Any = MISSING
+    judge: Any = MISSING
     persona: Any = MISSING
     planner: Any = MISSING
     simulation: Any = MISSING

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from xlebench.llm.nonanswer import transport_error
+
 _TIME = r"(?:\+\d\s+)?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
 _SPAN = re.compile(rf"({_TIME})\s*(?:-|–|—|to|~)\s*({_TIME})")
 
@@ -55,13 +57,16 @@ def parse_order(text: str) -> list[int]:
 
 def reply_status(text: str | None, refusal: Sequence[str] = (),
                  no_information: Sequence[str] = ()) -> str | None:
-    """``missing`` (no reply), ``unparseable`` (an empty one), ``no_information`` or
+    """``missing`` (no reply), ``unparseable`` (an empty one), ``transport_error`` (an HTTP
+    error page or markup without text, `xlebench.llm.nonanswer`), ``no_information`` or
     ``refusal`` (by pattern — ``eval.no_information_patterns`` / ``eval.refusal_patterns`` —
     checked in that order), or None for a reply to parse."""
     if text is None:
         return "missing"
     if not text.strip():
         return "unparseable"
+    if transport_error(text):
+        return "transport_error"
     low = text.lower()
     for status, patterns in (("no_information", no_information), ("refusal", refusal)):
         if any(re.search(p, low, re.MULTILINE) for p in patterns):

@@ -1,7 +1,8 @@
 """Score replies against task items: one row per item of the benchmark, whatever the reply.
 
 Every item gets a status: ``ok`` (parsed and scored), ``missing`` (no reply), ``unparseable``
-(nothing its recipe's scorer can read), ``no_information`` ("There is no information
+(nothing its recipe's scorer can read), ``transport_error`` (an HTTP error page where a reply
+should be), ``no_information`` ("There is no information
 available…") or ``refusal`` (by the configured patterns). A row that is not ``ok`` carries each
 metric's worst value, so the **headline** — the mean over every item of the benchmark — counts
 it as a wrong answer: a system cannot score higher by answering less. The paper's protocol,
@@ -26,7 +27,7 @@ from xlebench.eval.scorers import ScoreSettings
 
 #: Statuses the paper's protocol leaves out of its averages.
 PAPER_EXCLUDES = ("no_information", "refusal")
-STATUSES = ("ok", "missing", "unparseable", "no_information", "refusal")
+STATUSES = ("ok", "missing", "unparseable", "transport_error", "no_information", "refusal")
 
 __all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "make_row", "score_items"]
 

@@ -19,6 +19,7 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,38 @@ from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
            "oracle_annotations")
+
+
+@dataclass(frozen=True)
+class Model:
+    """The model a system answers with: its results folder is ``<system>@<slug>``, and a
+    stand-in (the scripted VLM) says so in every title."""
+
+    name: str
+    backend: str
+    section: str  # the config group it comes from: vlm, answerer
+
+    @property
+    def slug(self) -> str:
+        """``openai/Qwen/Qwen2-VL-7B-Instruct`` -> ``Qwen2-VL-7B-Instruct``."""
+        tail = self.name.rstrip("/").rsplit("/", 1)[-1] or self.name
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip("-.") or "model"
+
+    @property
+    def stand_in(self) -> str | None:
+        if self.backend == "scripted":
+            return ("STAND-IN: vlm=scripted answers by rule without a model (an offline "
+                    "placeholder, not a result)")
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "backend": self.backend, "config": self.section,
+                "stand_in": self.stand_in is not None}
+
+
+def result_key(name: str, model: Model | None) -> str:
+    """The results folder of a (system, model) pair: model B never replaces model A."""
+    return name if model is None else f"{name}@{model.slug}"
 NO_ORACLE = "There is no information available: this recipe has no offline oracle."
 
 
@@ -53,8 +86,10 @@ class AnnotationsOracle:
 class Systems:
     """The configured systems, and the shared pieces the respond stage binds at setup."""
 
+    #: Results key (``<system>`` or ``<system>@<model>``) -> the system answering.
     by_name: dict[str, Any] = field(default_factory=dict)
     fingerprints: dict[str, dict] = field(default_factory=dict)
+    models: dict[str, Model | None] = field(default_factory=dict)
     oracle: OracleNarrations = field(default_factory=lambda: OracleNarrations(AnnotationIndex()))
     vlm: Any = None
     llm: Any = None
@@ -94,12 +129,13 @@ def _frame_spec(cfg: DictConfig, fps: float | None = None):
 
 
 def _answerer(cfg: DictConfig, systems: Systems, who: str):
-    """Text answering for Socratic systems: the text LLM when one is configured, else the
-    VLM asked in text (so vlm=scripted runs everything offline)."""
-    if cfg.llm.backend != "offline":
+    """Text answering for Socratic systems: the ``answerer`` model when one is configured,
+    else the VLM asked in text (so vlm=scripted runs everything offline). Never the ``llm``
+    group, which compiled the benchmark."""
+    if cfg.answerer.backend != "offline":
         from xlebench.llm.setup import llm_client
 
-        systems.llm = systems.llm or llm_client(cfg, who)
+        systems.llm = systems.llm or llm_client(cfg, who, section="answerer")
         return lambda messages: systems.llm.complete(messages).text
     from xlebench.vlm.messages import message
 
@@ -126,21 +162,38 @@ def build_systems(cfg: DictConfig) -> Systems:
                 if name == "text_retrieval" else ""
             raise ConfigError(f"eval.systems: {name!r} is not a system{hint}; choose from "
                               f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
-        system, fp = _make(name, cfg, out)
-        out.by_name[system.name] = system
-        out.fingerprints[system.name] = fp
+        system, fp, model = _make(name, cfg, out)
+        key = result_key(system.name, model)
+        out.by_name[key] = system
+        out.fingerprints[key] = fp
+        out.models[key] = model
     return out
 
 
-def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict]:
+def _vlm_model(cfg: DictConfig) -> Model:
+    v = cfg.vlm
+    name = str(v.model)
+    if v.backend == "transformers" and v.path and name in ("", "transformers"):
+        name = Path(str(v.path)).name
+    return Model(name, str(v.backend), "vlm")
+
+
+def _answer_model(cfg: DictConfig) -> Model:
+    """Socratic systems answer with the answerer group, or with the vlm in text."""
+    if cfg.answerer.backend == "offline":
+        return _vlm_model(cfg)
+    return Model(str(cfg.answerer.model), str(cfg.answerer.backend), "answerer")
+
+
+def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | None]:
     from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 
     if name == "oracle_text_retrieval":
-        return TextRetrievalBaseline(out.oracle), {"system": name,
-                                                   "version": TextRetrievalBaseline.version}
+        return TextRetrievalBaseline(out.oracle), {
+            "system": name, "version": TextRetrievalBaseline.version}, None
     if name == "oracle_annotations":
         out.annotations = AnnotationsOracle()
-        return out.annotations, {"system": name, "version": AnnotationsOracle.version}
+        return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
     out.vlm = out.vlm or _vlm(cfg, None)
     if name == "end_to_end":
         from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd
@@ -156,21 +209,22 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict]:
             return got
         return EndToEnd(out.vlm, frames), {
             "system": name, "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
-            "prompts": [file_digest(p) for p in prompt_files([PROMPT, NOTES])]}
+            "prompts": [file_digest(p) for p in prompt_files([PROMPT, NOTES])]}, _vlm_model(cfg)
     from xlebench.eval.baselines.socratic import SocraticBaseline
 
     captions = _captions(cfg, out)
     system = SocraticBaseline(_answerer(cfg, out, f"eval.systems=[{name}]"), captions,
                               retrieve=name == "retrieve_socratic",
                               record_s=float(cfg.eval.record_s))
-    out.network |= cfg.llm.backend != "offline" or cfg.vlm.backend == "litellm"
-    answerer = (llm_fingerprint(cfg, ["eval/socratic.v1"]) if cfg.llm.backend != "offline"
-                else {"vlm": out.vlm.fingerprint()})
+    out.network |= cfg.answerer.backend != "offline" or cfg.vlm.backend == "litellm"
+    answerer = (llm_fingerprint(cfg, ["eval/socratic.v1"], section="answerer")
+                if cfg.answerer.backend != "offline" else {"vlm": out.vlm.fingerprint()})
     captioner = captions.fingerprint() if hasattr(captions, "fingerprint") else {
         "captioner": "oracle_narrations"}
     return system, {"system": name, "answerer": answerer, "captioner": captioner,
                     "record_s": float(cfg.eval.record_s),
-                    "prompt": file_digest(prompt_files(["eval/socratic.v1"])[0])}
+                    "prompt": file_digest(prompt_files(["eval/socratic.v1"])[0])}, \
+        _answer_model(cfg)
 
 
 def selected_logs(all_ids: list[str], max_logs: int | None, lifelogs: list[str]) -> list[str]:

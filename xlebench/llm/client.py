@@ -21,6 +21,7 @@ from typing import Any
 from xlebench.config.schema import LLMConfig
 from xlebench.errors import ConfigError, LLMCallError, UserError
 from xlebench.llm.cache import CachedResponse, ResponseCache, cache_key
+from xlebench.llm.nonanswer import transport_error
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 60.0
@@ -95,11 +96,13 @@ class LLMClient:
     """Thread-safe: one client serves every thread of a stage; at most `max_concurrency`
     requests are in flight at once."""
 
-    def __init__(self, settings: LLMConfig, cache_dir: Path) -> None:
+    def __init__(self, settings: LLMConfig, cache_dir: Path, section: str = "llm") -> None:
         if settings.backend not in ("litellm", "replay"):
-            raise ConfigError(f"llm.backend={settings.backend!r}: an LLM client needs "
-                              "llm=litellm or llm=replay")
+            raise ConfigError(f"{section}.backend={settings.backend!r}: an LLM client needs "
+                              f"{section}=litellm or {section}=replay")
         self.settings = settings
+        #: The config group these settings come from (llm, vlm, answerer, judge): errors name it.
+        self.section = section
         self.cache = ResponseCache(cache_dir)
         self._gate = threading.BoundedSemaphore(max(1, settings.max_concurrency))
         self._lock = threading.Lock()
@@ -128,9 +131,9 @@ class LLMClient:
                               hit.cost_usd, True)
         if s.backend == "replay":
             raise UserError(
-                f"llm=replay: no cached answer for this request (model {s.model}, cache key "
-                f"{key[:12]}); run once with llm=litellm and the same llm.model and sampling "
-                "parameters to fill the cache"
+                f"{self.section}=replay: no cached answer for this request (model {s.model}, "
+                f"cache key {key[:12]}); run once with {self.section}=litellm and the same "
+                f"{self.section}.model and sampling parameters to fill the cache"
             )
         self._warm_up()
         with self._gate:
@@ -200,10 +203,11 @@ class LLMClient:
             except (lm.AuthenticationError, lm.PermissionDeniedError) as exc:
                 raise ConfigError(self._say(
                     f"the provider refused the credentials ({type(exc).__name__}); check "
-                    f"${s.api_key_env} and llm.model")) from None
+                    f"${s.api_key_env} and {self.section}.model")) from None
             except (lm.NotFoundError, lm.BadRequestError) as exc:
-                raise ConfigError(self._say(f"the provider rejected the request: {exc}; "
-                                            "check llm.model and llm.api_base")) from None
+                raise ConfigError(self._say(
+                    f"the provider rejected the request: {exc}; check {self.section}.model "
+                    f"and {self.section}.api_base")) from None
             except (lm.Timeout, lm.APIConnectionError, lm.InternalServerError,
                     lm.ServiceUnavailableError, lm.BadGatewayError, lm.APIError,
                     InvalidBody) as exc:
@@ -248,12 +252,11 @@ class LLMClient:
         if s.api_base:
             return "no-key"  # local OpenAI-compatible servers accept any key
         if s.api_key_env:
-            raise ConfigError(f"llm.model={s.model}: the environment variable "
-                              f"{s.api_key_env} is not set; export it, or set llm.api_key_env")
+            raise ConfigError(missing_key(self.section, s.model, s.api_key_env))
         return None
 
     def _say(self, text: str) -> str:
-        msg = f"llm {self.settings.model}: {text}"
+        msg = f"{self.section} {self.settings.model}: {text}"
         key = os.environ.get(self.settings.api_key_env or "")
         return msg.replace(key, "***") if key else msg
 
@@ -263,6 +266,12 @@ _MOCK_COMPLETION = {"id": "warm-up", "object": "chat.completion", "created": 0, 
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": "ok"}}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def missing_key(section: str, model: str, env: str) -> str:
+    return (f"{section}.api_key_env={env}: the environment variable {env} is not set "
+            f"({section}.model={model}); export it, or set {section}.api_base to a local "
+            f"server, or {section}.api_key_env to the variable that holds the key")
 
 
 class InvalidBody(Exception):
@@ -277,6 +286,9 @@ def _content(resp: Any) -> str:
     if not isinstance(text, str) or not text.strip():
         raise InvalidBody("the server answered 200 without message content "
                           f"({'no choices' if not choices else repr(text)})")
+    why = transport_error(text)
+    if why:
+        raise InvalidBody(f"the server answered 200 with {why}, not a model's reply")
     return text
 
 

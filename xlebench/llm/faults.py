@@ -10,6 +10,8 @@ its schedule picks, answers with a fault instead — the ways real endpoints fai
 ``non_json``       200 with an HTML body
 ``truncated``      200 whose JSON body stops half-way (the connection closes early)
 ``null_content``   200 with a well-formed envelope whose message content is null
+``html_content``   200 with a well-formed envelope whose message content is a proxy's HTML
+                   error page (what a gateway in front of the model may pass on)
 ``bad_content``    the upstream's real answer with its message content mangled (valid
                    HTTP and JSON envelope, unusable text for a caller that expects JSON)
 =================  =====================================================================
@@ -33,7 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("rate_limit", "server_error", "hang", "non_json", "truncated", "null_content",
-          "bad_content")
+          "bad_content", "html_content")
+ERROR_PAGE = "<html><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>"
 
 
 class FaultProxy:
@@ -129,8 +132,9 @@ class FaultProxy:
                 status, body = proxy._forward(raw)
                 if fault == "truncated" and status == 200:
                     return self._send(200, body[: len(body) // 2], length=len(body))
-                if fault in ("null_content", "bad_content") and status == 200:
-                    body = _mangle(body, None if fault == "null_content" else "{'answer': ")
+                if fault in ("null_content", "bad_content", "html_content") and status == 200:
+                    body = _mangle(body, {"null_content": None, "bad_content": "{'answer': ",
+                                          "html_content": ERROR_PAGE}[fault])
                 return self._send(status, body)
 
             def _send(self, status: int, body: bytes, headers: dict | None = None,

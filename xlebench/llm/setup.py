@@ -20,18 +20,21 @@ USAGE_FILE = "llm_usage.json"
 ANSWER_KEYS = ("model", "temperature", "max_tokens", "max_retries", "extra")
 
 
-def llm_client(cfg: DictConfig, who: str) -> LLMClient:
-    """The configured client; a clear error when `who` needs one and llm=offline."""
-    llm = OmegaConf.to_container(cfg.llm, resolve=True)
+def llm_client(cfg: DictConfig, who: str, section: str = "llm") -> LLMClient:
+    """The client of config group ``section`` (``llm`` compiles, ``answerer`` answers,
+    ``judge`` judges); a clear error when `who` needs one and it is offline."""
+    llm = OmegaConf.to_container(cfg[section], resolve=True)
     if llm["backend"] == "offline":
-        raise ConfigError(f"{who} needs a language model: add llm=litellm llm.model=<model> "
-                          "(any litellm model, or an OpenAI-compatible llm.api_base), or "
-                          "llm=replay to answer from the response cache")
-    return LLMClient(settings_from(llm), Path(cfg.paths.cache) / "llm")
+        raise ConfigError(f"{who} needs a language model: add {section}=litellm "
+                          f"{section}.model=<model> (any litellm model, or an OpenAI-compatible "
+                          f"{section}.api_base), or {section}=replay to answer from the "
+                          "response cache")
+    return LLMClient(settings_from(llm), Path(cfg.paths.cache) / "llm", section=section)
 
 
-def llm_fingerprint(cfg: DictConfig, prompts: list[str]) -> dict[str, Any]:
-    llm = OmegaConf.to_container(cfg.llm, resolve=True)
+def llm_fingerprint(cfg: DictConfig, prompts: list[str], section: str = "llm"
+                    ) -> dict[str, Any]:
+    llm = OmegaConf.to_container(cfg[section], resolve=True)
     return {"llm": {k: llm.get(k) for k in ANSWER_KEYS}, "prompts": sorted(prompts)}
 
 

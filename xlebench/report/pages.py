@@ -269,11 +269,33 @@ def panel_section(table: Mapping[str, Any]) -> str:
             "</thead><tbody>" + "".join(rows) + "</tbody></table>") if rows else ""
 
 
+def leaderboard_section(board: Mapping[str, Any]) -> str:
+    """Every system's headline on one table (``results/leaderboard.json``)."""
+    systems = board.get("systems", [])
+    head = "".join(f"<th>{escape(c)}</th>" for c in ["subtask", "metric", "floor"]) + "".join(
+        f"<th>{escape(s['key'])}{' <em>ORACLE</em>' if s['oracle'] else ''}"
+        f"{' <em>STAND-IN</em>' if s['stand_in'] else ''}</th>" for s in systems)
+    rows = []
+    for row in board.get("rows", []):
+        f = row.get("floor") or {}
+        floor = f"{100 * f['mean']:.1f} ({escape(f.get('member') or 'chance')})" \
+            if f.get("mean") is not None else "–"
+        cells = "".join(f"<td>{_cell(row['cells'].get(s['key']) or {})}</td>" for s in systems)
+        rows.append(f"<tr><td>{escape(row['subtask'])}</td><td>{escape(row.get('metric') or '')}"
+                    f"</td><td>{floor}</td>{cells}</tr>")
+    return ("<h2>Leaderboard</h2><p>Every system evaluated on this benchmark, headline metric "
+            "by subtask (<code>results/leaderboard.md</code>).</p><table><thead><tr>"
+            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]],
-                 items: Mapping[str, dict], validity: Mapping[str, dict] | None = None) -> str:
+                 items: Mapping[str, dict], validity: Mapping[str, dict] | None = None,
+                 leaderboard: Mapping[str, Any] | None = None) -> str:
     parts = ["<h1>Results</h1>", "<p>Scores ×100 over every item (unanswered items count as "
              "wrong); [95% CI, bootstrap over life logs]; n = items; floor = the strongest "
              "video-blind strategy on the same items (named).</p>"]
+    if leaderboard:
+        parts.append(leaderboard_section(leaderboard))
     if validity:
         parts.append(validity_section(validity))
     for system, table in tables.items():
@@ -285,6 +307,13 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
             for sub, cells in table["rows"].items())
         oracle = (f"<p><strong>ORACLE</strong>: reads {escape(table['oracle'])}; an upper bound, "
                   "not a baseline.</p>") if table.get("oracle") else ""
+        model = table.get("model") or {}
+        if model:
+            oracle += (f"<p>Answered by <code>{escape(model['name'])}</code> "
+                       f"({escape(model['backend'])}, <code>{escape(model['config'])}</code>)"
+                       + (" — <strong>STAND-IN</strong>: no model answered; these numbers show "
+                          "the pipeline runs, not how a model does." if model.get("stand_in")
+                          else "") + ".</p>")
         parts.append(f"<h2>{escape(system)}</h2>{oracle}<table><thead><tr>{head}</tr></thead>"
                      f"<tbody>{rows}</tbody></table>")
     if tables:

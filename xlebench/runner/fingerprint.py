@@ -15,9 +15,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: Keys that never change what a stage computes: parallelism, timeouts, display, secrets.
+#: Keys that never change what a stage computes: parallelism, timeouts, display, secrets, and
+#: transport (where a server listens; thread counts of FAISS and of network labelling).
 VOLATILE_KEYS = frozenset(
     {
+        "api_base",
+        "faiss_threads",
+        "label_workers",
         "workers",
         "max_concurrency",
         "timeout_s",

@@ -17,7 +17,7 @@ import numpy as np
 
 from xlebench.runner.rng import unit_rng
 
-_UNIT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=-]{0,199}$")
+_UNIT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=@-]{0,199}$")
 
 
 def check_unit_id(unit_id: str) -> str:
@@ -25,7 +25,7 @@ def check_unit_id(unit_id: str) -> str:
     if not _UNIT_ID.match(unit_id) or ".." in unit_id:
         raise ValueError(
             f"unit id {unit_id!r} is not a safe file name "
-            "(letters, digits, '_', '.', '=', '-' only; at most 200 characters)"
+            "(letters, digits, '_', '.', '=', '@', '-' only; at most 200 characters)"
         )
     return unit_id
 

@@ -19,6 +19,14 @@ from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.blind import Panel, panel_rows, strongest
 from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judges import Judges, judged_subtasks
+from xlebench.eval.leaderboard import (
+    EVALUATION,
+    LEADERBOARD_FILES,
+    evaluation_config,
+    evaluation_record,
+    read_records,
+    write_leaderboard,
+)
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
@@ -126,8 +134,14 @@ class EvaluateStage(BaseStage):
                  settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,
                  floor_draws: int = 32, allow_partial: bool = False,
                  max_logs: int | None = None, lifelogs: list[str] | None = None,
-                 judges: Judges | None = None, judged: set[str] | None = None) -> None:
+                 judges: Judges | None = None, judged: set[str] | None = None,
+                 models: dict[str, Any] | None = None,
+                 records: dict[str, dict] | None = None) -> None:
         self.judges, self.judged = judges, set(judged or ())
+        #: Results key -> the model answering (None: no model), and what each evaluation
+        #: records about itself (config, fingerprint) in results/<key>/evaluation.json.
+        self.models, self.records = dict(models or {}), dict(records or {})
+        self._published: dict[str, dict] = {}
         if judges is not None:
             self.waits_on_network(judges.llm.settings.max_concurrency)
         self.systems, self.recipes, self.settings = systems, recipes, settings
@@ -183,7 +197,9 @@ class EvaluateStage(BaseStage):
         table["validity"] = validity(items, oracle, self.recipes, self.settings, seed=ctx.seed,
                                      draws=self.floor_draws, panel=panel)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
+        model = self.models.get(unit.id)
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
+                     model=model.describe() if model is not None else None,
                      positions=position_histograms(rows),
                      coverage={"items": len(items), "answered": len(
                          set(responses) & {it["item_id"] for it in items})},
@@ -192,23 +208,39 @@ class EvaluateStage(BaseStage):
                      bertscore=self.bertscorer.describe() if self.bertscorer else None)
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
         write_text(ctx.workdir / "table.md",
-                   to_markdown(table, _title(unit.id, system), _notes(table, system)))
+                   to_markdown(table, _title(unit.id, system, model),
+                               _notes(table, system, model)))
         return table
 
     def owned_paths(self) -> list[str]:
-        """Results are owned per system: scoring one system keeps every other's results."""
-        return [f"results/{name}" for name in self.systems]
+        """Results are owned per (system, model): scoring one keeps every other's results;
+        the leaderboard is remade from all of them (`refresh`)."""
+        return [f"results/{name}" for name in self.systems] + list(LEADERBOARD_FILES)
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         out = {}
         for name, table in result.records.items():
             folder = dest / "results" / name
+            record = evaluation_record(self.records.get(name, {"system": name}),
+                                       result.fingerprint, self._published.get(name), table)
+            write_json(folder / EVALUATION, record)
             write_json(folder / "table.json", table)
             src = result.unit_dir(name)
             write_text(folder / "table.md", (src / "table.md").read_text("utf-8"))
             write_text(folder / "scores.jsonl", (src / "scores.jsonl").read_text("utf-8"))
             out[name] = {sub: cells["all"].get("mean") for sub, cells in table["rows"].items()}
+        write_leaderboard(dest)
         return {"systems": out}
+
+    def remember(self, published: Path) -> None:
+        """Before its folders are cleared: the published records (their dates carry over
+        when a rerun reproduces a table)."""
+        self._published = read_records(published, list(self.systems))
+
+    def refresh(self, dest: Path) -> None:
+        """Remake what is derived from every system's results (after a concurrent
+        evaluation's results were merged in at publication)."""
+        write_leaderboard(dest)
 
 
 def judge_panel(judges: Judges, panel: Panel, items: list[dict], judged: set[str],
@@ -227,13 +259,19 @@ def judge_panel(judges: Judges, panel: Panel, items: list[dict], judged: set[str
             judges.apply(rows, [by_id[r["item_id"]] for r in rows], judged, usage)
 
 
-def _title(name: str, system: Any) -> str:
-    return f"{name} — ORACLE" if system.reads else name
+def _title(name: str, system: Any, model: Any = None) -> str:
+    title = name if model is None else f"{name} — answered by {model.name} ({model.backend})"
+    if model is not None and model.stand_in:
+        title += " — STAND-IN"
+    return f"{title} — ORACLE" if system.reads else title
 
 
-def _notes(table: dict[str, Any], system: Any) -> list[str]:
+def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
     """One line on where answers come from, one on what the system read."""
     notes = [table["answers"]]
+    if model is not None and model.stand_in:
+        notes.append(f"{model.stand_in}; its numbers show the pipeline runs, not how a model "
+                     "does.")
     if system.reads:
         notes.append(f"ORACLE: this system reads {system.reads}, the annotations the answers "
                      "were built from (or close kin of them); its numbers are upper bounds, "
@@ -278,15 +316,20 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         from xlebench.llm.setup import llm_client, llm_fingerprint
 
         judged = judged_subtasks(recipes, ec["judge"]["subtasks"])
-        judges = Judges(list(ec["judges"]), llm_client(cfg, "eval.judges"),
+        judges = Judges(list(ec["judges"]), llm_client(cfg, "eval.judges", section="judge"),
                         int(ec["judge"]["truncate_words"]))
-        judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]])
-    stage = EvaluateStage(systems=systems, recipes=recipes, settings=settings, bertscorer=scorer,
-                          n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),
-                          allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
-                          lifelogs=ec["lifelogs"], judges=judges, judged=judged)
+        judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]],
+                                   section="judge")
     fp = {"eval": {k: v for k, v in ec.items() if k != "predictions"},
           "predictions_sha256": digest}
     if judge_fp is not None:
         fp["judge_llm"] = judge_fp
+    records = {key: evaluation_config(cfg, key, built.models.get(key),
+                                      built.fingerprints.get(key), fp)
+               for key in systems}
+    stage = EvaluateStage(systems=systems, recipes=recipes, settings=settings, bertscorer=scorer,
+                          n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),
+                          allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
+                          lifelogs=ec["lifelogs"], judges=judges, judged=judged,
+                          models=built.models, records=records)
     return StageSpec(stage, fp)

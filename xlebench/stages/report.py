@@ -51,6 +51,7 @@ class ReportStage(BaseStage):
     def __init__(self, *, bench_name: str) -> None:
         self.bench_name = bench_name
         self._videos: dict[str, Any] = {}
+        self._result_items: dict[str, dict] | None = None
 
     def setup(self, ctx: StageContext) -> None:
         uid, _ = ctx["library"].only()
@@ -112,12 +113,14 @@ class ReportStage(BaseStage):
                 path = folder / "scores.jsonl"
                 scores[folder.name] = [json.loads(x) for x in path.read_text("utf-8")
                                        .splitlines()] if path.is_file() else []
+        board = dest / "results" / "leaderboard.json"
+        leaderboard = json.loads(board.read_text("utf-8")) if board.is_file() else None
         stats = dest / "stats" / "tasks.json"
         validity = json.loads(stats.read_text("utf-8")).get("validity") \
             if stats.is_file() else None
         write_text(dest / "report" / "results.html",
                    pages.results_page(tables=tables, scores=scores, items=items,
-                                      validity=validity))
+                                      validity=validity, leaderboard=leaderboard))
 
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
         log = up["simulate"].records[lid]
@@ -147,8 +150,15 @@ class ReportStage(BaseStage):
             shutil.copyfile(STATIC / asset, dest / "report" / asset)
         items = json.loads((result.unit_dir("index") / "files" / ".items.json")
                            .read_text("utf-8"))
+        self._result_items = items
         self._results(dest, items)
         return {"pages": n + 1, "lifelogs": len(result.records) - 1}
+
+    def refresh(self, dest: Path) -> None:
+        """Remake the results page from every system's results (after a concurrent
+        evaluation's results were merged in at publication)."""
+        if self._result_items is not None:
+            self._results(dest, self._result_items)
 
 
 def build_report_stage(cfg: DictConfig) -> StageSpec:

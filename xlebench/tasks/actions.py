@@ -42,6 +42,12 @@ class Narrated:
     def action(self) -> str:
         return f"{self.verb} {self.dobj}" if self.dobj else self.verb
 
+    @property
+    def countable(self) -> bool:
+        """A verb with its object ("cut onion") or a phrasal verb ("sit down"); a bare verb
+        ("gets on the bus" -> "get") names no action a viewer could count."""
+        return bool(self.dobj) or " " in self.verb
+
 
 #: Prepositions that introduce where something happens or goes.
 PLACE_PREPOSITIONS = {"on", "in", "into", "onto", "at", "inside", "from", "under", "near", "to",
@@ -96,9 +102,10 @@ def head_noun(words: list[str]) -> tuple[str | None, int]:
 
 
 def action_of(text: str) -> str | None:
-    """``pick up cup`` from a ``#C C`` narration, or None for other lines."""
+    """``pick up cup`` from a ``#C C`` narration, or None for other lines and for bare verbs
+    (see :attr:`Narrated.countable`)."""
     parsed = parse_narration(text)
-    return parsed.action if parsed else None
+    return parsed.action if parsed and parsed.countable else None
 
 
 def count_actions(passes: Sequence[Sequence[Narration]], start: float, end: float

@@ -1,0 +1,164 @@
+"""One published benchmark, many evaluations: results accumulate per (system, model), runs
+may overlap, answering settings and transport never touch the benchmark's identity."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, cli_env, run_inprocess, tree_bytes
+from xlebench.llm.loopback import LoopbackLLMServer
+from xlebench.llm.scripted import ScriptedModel
+
+SMALL = ("name=multi", "library.n_videos=60", "matcher/embedder=hashing",
+         "persona.locations=[Japan]", "persona.mbti=[INTJ,ENFP]", "eval.bertscore=false",
+         "eval.bootstrap=10", "render=none", "progress=false")
+EVALUATE = ("stages=[evaluate]",)
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("evaluations")
+    ran = run_inprocess(out, *SMALL)
+    assert ran.rc == 0, ran.text[-3000:]
+    return out
+
+
+def _bench(out: Path) -> Path:
+    return out / "benchmarks" / "multi"
+
+
+def _predictions(bench: Path, path: Path, wrong_every: int) -> Path:
+    rows = [json.loads(line) for f in sorted((bench / "annotations").glob("*.jsonl"))
+            for line in f.read_text().splitlines()]
+    path.write_text("".join(json.dumps({
+        "item_id": r["item_id"],
+        "response": "no idea" if k % wrong_every == 0 else r["answer"]["text"]}) + "\n"
+        for k, r in enumerate(rows)))
+    return path
+
+
+def _popen(out: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "xlebench", f"paths.outputs={out}", *args]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env or cli_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"the held run ended early:\n{proc.stderr.read()[-3000:]}")
+        assert time.monotonic() < deadline, "the held run never reached its hold point"
+        time.sleep(0.1)
+
+
+def _run_overlapping(out: Path, hold: Path, first: tuple[str, ...], second: tuple[str, ...]
+                     ) -> tuple[subprocess.CompletedProcess, subprocess.Popen]:
+    """``first`` stages its results and waits; ``second`` runs and publishes; ``first`` then
+    publishes over a folder that changed since it staged."""
+    hold.mkdir()
+    held = _popen(out, *first, env=cli_env(XLEBENCH_HOLD_AT=f"evaluate:export:{hold}"))
+    _wait_for(hold / "reached", held)
+    other = subprocess.run([sys.executable, "-m", "xlebench", f"paths.outputs={out}", *second],
+                           cwd=ROOT, env=cli_env(), capture_output=True, text=True,
+                           timeout=240)
+    (hold / "release").touch()
+    held.wait(timeout=240)
+    return other, held
+
+
+def test_evaluations_accumulate_one_after_another_and_at_once(published: Path,
+                                                              tmp_path: Path) -> None:
+    bench = _bench(published)
+    before = tree_bytes(bench)
+    kept = {k: v for k, v in before.items()
+            if k.startswith(("results/oracle_text_retrieval/", "export/", "annotations/"))}
+    assert any(k.startswith("export/") for k in kept)
+    # one after another: three systems, each its own run with its own answering settings
+    for extra in (["eval.systems=[end_to_end]", "vlm.max_images=16"],
+                  ["eval.systems=[oracle_annotations]"],
+                  ["eval.systems=[socratic]", "matcher.index.faiss_threads=2"]):
+        ran = run_inprocess(published, *SMALL, *EVALUATE, *extra)
+        assert ran.rc == 0, ran.text[-3000:]
+    # two at once: the first stages and waits while the second publishes
+    a = _predictions(bench, tmp_path / "a.jsonl", 3)
+    b = _predictions(bench, tmp_path / "b.jsonl", 5)
+    other, held = _run_overlapping(
+        published, tmp_path / "hold",
+        (*SMALL, *EVALUATE, "eval.systems=[]", f"eval.predictions={a}"),
+        (*SMALL, *EVALUATE, "eval.systems=[]", f"eval.predictions={b}"))
+    assert other.returncode == 0, other.stderr[-3000:]
+    err = held.stderr.read()
+    assert held.returncode == 0, err[-3000:]
+    assert "was published by another run meanwhile" in err, "the runs did overlap"
+
+    after = tree_bytes(bench)
+    systems = {"oracle_text_retrieval", "end_to_end@scripted", "oracle_annotations",
+               "oracle_socratic@scripted", "predictions-a", "predictions-b"}
+    assert {k.split("/")[1] for k in after if k.startswith("results/") and k.count("/") == 2} \
+        == systems
+    assert {k: after.get(k) for k in kept} == kept, "no evaluation touches another's results"
+    manifest = json.loads(after["manifest.json"])
+    assert set(manifest["evaluations"]) == systems
+    board = after["results/leaderboard.md"].decode()
+    assert all(s in board for s in systems) and "end_to_end@scripted (STAND-IN)" in board
+    page = after["report/results.html"].decode()
+    assert all(f"<h2>{s}</h2>" in page for s in systems) and "Leaderboard" in page
+    e2e = json.loads(after["results/end_to_end@scripted/evaluation.json"])
+    assert e2e["model"]["stand_in"] and e2e["config"]["vlm"]["max_images"] == 16
+    assert e2e["date"] == "2026-01-01"  # SOURCE_DATE_EPOCH, as the tests pin it
+    assert "STAND-IN" in after["results/end_to_end@scripted/table.md"].decode()
+
+
+def test_another_answering_model_port_or_thread_count_is_not_another_benchmark(
+        published: Path) -> None:
+    """A Socratic evaluation through a server; the server moves: the rerun is answered from
+    the cache (0 requests), and a second answering model gets its own results folder."""
+    args = (*SMALL, *EVALUATE, "eval.systems=[retrieve_socratic]", "answerer=litellm",
+            "answerer.backoff_s=0.01", "answerer.timeout_s=5")
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        ran = run_inprocess(published, *args, "answerer.model=openai/model-a",
+                            f"answerer.api_base={srv.base_url}")
+        assert ran.rc == 0, ran.text[-3000:]
+        assert srv.request_count > 0
+    with LoopbackLLMServer(ScriptedModel()) as moved:
+        ran = run_inprocess(published, *args, "answerer.model=openai/model-a",
+                            f"answerer.api_base={moved.base_url}")
+        assert ran.rc == 0, ran.text[-3000:]
+        assert moved.request_count == 0, "the same evaluation is answered from the cache"
+        ran = run_inprocess(published, *args, "answerer.model=openai/model-b",
+                            f"answerer.api_base={moved.base_url}")
+        assert ran.rc == 0, ran.text[-3000:]
+    results = _bench(published) / "results"
+    assert (results / "oracle_retrieve_socratic@model-a" / "table.json").is_file()
+    assert (results / "oracle_retrieve_socratic@model-b" / "table.json").is_file()
+
+
+def test_the_compiling_llm_is_identity_and_the_refusal_says_what_answers(
+        published: Path) -> None:
+    ran = run_inprocess(published, *SMALL, *EVALUATE, "llm=litellm", "llm.model=other")
+    assert ran.rc == 2
+    assert "answerer=" in ran.text and "llm.backend" in ran.text
+
+
+def test_two_compiles_of_different_configurations_into_one_name(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    compile_ = ("name=race", "library.n_videos=60", "matcher/embedder=hashing",
+                "persona.locations=[Japan]", "persona.mbti=[INTJ]", "eval.bertscore=false",
+                "eval.bootstrap=10", "render=none", "progress=false",
+                "export.formats=[xlebench]")
+    other, held = _run_overlapping(out, tmp_path / "hold", (*compile_, "seed=0"),
+                                   (*compile_, "seed=1"))
+    assert other.returncode == 0, other.stderr[-3000:]
+    err = held.stderr.read()
+    assert held.returncode == 2, err[-3000:]
+    assert "published by another run while this one ran" in err and "seed: 1 -> 0" in err
+    assert "Traceback" not in err
+    manifest = json.loads((out / "benchmarks" / "race" / "manifest.json").read_text())
+    assert manifest["seed"] == 1

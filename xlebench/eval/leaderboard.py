@@ -1,0 +1,168 @@
+"""What one evaluation records about itself, and the leaderboard over all of them.
+
+A published benchmark gathers the results of many evaluations, run one after another or at
+once, each in ``results/<system>[@<model>]/``. Each folder holds ``evaluation.json``: the
+system, the model that answered (and whether it is a stand-in), the answering and judging
+configuration, the fingerprints its replies and scores came from, and the date its numbers
+were first produced (``SOURCE_DATE_EPOCH`` when set, as reproducible builds do; kept when a
+rerun reproduces the same table). ``results/leaderboard.md`` / ``.json`` put every system's
+headline on one table, subtasks by systems, with each subtask's floor: remade from the folders
+present whenever any evaluation publishes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from xlebench.runner.atomic import write_json, write_text
+from xlebench.runner.fingerprint import strip_keys
+
+EVALUATION = "evaluation.json"
+LEADERBOARD_FILES = ("results/leaderboard.md", "results/leaderboard.json")
+#: The config groups a system's answers depend on, by the model's config group.
+_SECTIONS = {"vlm": ("vlm",), "answerer": ("answerer", "vlm")}
+
+
+def evaluation_config(cfg: DictConfig, key: str, model: Any, system_fp: dict | None,
+                      eval_fp: dict) -> dict[str, Any]:
+    """The evaluation's own record, less its date and stage fingerprint (known at export)."""
+    sections = _SECTIONS.get(model.section, ()) if model is not None else ()
+    if "judge_llm" in eval_fp:
+        sections = (*sections, "judge")
+    config = {"eval": eval_fp["eval"]}
+    for name in sections:
+        config[name] = strip_keys(OmegaConf.to_container(cfg[name], resolve=True))
+    return {"system": key, "model": model.describe() if model is not None else None,
+            "config": config,
+            "fingerprints": {"system": _digest(system_fp) if system_fp else None,
+                             "predictions_sha256": eval_fp.get("predictions_sha256")}}
+
+
+def evaluation_record(base: dict[str, Any], evaluate_fp: str, old: dict[str, Any] | None,
+                      table: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``base`` with the evaluate stage's fingerprint, the code revision and the date; a
+    rerun that reproduces the published table keeps the published date."""
+    from xlebench.manifest import git_revision
+
+    record = {**base, "fingerprints": {**base.get("fingerprints", {}),
+                                       "evaluate": evaluate_fp},
+              "table_sha256": _digest(table) if table is not None else None,
+              "git_revision": git_revision()}
+    date = today()
+    if old and old.get("table_sha256") and old.get("table_sha256") == record["table_sha256"]:
+        date = old.get("date", date)
+    return {**record, "date": date}
+
+
+def read_records(bench: Path, keys: list[str]) -> dict[str, dict]:
+    """The published ``evaluation.json`` of these results keys (those that exist)."""
+    out = {}
+    for key in keys:
+        try:
+            out[key] = json.loads((Path(bench) / "results" / key / EVALUATION).read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def today() -> str:
+    """UTC date of now, or of ``SOURCE_DATE_EPOCH`` (seconds) when set."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch and epoch.isdigit() \
+        else dt.datetime.now(dt.UTC)
+    return when.date().isoformat()
+
+
+def _digest(obj: Any) -> str:
+    blob = json.dumps(obj, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# -- the leaderboard -----------------------------------------------------------------------
+
+
+def write_leaderboard(bench: Path) -> dict[str, Any] | None:
+    """Remake ``results/leaderboard.{md,json}`` from every ``results/*/table.json``."""
+    tables = _tables(Path(bench) / "results")
+    for rel in LEADERBOARD_FILES:
+        (Path(bench) / rel).unlink(missing_ok=True)
+    if not tables:
+        return None
+    board = leaderboard(tables)
+    write_json(Path(bench) / LEADERBOARD_FILES[1], board)
+    write_text(Path(bench) / LEADERBOARD_FILES[0], leaderboard_markdown(board))
+    return board
+
+
+def _tables(results: Path) -> dict[str, dict]:
+    out = {}
+    for path in sorted(results.glob("*/table.json")):
+        try:
+            out[path.parent.name] = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue  # a folder being replaced; the next publication remakes the board
+    return out
+
+
+def leaderboard(tables: dict[str, dict]) -> dict[str, Any]:
+    """Subtasks (rows, the first table's order) by systems (columns): headline mean, CI, n;
+    the floor of the first system evaluated on that subtask with that n."""
+    systems = [{"key": k, "oracle": bool(t.get("oracle")),
+                "stand_in": bool((t.get("model") or {}).get("stand_in"))}
+               for k, t in tables.items()]
+    subtasks: list[str] = []
+    for t in tables.values():
+        subtasks += [s for s in t.get("rows", {}) if s not in subtasks]
+    rows = []
+    for sub in subtasks:
+        cells, floor, metric = {}, None, None
+        for key, t in tables.items():
+            cell = t.get("rows", {}).get(sub, {}).get("all")
+            if not cell:
+                continue
+            metric = metric or cell.get("metric")
+            floor = floor or cell.get("floor")
+            cells[key] = {"mean": cell.get("mean"), "ci95": cell.get("ci95"),
+                          "n": cell.get("n")}
+        rows.append({"subtask": sub, "metric": metric, "floor": floor, "cells": cells})
+    return {"systems": systems, "rows": rows}
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _cell(c: dict | None, n: int | None) -> str:
+    if not c:
+        return "–"
+    ci = c.get("ci95")
+    text = _pct(c.get("mean")) + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
+    return text + (f" n={c['n']}" if c.get("n") != n else "")
+
+
+def leaderboard_markdown(board: dict[str, Any]) -> str:
+    heads = [s["key"] + (" (ORACLE)" if s["oracle"] else "")
+             + (" (STAND-IN)" if s["stand_in"] else "") for s in board["systems"]]
+    lines = ["# Leaderboard", "",
+             "Headline metric x100 over every evaluated item [95% CI, bootstrap over life "
+             "logs]; n = items (shown in a cell when it differs); floor = the strongest "
+             "video-blind strategy on those items. ORACLE systems read the annotations the "
+             "answers came from; STAND-IN ones answer without a model.", "",
+             "| subtask | metric | n | floor | " + " | ".join(heads) + " |",
+             "|---|---|---|---|" + "---|" * len(heads)]
+    for row in board["rows"]:
+        ns = [c["n"] for c in row["cells"].values() if c.get("n") is not None]
+        n = max(set(ns), key=ns.count) if ns else None
+        f = row["floor"] or {}
+        floor = f"{_pct(f.get('mean'))} ({f.get('member') or 'chance'})" if f else "–"
+        cells = [_cell(row["cells"].get(s["key"]), n) for s in board["systems"]]
+        lines.append(f"| {row['subtask']} | {row['metric'] or ''} | {n if n else '–'} | "
+                     f"{floor} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
