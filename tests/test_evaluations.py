@@ -162,3 +162,17 @@ def test_two_compiles_of_different_configurations_into_one_name(tmp_path: Path) 
     assert "Traceback" not in err
     manifest = json.loads((out / "benchmarks" / "race" / "manifest.json").read_text())
     assert manifest["seed"] == 1
+
+
+def test_each_remote_model_is_probed_before_any_frame(published: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key, or no server: one line naming the right setting, before frames are decoded."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = (*SMALL, *EVALUATE, "eval.systems=[end_to_end]", "vlm=litellm", "eval.e2e_frames=8")
+    ran = run_inprocess(published, *args)
+    assert ran.rc == 2 and "vlm.api_key_env=OPENAI_API_KEY" in ran.text
+    assert "llm.api_key_env" not in ran.text
+    ran = run_inprocess(published, *args, "vlm.api_base=http://127.0.0.1:9/v1")
+    assert ran.rc == 2 and "vlm.api_base=http://127.0.0.1:9/v1: no server answers" in ran.text
+    frames = published / "cache" / "frames"
+    assert not frames.exists() or not any(frames.rglob("*.jpg")), "no frame was decoded"

@@ -183,9 +183,11 @@ def run(cfg: DictConfig) -> int:
     _write_run_summary(result)
     if result.summary.waiting:
         stage, left = result.summary.waiting
+        others = (f"{left} are other shards' (not done after waiting shard.wait_s)" if left
+                  else "the other shards' are cached too")
         console.print(f"shard {cfg.shard.index}/{cfg.shard.count}: this job's units of {stage} "
-                      f"are done and cached; {left} are other shards'. When every shard is "
-                      "done, rerun without shard.* to merge, score and publish.", soft_wrap=True)
+                      f"are done and cached; {others}. When every shard is done, rerun "
+                      "without shard.* to merge, score and publish.", soft_wrap=True)
         return 0
     if result.benchmark_dir is None:
         console.print(

@@ -150,6 +150,7 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
             progress=bool(cfg.progress),
             shard=(int(cfg.shard.index), int(cfg.shard.count)),
             shard_stages=frozenset(cfg.shard.stages),
+            shard_wait_s=float(cfg.shard.wait_s),
         )
     )
     config = _plain(cfg)

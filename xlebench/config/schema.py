@@ -342,14 +342,19 @@ class EvalConfig:
 
 @dataclass
 class ShardConfig:
-    """Split the units of some stages across jobs: this job computes the units whose id hashes
-    to ``index`` modulo ``count``; the other stages run whole in every job (cheap, and shared
-    through the cache). A job that leaves other shards' units undone publishes nothing; a last
-    run with count=1 merges (every unit cached) and publishes."""
+    """Split the units of some stages across jobs: this job computes every ``count``-th unit of
+    each sharded stage from the ``index``-th (even shares); the other stages run whole in every
+    job (cheap, and shared through the cache). A shard job publishes nothing and stops after
+    the last sharded stage; a last run with count=1 merges (every unit cached) and
+    publishes."""
 
     index: int = knob(0, ge=0)
     count: int = knob(1, ge=1, le=100_000)
     stages: list[str] = field(default_factory=lambda: ["plan", "respond"])
+    #: After its share of a stage, a job waits for the other shards' units while they keep
+    #: arriving (at most this many seconds without a new one), then does its share of the
+    #: next sharded stage; jobs that do not run at the same time: 0.
+    wait_s: float = knob(120.0, ge=0, le=86_400)
 
 
 @dataclass

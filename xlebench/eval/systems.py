@@ -102,6 +102,15 @@ class Systems:
     def report(self, counter: str, n: int) -> None:
         """Live counters (frames, captions); the respond stage binds the runner's."""
 
+    def probe(self) -> None:
+        """Each remote answering model's key and endpoint, before any frame is decoded."""
+        from xlebench.llm.probe import probe
+
+        if self.vlm is not None and self.vlm.settings.backend == "litellm":
+            probe("vlm", self.vlm.settings)
+        if self.llm is not None and self.llm.settings.backend == "litellm":
+            probe(self.llm.section, self.llm.settings)
+
 
 def _vlm(cfg: DictConfig, reporter: Any) -> Any:
     from xlebench.vlm.client import make_vlm

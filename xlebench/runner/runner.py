@@ -8,7 +8,6 @@ every completed unit downstream.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import multiprocessing
 import os
@@ -117,6 +116,11 @@ class RunnerOptions:
     #: (index, count): compute only this job's share of the units of ``shard_stages``.
     shard: tuple[int, int] = (0, 1)
     shard_stages: frozenset[str] = frozenset()
+    #: A shard job that finished its share waits for the other shards' units of the stage
+    #: while they keep arriving (at most this many seconds without a new one), so that it
+    #: goes on to its share of the next sharded stage; 0 = stop at the first stage it cannot
+    #: finish alone.
+    shard_wait_s: float = 0.0
 
 
 class Runner:
@@ -145,9 +149,20 @@ class Runner:
                     if counters.other_shards and not (counters.failed or counters.not_run):
                         summary.waiting = (spec.stage.name, counters.other_shards)
                     break
+                if self._last_sharded(specs, k):
+                    # a shard job's work ends with the last sharded stage: the merge run
+                    # scores and publishes (every job doing so would repeat it)
+                    summary.skipped = [s.stage.name for s in specs[k + 1:]]
+                    summary.waiting = (spec.stage.name, 0)
+                    break
                 if on_stage_done is not None:
                     on_stage_done(result)
         return summary
+
+    def _last_sharded(self, specs: Sequence[StageSpec], k: int) -> bool:
+        index, count = self.options.shard
+        sharded = [j for j, s in enumerate(specs) if s.stage.name in self.options.shard_stages]
+        return count > 1 and bool(sharded) and k == sharded[-1]
 
     def fingerprints(self, specs: Sequence[StageSpec]) -> dict[str, tuple[str, dict]]:
         """Each stage's (fingerprint, hashed inputs), computed without running anything."""
@@ -192,9 +207,15 @@ class Runner:
         records, pending = _cached_records(stage_dir, units)
         counters.cached = len(records)
         index, count = self.options.shard
+        others: list[Unit] = []
         if count > 1 and stage.name in self.options.shard_stages:
-            mine = [u for u in pending if shard_of(u.id, count) == index]
-            counters.other_shards = len(pending) - len(mine)
+            ids = {u.id for u in pending}
+            # every k-th unit of the full list: even shares (pending units alone would
+            # differ between jobs that started at different times)
+            share = [u for k, u in enumerate(units) if k % count == index]
+            mine = [u for u in share if u.id in ids]
+            others = [u for u in pending if u not in mine]
+            counters.other_shards = len(others)
             pending = mine
         task = progress.add_task(stage.name, total=len(units), completed=counters.cached)
         start = time.perf_counter()
@@ -203,6 +224,8 @@ class Runner:
                 stage.prepare(pending, ctx)
             self._execute(stage, ctx, stage_dir, pending, counters, lambda: progress.advance(task))
             barrier(stage_dir)  # the one durability point of the stage's units
+        if others and self.options.shard_wait_s > 0 and not counters.failed:
+            counters.other_shards = _await_peers(stage_dir, others, self.options.shard_wait_s)
         counters.seconds = time.perf_counter() - start
         for u in units:  # this run's units, and those other jobs finished meanwhile
             if u.id not in records and marker_path(stage_dir, u.id).exists():
@@ -322,9 +345,19 @@ def _reporter(progress: Progress, totals: dict[str, int]) -> Callable[[str, int]
     return report
 
 
-def shard_of(unit_id: str, count: int) -> int:
-    """The shard a unit belongs to: stable across jobs and machines (a hash of its id)."""
-    return int(hashlib.sha256(unit_id.encode()).hexdigest()[:8], 16) % count
+def _await_peers(stage_dir: Path, others: Sequence[Unit], idle_s: float,
+                 poll_s: float = 0.2) -> int:
+    """Wait for the other shards' units of a stage while they keep arriving (at most
+    ``idle_s`` without a new one); the number still missing."""
+    left = [u for u in others if not marker_path(stage_dir, u.id).exists()]
+    last = time.monotonic()
+    while left and time.monotonic() - last < idle_s:
+        time.sleep(poll_s)
+        still = [u for u in left if not marker_path(stage_dir, u.id).exists()]
+        if len(still) < len(left):
+            last = time.monotonic()
+        left = still
+    return len(left)
 
 
 def _as_completed(futures: list[Future]) -> Iterable[Future]:

@@ -72,6 +72,10 @@ class RespondStage(BaseStage):
                 k: v for rec in ctx["annotate"].records.values()
                 for k, v in rec.get("oracle", {}).items()}
 
+    def prepare(self, pending: list[Unit], ctx: StageContext) -> None:
+        """Replies to compute: first check every remote model's key and server."""
+        self.systems.probe()
+
     def units(self, ctx: StageContext) -> list[Unit]:
         items = log_items(ctx)
         logs = selected_logs(sorted(ctx["simulate"].records), self.max_logs, self.lifelogs)

@@ -23,7 +23,7 @@ class LitellmVLM:
     def __init__(self, settings: VLMConfig, cache_dir: Path) -> None:
         self.settings = settings
         llm = LLMConfig(backend="litellm", **{k: getattr(settings, k) for k in _SHARED})
-        self.client = LLMClient(llm, cache_dir)
+        self.client = LLMClient(llm, cache_dir, section="vlm")
         #: ``report(counter, n)``: the respond stage binds its live counters here.
         self.report: Callable[[str, int], None] = lambda counter, n: None
 
