@@ -128,6 +128,12 @@ CASES = [
          "expected a JSON list"),
     Case("release", "row is a string", _json(REL, lambda rows: ["v1", *rows[1:]]), "$[0]"),
     Case("release", "uid missing", _json(REL, _row(0, video_uid=_DROP)), "$[0].video_uid"),
+    Case("release", "nested 100 000 deep", _bytes(REL, b"[" * 100_000 + b"]" * 100_000),
+         "nest too deeply"),
+    Case("release", "a folder", lambda root: ((root / REL).unlink(), (root / REL).mkdir()),
+         "is a folder, not a JSON file"),
+    Case("personas", "not UTF-8", _bytes(PER, b"location: Jap\xffan\nmbti: INTJ\n"),
+         "expected UTF-8 text"),
     Case("release", "uid ..", _json(REL, _row(0, video_uid="../../etc")), "plain identifier"),
     Case("release", "uid slash", _json(REL, _row(1, video_uid="a/b")), "$[1].video_uid"),
     Case("release", "uid shell", _json(REL, _row(2, video_uid="x;rm -rf ~")), "plain identif"),
@@ -264,6 +270,11 @@ CASES = [
     Case("config", "counting bounds", None, "tasks.action_counting.min_actions=9",
          ("tasks.action_counting.min_actions=9",)),
     Case("config", "render kind", None, "render.kind='gif'", ("render.kind=gif",)),
+    Case("config", "filter number", None, "filters[0].min_s=-5: expected a number from 0",
+         ("tasks.object_retrieval.filters=[{kind: certificate, min_s: -5}]",)),
+    Case("config", "filter seeds", None, "filters[0].seeds=0.5: expected an integer",
+         ("tasks.object_retrieval.filters=[{kind: blind, seeds: 0.5, "
+          "drop_if_correct_at_least: 1}]",)),
 ]
 
 
@@ -387,3 +398,44 @@ def test_a_full_disk_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None
     assert "Traceback" not in proc.stderr
     assert "cannot write" in proc.stderr and "File too large" in proc.stderr
     assert _digest(tmp_path / "benchmarks" / "demo") == before
+
+
+def test_sqlite_full_disk_is_a_storage_error() -> None:
+    import sqlite3
+
+    from xlebench.errors import StorageError, storage_error
+
+    err = storage_error(sqlite3.OperationalError("database or disk is full"))
+    assert isinstance(err, StorageError) and "free space" in str(err)
+    assert storage_error(sqlite3.OperationalError("no such table: x")) is None
+
+
+def test_ctrl_c_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
+    """SIGINT while a run holds (evaluate's export): exit 130, no traceback, nothing lost."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT, cli_env, run_cli
+
+    args = [*SMALL, "render=none", "progress=false"]
+    run_cli(tmp_path, *args)
+    before = _digest(tmp_path / "benchmarks" / "demo")
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xlebench", f"paths.outputs={tmp_path}", *args,
+         "stages=[evaluate]", "eval.systems=[oracle_annotations]"], cwd=ROOT,
+        env=cli_env(XLEBENCH_HOLD_AT=f"evaluate:export:{hold}"), stderr=subprocess.PIPE,
+        text=True)
+    deadline = time.monotonic() + 180
+    while not (hold / "reached").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and "interrupted" in err
+    assert _digest(tmp_path / "benchmarks" / "demo") == before
+    assert not list((tmp_path / "benchmarks").glob(".*staging*"))

@@ -77,6 +77,38 @@ def test_every_option_file_names_its_code() -> None:
         assert code and (CONF.parent / code[0]).is_file(), f"{rel} names no existing module"
 
 
+def test_every_option_file_names_its_schema() -> None:
+    """From conf/<group>/<option>.yaml to the typed schema that checks it, in one hop (recipe
+    parameters: the recipe module the Code line names declares them)."""
+    import importlib
+
+    for f in sorted(CONF.rglob("*.yaml")):
+        rel = f.relative_to(CONF)
+        text = f.read_text()
+        if "/schema/" not in text or rel.parts[0] == "tasks":
+            continue
+        named = [line.split(":", 1)[1].strip() for line in text.splitlines()
+                 if line.startswith("# Schema:")]
+        assert named, f"{rel} names no schema"
+        path, cls = named[0].split(":")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        assert hasattr(module, cls), f"{rel}: {named[0]} does not exist"
+
+
+def test_one_endpoint_schema_serves_every_model_client() -> None:
+    from dataclasses import fields
+
+    from xlebench.config.schema import EndpointConfig, LLMConfig, VLMConfig
+
+    shared = {f.name for f in fields(EndpointConfig)}
+    assert shared <= {f.name for f in fields(LLMConfig)} and shared <= {
+        f.name for f in fields(VLMConfig)}
+    assert issubclass(LLMConfig, EndpointConfig) and issubclass(VLMConfig, EndpointConfig)
+    for group in ("llm", "answerer", "judge"):
+        cfg = _compose([f"{group}=litellm"])
+        assert cfg[group].backend == "litellm" and cfg[group].max_concurrency >= 1
+
+
 @pytest.mark.parametrize("experiment", [None, *sorted(p.stem for p in (CONF / "experiment")
                                                       .glob("*.yaml"))])
 def test_no_config_sets_the_run_mode(experiment: str | None) -> None:

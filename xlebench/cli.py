@@ -175,7 +175,11 @@ def run(cfg: DictConfig) -> int:
         result = run_pipeline(cfg, _bench_subdir())
     except UserError as exc:
         return _fail(str(exc))
-    except OSError as exc:
+    except KeyboardInterrupt:
+        console.print("interrupted: the published benchmark is as it was; completed units are "
+                      "cached, so the same command resumes where this one stopped.")
+        return 130
+    except Exception as exc:  # a full disk is not a bug: OSError, or SQLite's own error
         if (err := storage_error(exc)) is None:
             raise
         return _fail(str(err))

@@ -45,10 +45,23 @@ STORAGE_ERRNOS = frozenset(
     if hasattr(errno, name))
 
 
+def _sqlite_full(exc: BaseException) -> bool:
+    """SQLite reports a full disk (or a read-only one) as OperationalError, not OSError."""
+    import sqlite3
+
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        s in text for s in ("database or disk is full", "disk i/o error",
+                            "attempt to write a readonly database"))
+
+
 def storage_error(exc: BaseException) -> StorageError | None:
     """The `StorageError` an ``OSError`` stands for, or None for any other exception."""
     if isinstance(exc, StorageError):
         return exc
+    if _sqlite_full(exc):
+        return StorageError(f"cannot write a cache database: {exc}; free space, or point "
+                            "paths.outputs=<folder> somewhere with room")
     if not isinstance(exc, OSError) or exc.errno not in STORAGE_ERRNOS:
         return None
     where = exc.filename or "the output folder"

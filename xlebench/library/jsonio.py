@@ -19,6 +19,14 @@ def load_json(path: Path) -> Any:
             return json.load(fh)
     except FileNotFoundError:
         raise DataError(str(path), "$", "file not found") from None
+    except IsADirectoryError:
+        raise DataError(str(path), "$", "is a folder, not a JSON file",
+                        hint="give the file itself (e.g. <folder>/xlebench_video_info.json)"
+                        ) from None
+    except RecursionError:
+        raise DataError(str(path), "$", "expected valid JSON of a sane depth; its arrays or "
+                        "objects nest too deeply to read", hint="the file is not a library "
+                        "file: check the path") from None
     except json.JSONDecodeError as exc:
         raise DataError(
             str(path), "$",

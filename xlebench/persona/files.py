@@ -136,6 +136,9 @@ def load_persona_file(path: Path, seed: int) -> Persona:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise DataError(str(path), "$", f"expected valid YAML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(str(path), "$", f"expected UTF-8 text ({exc.reason} at byte "
+                        f"{exc.start})", hint="save the file as UTF-8") from None
     if not isinstance(raw, dict):
         raise DataError(str(path), "$", "expected a mapping with at least location and mbti")
     try:

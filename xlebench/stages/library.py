@@ -171,6 +171,11 @@ def _source_fingerprint(src: dict) -> dict:
            if k not in ("label_workers", "gemini_model", "gemini_key_env")}
     if src["kind"] == "xlebench_release":
         path = Path(src["path"])
+        if path.is_dir():
+            found = sorted(p.name for p in path.glob("*.json"))[:3]
+            raise ConfigError(f"library.path={path}: is a folder, not a JSON file; point it "
+                              "at the authors' video_info.json" + (
+                                  f" (this folder has {', '.join(found)})" if found else ""))
         if not path.is_file():
             raise ConfigError(f"library.path={path}: file not found; point it at the authors' "
                               "video_info.json")

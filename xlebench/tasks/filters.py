@@ -178,6 +178,23 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
         missing = [k for k in FILTERS[kind][1] if k not in spec]
         if missing:
             raise ConfigError(f"tasks.{name}.filters[{i}] ({kind}): give {missing}")
+        for key in FILTERS[kind][1]:
+            _check_number(f"tasks.{name}.filters[{i}].{key}", spec[key], *RANGES[key])
+
+
+#: Allowed values of the filters' parameters: (low, high, integer).
+RANGES: dict[str, tuple[float, float, bool]] = {
+    "min_s": (0.0, 86_400.0 * 14, False), "max_ratio": (1.0, 100.0, False),
+    "seeds": (1, 20, True), "drop_if_correct_at_least": (1, 20, True),
+}
+
+
+def _check_number(where: str, value: Any, low: float, high: float, integer: bool) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and \
+        (not integer or float(value).is_integer()) and low <= value <= high
+    if not ok:
+        kind = "an integer" if integer else "a number"
+        raise ConfigError(f"{where}={value!r}: expected {kind} from {low:g} to {high:g}")
 
 
 def apply_filters(items: list[dict], specs: Sequence[Mapping[str, Any]],

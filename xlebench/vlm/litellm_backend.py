@@ -8,15 +8,16 @@ rate-limit handling, concurrency limit, key rules and cache, the frames sent as 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from xlebench.config.schema import LLMConfig, VLMConfig
+from xlebench.config.schema import EndpointConfig, LLMConfig, VLMConfig
 from xlebench.llm.client import Completion, LLMClient
 from xlebench.vlm.messages import key_messages, openai_messages
 
-_SHARED = ("model", "api_base", "api_key_env", "temperature", "max_tokens", "max_retries",
-           "max_retries_on_rate_limit", "backoff_s", "max_concurrency", "timeout_s", "extra")
+#: The endpoint settings a VLM shares with a text client (declared once, `EndpointConfig`).
+_SHARED = tuple(f.name for f in fields(EndpointConfig))
 
 
 class LitellmVLM:
