@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.tasks.test_recipes import LOG, _build
 from xlebench.export.egoschema import NAMESPACE, egoschema_files
@@ -59,3 +60,31 @@ def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
     # the first record's whole video: from 0 to its duration in the stitched video
     assert (ids["starting_sec"], ids["ending_sec"]) == (0.0, 600.5)
     json.dumps(files)  # plain JSON
+
+
+def test_two_benchmarks_load_by_folder_in_a_row(tmp_path: Path, monkeypatch) -> None:
+    """`datasets` caches a local folder under its dataset name: each export names itself
+    (the card's dataset_info), so a second benchmark never reads the first one's rows; the
+    card's features block types every column; empty subtasks are not exported."""
+    datasets = pytest.importorskip("datasets")
+    from tests.conftest import FAST, run_cli
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    args = [*FAST, "stages=[library,persona,plan,simulate,annotate,export]", "render=none",
+            "export.formats=[hf]", "tasks=[single_summary,action_counting,egoschema_mcq]"]
+    rows = {}
+    for seed, out in ((0, tmp_path / "a"), (1, tmp_path / "b")):
+        run_cli(out, *args, f"seed={seed}", "persona.mbti=[INTJ]" if seed else
+                "persona.mbti=[INTJ,ESFP,INFP]")
+        hf = out / "benchmarks" / "demo" / "export" / "hf"
+        ids = [json.loads(x)["item_id"] for x in (hf.parents[1] / "annotations" /
+               "single_summary.jsonl").read_text().splitlines()]
+        ds = datasets.load_dataset(str(hf), "single_summary")["test"]
+        assert sorted(ds["item_id"]) == sorted(ids), "another benchmark's rows"
+        rows[seed] = len(ds)
+        card = (hf / "README.md").read_text()
+        assert "dataset_info:" in card and "features:" in card and "dataset_name: xlebench_demo_" in card
+        assert "synthetic library" in card and "stitched from Ego4D videos" not in card
+        assert ds.features["answer_spans"].feature.feature.dtype == "float64"
+    assert rows[0] != rows[1]

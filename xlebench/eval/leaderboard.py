@@ -119,12 +119,15 @@ def leaderboard(tables: dict[str, dict]) -> dict[str, Any]:
                for k, t in tables.items()]
     subtasks: list[str] = []
     for t in tables.values():
-        subtasks += [s for s in t.get("rows", {}) if s not in subtasks]
+        subtasks += [s for s in [*t.get("rows", {}), *t.get("not_applicable", {})]
+                     if s not in subtasks]
     rows = []
     for sub in subtasks:
         cells, floor, metric = {}, None, None
         for key, t in tables.items():
             cell = t.get("rows", {}).get(sub, {}).get("all")
+            if sub in t.get("not_applicable", {}):
+                cells[key] = {"not_applicable": True}
             if not cell:
                 continue
             metric = metric or cell.get("metric")
@@ -142,6 +145,8 @@ def _pct(x: float | None) -> str:
 def _cell(c: dict | None, n: int | None) -> str:
     if not c:
         return "–"
+    if c.get("not_applicable"):
+        return "n/a (no source)"
     ci = c.get("ci95")
     text = _pct(c.get("mean")) + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
     return text + (f" n={c['n']}" if c.get("n") != n else "")

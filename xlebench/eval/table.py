@@ -255,6 +255,8 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
         lines.append(f"| {sub} | {a['metric']} | "
                      + " | ".join(_fmt(cells[c], cells[c]["floor"]) for c in cols)
                      + f" | {_fmt(a['floor'])} | {_fmt(a['paper'])} | {_failures(a)} |")
+    for sub, why in table.get("not_applicable", {}).items():
+        lines.append(f"| {sub} | – | {why} |" + " |" * (len(cols) + 2))
     extra = [(sub, m, cells["all"]) for sub, metrics in table.get("extra", {}).items()
              for m, cells in metrics.items() if cells["all"].get("mean") is not None]
     if extra:

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
 import yaml
 
 LICENCE = (
@@ -21,15 +22,49 @@ LICENCE = (
     "`videos/*.json` hold the output-time mapping and checksums to verify the result).")
 
 
-def _header(subtasks: Sequence[str], pretty: str) -> str:
+def _features(schema: pa.Schema | pa.StructType) -> list[dict[str, Any]]:
+    """An Arrow schema in the card's ``dataset_info.features`` form (what `datasets` reads
+    instead of guessing types from the files)."""
+    return [{"name": f.name, **_feature(f.type)} for f in schema]
+
+
+def _feature(t: pa.DataType) -> dict[str, Any]:
+    if pa.types.is_struct(t):
+        return {"struct": _features(t)}
+    if pa.types.is_list(t):
+        inner = t.value_type
+        if pa.types.is_struct(inner):
+            return {"list": _features(inner)}
+        return {"sequence": _feature(inner).get("dtype") or _feature(inner)}
+    names = {pa.string(): "string", pa.float64(): "float64", pa.int64(): "int64",
+             pa.bool_(): "bool"}
+    return {"dtype": names[t]}
+
+
+def dataset_id(name: str, fingerprints: Mapping[str, str]) -> str:
+    """A name no other compiled benchmark shares (the compiling run's annotate fingerprint):
+    `datasets` caches a folder's data under its dataset name, so two exports called alike
+    would otherwise read each other's rows."""
+    return f"xlebench_{name}_{fingerprints.get('annotate', '')[:8]}".rstrip("_")
+
+
+def _header(subtasks: Sequence[str], pretty: str, name: str, rows: Mapping[str, int],
+            n_logs: int) -> str:
+    from xlebench.export.hf import ITEMS, LIFELOGS
+
     configs = [{"config_name": s, "data_files": [{"split": "test", "path": f"data/{s}.parquet"}]}
                for s in subtasks]
     configs.append({"config_name": "lifelogs",
                     "data_files": [{"split": "test", "path": "lifelogs.parquet"}]})
+    info = [{"dataset_name": name, "config_name": s, "features": _features(ITEMS),
+             "splits": [{"name": "test", "num_examples": int(rows[s])}]} for s in subtasks]
+    info.append({"dataset_name": name, "config_name": "lifelogs",
+                 "features": _features(LIFELOGS),
+                 "splits": [{"name": "test", "num_examples": n_logs}]})
     head = {"pretty_name": pretty, "license": "other", "license_name": "ego4d-license",
             "task_categories": ["video-text-to-text"], "language": ["en"],
             "tags": ["egocentric", "long-video", "ego4d", "x-lebench", "xlebench"],
-            "configs": configs}
+            "configs": configs, "dataset_info": info}
     return "---\n" + yaml.safe_dump(head, sort_keys=False, width=100) + "---\n"
 
 
@@ -60,26 +95,44 @@ def _item_rows(items: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
     return rows
 
 
+#: What the life logs are stitched from, by library kind.
+SOURCES = {
+    "synthetic": "xlebench's synthetic library (generated videos and annotations in Ego4D's "
+                 "formats, for tests and demos: not real footage)",
+    "ego4d": "Ego4D videos",
+    "xlebench_release": "the Ego4D videos of the X-LeBench authors' library",
+}
+
+
 def dataset_card(*, name: str, items: Mapping[str, Sequence[dict]], logs: Sequence[dict],
-                 config_yaml: str, fingerprints: Mapping[str, str], version: str) -> str:
+                 config_yaml: str, fingerprints: Mapping[str, str], version: str,
+                 library_kind: str = "ego4d", rendered: int = 0) -> str:
     """The card's text (deterministic for the same benchmark)."""
     uids = Counter(s["video_uid"] for log in logs for s in log["segments"])
+    first = next(iter(items), "object_retrieval")
+    ident = dataset_id(name, fingerprints)
     lines = [
-        _header(list(items), f"xlebench {name}"),
+        _header(list(items), f"xlebench {name}", ident, {s: len(v) for s, v in items.items()},
+                len(logs)),
         f"# xlebench benchmark `{name}`",
         "",
-        "Ultra-long egocentric life logs stitched from Ego4D videos, with X-LeBench-style "
-        "questions whose answers lie on each life log's virtual clock. Compiled by xlebench "
-        f"{version}.",
+        f"Ultra-long egocentric life logs stitched from {SOURCES.get(library_kind, 'videos')}, "
+        "with X-LeBench-style questions whose answers lie on each life log's virtual clock. "
+        f"Compiled by xlebench {version}. {rendered} of {len(logs)} life logs are rendered "
+        "(`videos/`, beside this card).",
         "",
         "## Loading",
         "",
         "```python",
         "import datasets",
+        f"ds = datasets.load_dataset(\"<this folder>\", \"{first}\")[\"test\"]   "
+        f"# dataset {ident}",
         "ds = datasets.load_dataset(\"parquet\", data_files={\"test\": "
-        "\"data/object_retrieval.parquet\"})[\"test\"]",
-        "# or, from this folder: datasets.load_dataset(\"<this folder>\", \"object_retrieval\")",
+        f"\"<this folder>/data/{first}.parquet\"}})[\"test\"]",
         "```",
+        "",
+        "Paths (`data/`, `video`) are relative to this folder, so it can be moved or pushed to "
+        "the Hub as it is.",
         "",
         "Every subtask file has the same columns (`xlebench.export.hf.ITEMS`): times are seconds "
         "from the first day's 00:00 on the life log's clock (past midnight they go on beyond "

@@ -24,6 +24,13 @@ from xlebench.llm.prompts import load_prompt
 
 SETTINGS = "xlebench_tasks.json"
 PROMPT = "eval/lmms_video.v1"
+#: Every task's headline under one name, so the xlebench group can aggregate it.
+SCORE = "score"
+
+
+def lmms_metric(metric: str) -> str:
+    """lmms-eval reads ``name,filter`` in its result keys: ``R@5,0.3`` -> ``R@5_tIoU0.3``."""
+    return metric.replace(",", "_tIoU")
 
 
 def find_settings(start: str | Path) -> Path:
@@ -111,8 +118,10 @@ class LmmsTask:
         reply = results[0] if results else None
         row, = score_items([item], {item["item_id"]: reply} if reply is not None else {},
                            self.recipes, self.score_settings, self.bertscorer)
-        return {m: {"metric": m, "row": row} for m in
-                self.settings["subtasks"][item["subtask"]]["metrics"]}
+        sub = self.settings["subtasks"][item["subtask"]]
+        out = {lmms_metric(m): {"metric": m, "row": row} for m in sub["metrics"]}
+        out[SCORE] = {"metric": sub["primary"], "row": row}
+        return out
 
     def aggregate(self, payloads: list[dict]) -> float:
         """The results table's point estimate of one metric over the rows."""

@@ -280,7 +280,9 @@ def leaderboard_section(board: Mapping[str, Any]) -> str:
         f = row.get("floor") or {}
         floor = f"{100 * f['mean']:.1f} ({escape(f.get('member') or 'chance')})" \
             if f.get("mean") is not None else "–"
-        cells = "".join(f"<td>{_cell(row['cells'].get(s['key']) or {})}</td>" for s in systems)
+        cells = "".join("<td>n/a (no source)</td>" if (row["cells"].get(s["key"]) or {}).get(
+            "not_applicable") else f"<td>{_cell(row['cells'].get(s['key']) or {})}</td>"
+            for s in systems)
         rows.append(f"<tr><td>{escape(row['subtask'])}</td><td>{escape(row.get('metric') or '')}"
                     f"</td><td>{floor}</td>{cells}</tr>")
     return ("<h2>Leaderboard</h2><p>Every system evaluated on this benchmark, headline metric "

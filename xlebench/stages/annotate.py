@@ -190,6 +190,11 @@ class AnnotateStage(BaseStage):
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
+        for sub in self.recipes:
+            if not by_sub[sub]:
+                log.warning("%s", empty_subtask_line(sub, self.recipes[sub][0],
+                                                     stats["skipped"].get(sub, {}),
+                                                     self.annotations_root))
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
@@ -254,6 +259,24 @@ def refuse_model_use(recipes: dict[str, tuple[Recipe, Any]], tasks: dict) -> Non
             if spec.get("kind") in MODEL_FILTERS:
                 raise ConfigError(f"tasks.{name}.filters[{i}]: the {spec['kind']} filter asks "
                                   "a text-only model: set llm=litellm (or llm=replay)")
+
+
+def empty_subtask_line(sub: str, recipe: Recipe, reasons: dict[str, int],
+                       root: Path | None) -> str:
+    """One line for a recipe that compiled no item: why, and what gives it items. Empty
+    subtasks are left out of every table and export."""
+    why = max(reasons.items(), key=lambda kv: kv[1])[0] if reasons else "no candidate"
+    ego4d = recipe.answer_source.startswith("Ego4D")
+    if ego4d and root is None:
+        fix = ("its items come from Ego4D annotations, which this library does not carry: "
+               "add library.annotations_root=<your Ego4D download, the folder holding v2/>")
+    elif ego4d:
+        fix = (f"the matched videos carry none of its source ({recipe.answer_source}) under "
+               f"{root}; library.require_nlq=true / require_moments=true keeps only videos "
+               "that do")
+    else:
+        fix = f"see stats/tasks.json (skipped.{sub}) and its parameters in conf/tasks/{sub}.yaml"
+    return f"{sub}: 0 items ({why}); left out of the tables and exports. To get items: {fix}"
 
 
 def annotations_root(cfg: DictConfig) -> Path | None:

@@ -126,7 +126,7 @@ class EvaluateStage(BaseStage):
     the benchmark's items — or the declared subset of life logs — against chance floors."""
 
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "6"  # 6: floors from the blind panel, validity
+    version: ClassVar[str] = "7"  # 7: oracles without their source are not applicable
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
@@ -182,6 +182,7 @@ class EvaluateStage(BaseStage):
         system = self.systems[unit.id]
         responses = self._responses(unit.id, system, items, ctx.upstream)
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
+        rows, not_applicable = _without_source(rows, system)
         panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
                            draws=self.floor_draws, bertscorer=self.bertscorer)
         if self.judges is not None:
@@ -199,6 +200,7 @@ class EvaluateStage(BaseStage):
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
         model = self.models.get(unit.id)
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
+                     not_applicable=not_applicable,
                      model=model.describe() if model is not None else None,
                      positions=position_histograms(rows),
                      coverage={"items": len(items), "answered": len(
@@ -241,6 +243,21 @@ class EvaluateStage(BaseStage):
         """Remake what is derived from every system's results (after a concurrent
         evaluation's results were merged in at publication)."""
         write_leaderboard(dest)
+
+
+def _without_source(rows: list[dict], system: Any) -> tuple[list[dict], dict[str, str]]:
+    """An oracle that had nothing to read for a subtask (it answered "no information" to every
+    item: the library lacks its source) is not applicable there: leaving it in would print
+    0.0 under a heading that calls it an upper bound."""
+    if not getattr(system, "reads", None):
+        return rows, {}
+    by: dict[str, list[dict]] = {}
+    for r in rows:
+        by.setdefault(r["subtask"], []).append(r)
+    out = {sub: (f"not applicable: {system.reads} hold nothing for its {len(rs)} items "
+                 "in this library")
+           for sub, rs in by.items() if all(r["status"] == "no_information" for r in rs)}
+    return [r for r in rows if r["subtask"] not in out], out
 
 
 def judge_panel(judges: Judges, panel: Panel, items: list[dict], judged: set[str],

@@ -9,6 +9,7 @@ X-LeBench release layout), ``egoschema`` (multiple-choice items in EgoSchema's l
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,7 +21,7 @@ from xlebench import __version__
 from xlebench.errors import ConfigError
 from xlebench.eval.metrics import REGISTRY
 from xlebench.eval.score import ScoreSettings, corpus_metrics
-from xlebench.export.card import dataset_card
+from xlebench.export.card import dataset_card, dataset_id
 from xlebench.export.egoschema import egoschema_files
 from xlebench.export.hf import items_table, lifelogs_table, write_table
 from xlebench.export.lmms import write_lmms_tasks
@@ -40,11 +41,13 @@ EVAL_KEYS = ("ks", "tious", "refusal_patterns", "no_information_patterns", "bert
 
 
 def _items(ctx: StageContext, recipes: dict[str, Recipe]) -> dict[str, list[dict]]:
+    """Items by subtask, recipe order; a subtask without items is left out of every export
+    (the annotate stage announced it, with what gives it items)."""
     by: dict[str, list[dict]] = {name: [] for name in recipes}
     for rec in ctx["annotate"].records.values():
         if rec["subtask"] in by:
             by[rec["subtask"]] += rec["items"]
-    return {s: sorted(v, key=lambda it: it["item_id"]) for s, v in by.items()}
+    return {s: sorted(v, key=lambda it: it["item_id"]) for s, v in by.items() if v}
 
 
 def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> list[str]:
@@ -57,13 +60,14 @@ def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> 
 class ExportStage(BaseStage):
     name: ClassVar[str] = "export"
     version: ClassVar[str] = "2"
-    upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate")
+    upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "render")
     outputs: ClassVar[tuple[str, ...]] = ("export",)
     uses_seed: ClassVar[bool] = False
 
     def __init__(self, *, formats: list[str], recipes: dict[str, Recipe], bench_name: str,
                  config_yaml: str, eval_settings: dict[str, Any], max_new_tokens: int,
-                 targets: dict[str, str | None] | None = None) -> None:
+                 targets: dict[str, str | None] | None = None,
+                 library_kind: str = "ego4d") -> None:
         if "lmms_eval" in formats and "hf" not in formats:
             raise ConfigError("export.formats: lmms_eval reads the hf export; add hf, e.g. "
                               "export.formats=[hf,lmms_eval]")
@@ -71,6 +75,7 @@ class ExportStage(BaseStage):
         self.targets = targets or {}
         self.bench_name, self.config_yaml = bench_name, config_yaml
         self.eval_settings, self.max_new_tokens = eval_settings, max_new_tokens
+        self.library_kind = library_kind
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f) for f in self.formats]
@@ -90,15 +95,35 @@ class ExportStage(BaseStage):
         fps = {s: ctx[s].fingerprint for s in ("simulate", "annotate")}
         write_text(out / "README.md", dataset_card(
             name=self.bench_name, items=items, logs=list(logs.values()),
-            config_yaml=self.config_yaml, fingerprints=fps, version=__version__))
-        return {"rows": {s: len(v) for s, v in items.items()}}
+            config_yaml=self.config_yaml, fingerprints=fps, version=__version__,
+            library_kind=self.library_kind, rendered=len(ctx["render"].records)))
+        return {"rows": {s: len(v) for s, v in items.items()},
+                "dataset": dataset_id(self.bench_name, fps)}
 
     def _lmms_eval(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        """Tasks over the items whose life log has a video (lmms-eval's models need it):
+        their own parquet subsets under ``data/``; a subtask with none is left out."""
         s = self.eval_settings
         settings = ScoreSettings.from_eval(s)
+        rendered = set(ctx["render"].records)
+        served = {sub: [it for it in its if it["lifelog_id"] in rendered]
+                  for sub, its in items.items()}
+        served = {sub: its for sub, its in served.items() if its}
+        n_items = sum(len(v) for v in items.values())
+        if not served:
+            log.warning("export/lmms_eval: no life log is rendered (its models need the "
+                        "video), so no task is written; render them (render.max_logs=null)")
+            return {"tasks": [], "items": {}, "of": n_items}
+        if sum(len(v) for v in served.values()) < n_items:
+            log.warning("export/lmms_eval: %d of %d items have a rendered video and are "
+                        "exported; render every life log (render.max_logs=null) to export "
+                        "all", sum(len(v) for v in served.values()), n_items)
+        for sub, its in served.items():
+            write_table(items_table(its), out / "data" / f"{sub}.parquet")
         subtasks = {}
-        for name, recipe in self.recipes.items():
-            metrics = task_metrics(recipe, items[name][0] if items[name] else None, settings)
+        for name, its in served.items():
+            recipe = self.recipes[name]
+            metrics = task_metrics(recipe, its[0], settings)
             subtasks[name] = {
                 "metrics": metrics, "answer_format": recipe.answer_format,
                 "primary": recipe.primary, "target": self.targets.get(name),
@@ -106,7 +131,8 @@ class ExportStage(BaseStage):
                                      else True for m in metrics}}
         names = write_lmms_tasks(out, subtasks=subtasks, eval_settings=s,
                                  max_new_tokens=self.max_new_tokens)
-        return {"tasks": names}
+        return {"tasks": names, "items": {sub: len(v) for sub, v in served.items()},
+                "of": n_items}
 
     def _xlebench(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         files, stats = release_files(logs, [it for v in items.values() for it in v])
@@ -130,6 +156,11 @@ class ExportStage(BaseStage):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src / rel, target)
             counts[fmt] = {k: v for k, v in rec.items() if k not in ("format", "paths")}
+        if "hf" in result.records and self.library_kind == "synthetic":
+            # generated footage can travel with its dataset (Ego4D's cannot: the card says
+            # how to rebuild it into videos/ beside itself)
+            for video in sorted((dest / "videos").glob("*.mp4")):
+                _link(video, dest / "export" / "hf" / "videos" / video.name)
         off = counts.get("xlebench", {}).get("segment_starts_not_whole_minutes", 0)
         if off:
             log.info("export/xlebench: %d of %d segment starts are not whole minutes, so "
@@ -138,6 +169,15 @@ class ExportStage(BaseStage):
                         "(experiment=paper) for the release's clock",
                         off, counts["xlebench"]["segments"])
         return counts
+
+
+def _link(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
 
 
 def build_export_stage(cfg: DictConfig) -> StageSpec:
@@ -151,5 +191,6 @@ def build_export_stage(cfg: DictConfig) -> StageSpec:
                         targets={n: (tasks[n] or {}).get("_target_") for n in recipes},
                         bench_name=str(cfg.name),
                         config_yaml=yaml.safe_dump(config, sort_keys=True, width=100),
-                        eval_settings=evs, max_new_tokens=int(ec["max_new_tokens"]))
+                        eval_settings=evs, max_new_tokens=int(ec["max_new_tokens"]),
+                        library_kind=str(cfg.library.kind))
     return StageSpec(stage, {"export": ec, "eval": evs, "config": config})

@@ -7,6 +7,7 @@ never taken for a finished one. Media for every log is checked before the first 
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 
 from omegaconf import DictConfig, OmegaConf
 
+from xlebench.errors import UserError
 from xlebench.library.view import LibraryView
 from xlebench.render.media import MediaResolver
 from xlebench.render.render import VIDEO, VTT, RenderSettings, render_log
@@ -21,6 +23,8 @@ from xlebench.render.settings import media_resolver, render_settings
 from xlebench.runner.atomic import write_json
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+
+log = logging.getLogger(__name__)
 
 
 class RenderStage(BaseStage):
@@ -30,9 +34,11 @@ class RenderStage(BaseStage):
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     uses_seed: ClassVar[bool] = False
 
-    def __init__(self, *, settings: RenderSettings, resolver: MediaResolver,
-                 max_logs: int | None, frames_root: Path) -> None:
-        self.settings, self.resolver = settings, resolver
+    def __init__(self, *, settings: RenderSettings, resolver: MediaResolver | None,
+                 max_logs: int | None, frames_root: Path, no_media: str = "") -> None:
+        #: ``resolver`` None: the library has no media here (``no_media`` says why and what
+        #: to set): nothing is rendered, and the report shows timelines without a player.
+        self.settings, self.resolver, self.no_media = settings, resolver, no_media
         self.max_logs, self.frames_root = max_logs, frames_root
         self._videos: dict[str, Any] = {}
 
@@ -43,6 +49,9 @@ class RenderStage(BaseStage):
 
     def units(self, ctx: StageContext) -> list[Unit]:
         if self.settings.kind == "none":
+            return []
+        if self.resolver is None:
+            log.warning("render: no video rendered: %s", self.no_media)
             return []
         ids = sorted(ctx["simulate"].records)
         if self.max_logs is not None:
@@ -87,8 +96,13 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 def build_render_stage(cfg: DictConfig) -> StageSpec:
     rc = OmegaConf.to_container(cfg.render, resolve=True)
-    stage = RenderStage(settings=render_settings(rc), resolver=media_resolver(cfg),
-                        max_logs=rc["max_logs"],
+    resolver, no_media = None, ""
+    try:
+        resolver = media_resolver(cfg)
+    except UserError as exc:  # a library without media (the authors' release): no video
+        no_media = f"{exc}; without it the benchmark has no videos, and its report no player"
+    stage = RenderStage(settings=render_settings(rc), resolver=resolver,
+                        max_logs=rc["max_logs"], no_media=no_media,
                         frames_root=Path(cfg.paths.cache) / "frames")
     lib = OmegaConf.to_container(cfg.library, resolve=True)
     fp = {"render": {k: v for k, v in rc.items() if k != "max_logs"},

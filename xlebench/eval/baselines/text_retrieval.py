@@ -78,7 +78,7 @@ class TextRetrievalBaseline:
     #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
     #: apart).
-    version = "4"
+    version = "5"
 
     def __init__(self, captions: Any, params: BaselineParams | None = None) -> None:
         self.captions = captions  # the oracle narrations
@@ -86,6 +86,8 @@ class TextRetrievalBaseline:
 
     def respond(self, items: Sequence[dict], recipes: dict, log: dict) -> dict[str, str]:
         caps = self.captions.captions(log)
+        if not caps:  # no narration of any of its videos: nothing to read, nothing to guess
+            return {it["item_id"]: NO_INFO for it in items}
         return {it["item_id"]: self.answer(it, recipes[it["subtask"]], log, caps)
                 for it in items}
 
