@@ -255,7 +255,7 @@ CASES = [
          ("persona.locations=[Atlantis]",)),
     Case("config", "location typo", None, "did you mean Japan", ("persona.locations=[Japn]",)),
     Case("config", "mbti", None, "persona.mbti[0]='XXXX'", ("persona.mbti=[XXXX]",)),
-    Case("config", "n_chunks above min_chunks", None, "add planner.min_chunks=27",
+    Case("config", "n_chunks above min_chunks", None, "simulation.days=2",
          ("simulation.n_chunks=27",)),
     Case("config", "n_videos 0", None, "library.n_videos=0", ("library.n_videos=0",)),
     Case("config", "top_k 0", None, "matcher.top_k_sample=0", ("matcher.top_k_sample=0",)),
@@ -439,3 +439,10 @@ def test_ctrl_c_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
     assert "Traceback" not in err and "interrupted" in err
     assert _digest(tmp_path / "benchmarks" / "demo") == before
     assert not list((tmp_path / "benchmarks").glob(".*staging*"))
+
+
+def test_a_required_path_left_unset_is_named(tmp_path: Path) -> None:
+    for group, key in (("ego4d", "library.root"), ("xlebench_release", "library.path")):
+        ran = run_inprocess(tmp_path, f"library={group}", "stages=[library]")
+        assert ran.rc == 2 and "Traceback" not in ran.text and "???" not in ran.text
+        assert f"{key} is required here" in ran.text

@@ -82,8 +82,11 @@ def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
 def test_multirun_sweep_with_joblib_shares_the_cache(tmp_path: Path) -> None:
     run_cli(tmp_path, "-m", "seed=0,1", "hydra/launcher=joblib", *FAST, timeout=400)
     benches = sorted(p for p in (tmp_path / "benchmarks" / "demo").iterdir()
-                     if not p.name.startswith("."))
-    assert [b.name.rsplit(",", 1)[-1] for b in benches] == ["seed=0", "seed=1"]
+                     if not p.name.startswith(".") and p.is_dir())
+    assert [b.name.rsplit("__", 1)[-1] for b in benches if b.is_dir()] == ["seed=0", "seed=1"]
+    assert all("[" not in b.name and "," not in b.name for b in benches)
+    summary = (tmp_path / "benchmarks" / "demo" / "summary.md").read_text()
+    assert "seed=0`" in summary and "seed=1`" in summary and "life logs" in summary
     assert len(list((tmp_path / "cache" / "library").iterdir())) == 1  # shared across seeds
     assert len(list((tmp_path / "cache" / "simulate").iterdir())) == 2
     a = json.loads((benches[0] / "manifest.json").read_text())["fingerprints"]

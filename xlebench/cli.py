@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -42,6 +43,8 @@ def _bench_subdir() -> str | None:
     if hc.mode != RunMode.MULTIRUN:
         return None
     name = hc.job.override_dirname or str(hc.job.num)
+    # readable folder names: persona.locations=[Japan,UK] -> persona.locations=Japan+UK
+    name = re.sub(r"[\[\]\s'\"{}]", "", name).replace(",", "+")
     return name.replace("/", "_")
 
 
@@ -62,6 +65,21 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+class SweepSummary(Callback):
+    """After a sweep: ``benchmarks/<name>/summary.md`` compares its jobs side by side."""
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: object) -> None:
+        from xlebench.report.sweep import write_sweep_summary
+
+        try:
+            path = write_sweep_summary(Path(str(config.paths.benchmarks)) / str(config.name))
+        except OSError as exc:  # a summary must never fail a finished sweep
+            log.warning("sweep summary not written: %s", exc)
+            return
+        if path is not None:
+            Console(stderr=True).print(f"sweep summary: {path}")
 
 
 class OutputsCheck(Callback):
@@ -236,6 +254,20 @@ def _share_repository_copies() -> None:
             copies[id(delegate)] = self.delegate
 
     CachingConfigRepository.__init__ = init
+    _hide_schema_groups()
+
+
+def _hide_schema_groups() -> None:
+    """``--help`` lists the groups a user composes; ``schema/*`` are the typed schemas each
+    option file extends (registered for Hydra's checks), not choices."""
+    from hydra._internal.hydra import Hydra
+
+    listed = Hydra.list_all_config_groups
+
+    def visible(self, parent: str = "") -> list:  # type: ignore[no-untyped-def]
+        return [g for g in listed(self, parent) if not g.startswith("schema")]
+
+    Hydra.list_all_config_groups = visible
 
 
 #: Arguments after which Hydra's mode probe must run: they may set ``hydra.mode`` themselves

@@ -106,17 +106,29 @@ def test_lifelog_page_seeks_the_video(bench: Path, browser) -> None:
     assert "video at" in page.inner_text("#where")
     cues = page.evaluate("document.getElementById('lifelog-video').textTracks[0].cues.length")
     assert cues == (bench / "videos" / f"{lid}.vtt").read_text().count("-->")
+    active = page.evaluate("document.getElementById('lifelog-video').textTracks[0]"
+                           ".activeCues.length")
+    assert active <= 1, "one clock cue at a time, also after a seek"
     assert _not_blank(page.screenshot())
     assert errors == []
 
 
-def test_results_page_filters_items(bench: Path, browser, served: str) -> None:
+def test_results_page_filters_and_pages_items(bench: Path, browser, served: str) -> None:
     page, errors = _open(browser, f"{served}/report/results.html")
-    total = page.locator("#items tbody tr").count()
-    assert total > 0 and page.inner_text("#shown") == str(total)
+    total = page.evaluate("window.XLE_ITEMS.length")
+    assert total > 100 and page.inner_text("#shown") == str(total)
+    assert page.locator("#items tbody tr").count() == 100, "one page of rows"
+    first = page.inner_text("#items tbody tr:first-child")
+    page.click("#next")
+    assert page.inner_text("#page").startswith("2 /")
+    assert page.inner_text("#items tbody tr:first-child") != first
     page.select_option("#f-subtask", "single_summary")
     shown = int(page.inner_text("#shown"))
-    assert 0 < shown < total
-    assert page.locator("#items tbody tr:not([hidden])").count() == shown
+    assert 0 < shown < total and page.inner_text("#page").startswith("1 /")
+    assert page.locator("#items tbody tr").count() == min(shown, 100)
+    assert all(s == "single_summary" for s in page.eval_on_selector_all(
+        "#items tbody tr", "rows => rows.map(r => r.dataset.subtask)"))
+    sizes = [p.stat().st_size for p in (bench / "report").rglob("*.html")]
+    assert max(sizes) < 1_000_000, "no report page over 1 MB"
     assert _not_blank(page.screenshot())
     assert errors == []

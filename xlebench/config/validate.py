@@ -19,9 +19,24 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from xlebench.config.knobs import check_of
 from xlebench.errors import ConfigError
 
+#: Required values (``???`` in the YAML) and what to give them.
+REQUIRED = {
+    "library.root": "the folder of your Ego4D download (holding v2/ or ego4d.json), e.g. "
+                    "library.root=/data/ego4d",
+    "library.path": "the authors' video_info.json, e.g. "
+                    "library.path=../shared/data/xlebench_video_info.json",
+}
+
 
 def validate_config(cfg: DictConfig) -> None:
-    """Raise `ConfigError` naming every invalid knob (at most a few per message)."""
+    """Raise `ConfigError` naming every invalid knob (at most a few per message); a
+    required value left unset is named with what to give it."""
+    for key, what in REQUIRED.items():
+        parent, _, leaf = key.rpartition(".")
+        node = OmegaConf.select(cfg, parent)
+        if isinstance(node, DictConfig) and leaf in node.keys() \
+                and OmegaConf.is_missing(node, leaf):
+            raise ConfigError(f"{key} is required here: give {what}")
     problems = list(_walk(cfg, "")) + list(_cross_checks(cfg))
     if problems:
         shown = "; ".join(problems[:3])
@@ -91,15 +106,20 @@ def _cross_checks(cfg: DictConfig) -> Iterator[str]:
 
 
 def _lengths(cfg: DictConfig) -> Iterator[str]:
-    """A life log samples N chunks of one day plan, which has at least planner.min_chunks."""
+    """A life log samples N chunks of each day's plan, which has at least
+    planner.min_chunks."""
     sim, floor = cfg.simulation, int(cfg.planner.min_chunks)
     asked = ({"n_chunks": int(sim.n_chunks)} if sim.get("n_chunks") is not None
              else {f"lengths.{k}": int(v) for k, v in (sim.lengths or {}).items()})
     for key, n in asked.items():
         if n > floor:
+            days = -(-n // floor)
             yield (f"simulation.{key}={n}: a day plan guarantees only planner.min_chunks="
-                   f"{floor} chunks to sample from; add planner.min_chunks={n} or choose "
-                   f"at most {floor}")
+                   f"{floor} chunks to sample from; for {n} chunks over several days set "
+                   f"simulation.days={days} and simulation.{key}={-(-n // days)} (chunks per "
+                   "day; each day keeps its own end), or choose at most "
+                   f"{floor}, or add planner.min_chunks={n} (one day cut finer: its chunks "
+                   "get shorter, it does not get longer)")
 
 
 def _persona(cfg: DictConfig) -> Iterator[str]:

@@ -40,14 +40,15 @@ def _table(tid: str, head: Sequence[str], rows: Sequence[Sequence[tuple[str, Any
 
 
 def index_page(*, name: str, logs: Sequence[dict], items: Mapping[str, Sequence[dict]],
-               personas: Mapping[str, dict]) -> str:
+               personas: Mapping[str, dict], rendered: frozenset[str] = frozenset()) -> str:
     uses = Counter(s["video_uid"] for log in logs for s in log["segments"])
     per_log = Counter(it["lifelog_id"] for its in items.values() for it in its)
     n_items = sum(len(v) for v in items.values())
     card = (f"<h1>xlebench benchmark <code>{escape(name)}</code></h1>\n"
             f"<p>{len(logs)} life logs, {sum(uses.values())} segments over {len(uses)} "
             f"distinct videos; {n_items} items in {len(items)} subtasks "
-            f"({', '.join(f'{escape(s)} {len(v)}' for s, v in items.items())}). Videos are "
+            f"({', '.join(f'{escape(s)} {len(v)}' for s, v in items.items())}); "
+            f"{len(rendered)} of {len(logs)} life logs rendered. Videos are "
             "not redistributed: they are rebuilt from your own Ego4D copy "
             "(<code>xlebench-rebuild</code>). The full dataset card is "
             "<code>export/hf/README.md</code>.</p>")
@@ -68,9 +69,10 @@ def index_page(*, name: str, logs: Sequence[dict], items: Mapping[str, Sequence[
             (f"{video_s(log) / 60:.0f}", round(video_s(log) / 60, 3)),
             (escape(f"{fmt_hhmmss(segs[0]['start_s'])} - {fmt_hhmmss(segs[-1]['end_s'])}")
              if segs else "", segs[0]["start_s"] if segs else 0),
-            (str(per_log[lid]), per_log[lid])])
+            (str(per_log[lid]), per_log[lid]),
+            ("yes" if lid in rendered else "–", int(lid in rendered))])
     table = _table("lifelogs", ["life log", "persona", "category", "segments",
-                                "minutes of video", "day span", "items"], rows)
+                                "minutes of video", "day span", "items", "video"], rows)
     body = (f"{card}\n<h2>Plots</h2>\n<div class=\"plots\">\n{figs}\n</div>\n"
             f"<h2>Life logs</h2>\n<input type=\"search\" placeholder=\"search life logs\" "
             f"data-table=\"lifelogs\" id=\"search\">\n{table}")
@@ -166,18 +168,23 @@ def _segment_rows(log: dict) -> str:
                                "relaxation", "same country", "reflection after"], rows)
 
 
+def clock_script(vtt: str) -> str:
+    """The life log's WebVTT clock as a script file beside its page (``<lid>.clock.js``): a
+    ``<track>`` or ``fetch`` from disk is a cross-origin load that browsers refuse for
+    ``file://`` pages, a script is not; kept out of the page, which stays small."""
+    return f"window.XLE_CLOCK = {json.dumps(vtt)};\n"
+
+
 def lifelog_page(*, log: dict, persona: dict, plan: dict, items: Sequence[dict],
-                 render: dict | None, videos: Mapping[str, Any], vtt: str = "") -> str:
-    """``vtt``: the life log's WebVTT clock, embedded and added by script (a ``<track>`` from
-    disk is a cross-origin load that browsers refuse for ``file://`` pages)."""
+                 render: dict | None, videos: Mapping[str, Any]) -> str:
+    """The page of one life log; its clock loads from ``<lid>.clock.js`` (`clock_script`)."""
     lid = log["lifelog_id"]
     mapping = (render or {}).get("mapping", [])
     video = ""
     if render:
         video = (f"<video id=\"lifelog-video\" controls preload=\"metadata\" "
                  f"src=\"../../videos/{escape(lid)}.mp4\"></video>\n"
-                 f"<script type=\"text/vtt\" id=\"clock-vtt\">"
-                 f"{vtt.replace('</', '<' + chr(92) + '/')}</script>")  # raw text: no entities
+                 f"<script src=\"{escape(lid)}.clock.js\"></script>")
     else:
         video = ("<p class=\"muted\">Not rendered (render.max_logs / render=none): answer "
                  "spans show their segment on the timeline instead.</p>")
@@ -326,28 +333,34 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
     def options(values: Sequence[str]) -> str:
         return "<option value=\"\">all</option>" + "".join(
             f"<option>{escape(v)}</option>" for v in values)
-    trs = []
-    for system, rows in scores.items():
-        for r in rows:
-            it = items.get(r["item_id"], {})
-            score = r["scores"].get(r["primary"])
-            trs.append(
-                f"<tr data-subtask=\"{escape(r['subtask'])}\" data-status=\"{escape(r['status'])}\""
-                f" data-system=\"{escape(system)}\"><td>{escape(system)}</td><td><code>"
-                f"{escape(r['item_id'])}</code></td><td>{escape(it.get('query', ''))}</td><td>"
-                f"{escape(it.get('answer', {}).get('text', ''))}</td><td>"
-                f"{escape(r['response'] or '')}</td><td class=\"status-{escape(r['status'])}\">"
-                f"{escape(r['status'])}</td><td>{escape(r['primary'])} "
-                f"{'' if score is None else f'{score:.3f}'}</td></tr>")
     parts.append(
         "<h2>Items</h2><p>System <select id=\"f-system\">" + options(list(scores))
         + "</select> subtask <select id=\"f-subtask\">" + options(subtasks)
         + "</select> status <select id=\"f-status\">" + options(statuses)
-        + "</select> <span id=\"shown\"></span> shown.</p><table id=\"items\"><thead><tr>"
+        + "</select> <span id=\"shown\"></span> shown. <button id=\"prev\">&larr;</button> "
+        "page <span id=\"page\"></span> <button id=\"next\">&rarr;</button></p>"
+        "<table id=\"items\"><thead><tr>"
         "<th>system</th><th>item</th><th>query</th><th>reference</th><th>response</th>"
-        "<th>status</th><th>score</th></tr></thead><tbody>\n" + "\n".join(trs)
-        + "\n</tbody></table>")
+        "<th>status</th><th>score</th></tr></thead><tbody></tbody></table>"
+        "<script src=\"results-items.js\"></script>")
     return page("xlebench results", "\n".join(parts))
+
+
+def results_items_script(scores: Mapping[str, Sequence[dict]], items: Mapping[str, dict]
+                         ) -> str:
+    """Every scored item of every system, for the results page's paged browser
+    (``results-items.js``: a script, so the page opens from disk and stays small)."""
+    data = []
+    for system, rows in scores.items():
+        for r in rows:
+            it = items.get(r["item_id"], {})
+            score = r["scores"].get(r["primary"])
+            data.append([system, r["item_id"], it.get("query", ""),
+                         it.get("answer", {}).get("text", ""), r["response"] or "",
+                         r["status"], f"{r['primary']} " + ("" if score is None
+                                                             else f"{score:.3f}"),
+                         r["subtask"]])
+    return "window.XLE_ITEMS = " + json.dumps(data, ensure_ascii=False) + ";\n"
 
 
 def as_json(obj: Any) -> str:

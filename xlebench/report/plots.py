@@ -120,11 +120,14 @@ def shares(title: str, library: Counter, matched: Counter, top: int = 15) -> str
 
 
 @_styled
-def counts(title: str, counter: Mapping[str, int], xlabel: str) -> str:
+def counts(title: str, counter: Mapping[str, int], xlabel: str,
+           distinct: bool = False) -> str:
+    """Horizontal bars; ``distinct``: one colour per bar (levels that must not look alike)."""
     plt = _plt()
     keys = list(counter)
     fig, ax = plt.subplots(figsize=(6.4, 0.5 + 0.25 * len(keys) + 0.6))
-    ax.barh(range(len(keys)), [counter[k] for k in keys])
+    colours = [plt.get_cmap("tab10")(k % 10) for k in range(len(keys))] if distinct else None
+    ax.barh(range(len(keys)), [counter[k] for k in keys], color=colours)
     ax.set_yticks(range(len(keys)), keys)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)

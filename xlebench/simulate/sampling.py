@@ -26,7 +26,8 @@ def sample_chunk_indices(n_items: int, n: int, rng: random.Random) -> list[int]:
     if n > n_items:
         raise ConfigError(
             f"simulation: n_chunks={n} but the day plan has only {n_items} chunks; "
-            f"raise planner.min_chunks to at least {n} or ask for fewer chunks"
+            f"raise planner.min_chunks to at least {n}, ask for fewer chunks, or spread them "
+            "over days (simulation.days, with simulation.n_chunks chunks per day)"
         )
     return [rng.choice(g) for g in groups(n_items, n)]
 

@@ -39,7 +39,7 @@ def _items(ctx: StageContext) -> dict[str, list[dict]]:
 
 class ReportStage(BaseStage):
     name: ClassVar[str] = "report"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"  # 2: clock and item browser from script files
     #: Not evaluate: the results page is written at export from every system's results in the
     #: benchmark folder (this run's and those published before), so scoring one more system
     #: refreshes it without recomputing anything else.
@@ -93,15 +93,16 @@ class ReportStage(BaseStage):
                                   Counter(v.time_period for v in matched)),
             "relaxation": plots.counts("Relaxation level of each match", Counter(
                 s.get("match", {}).get("relaxation", "?") for log in logs
-                for s in log["segments"]), "segments"),
+                for s in log["segments"]), "segments", distinct=True),
             "items": plots.counts("Items per subtask", {s: len(v) for s, v in items.items()},
                                   "items"),
             "certificates": plots.certificates(items),
         }
         for key, svg in svgs.items():
             write_text(out / "plots" / f"{key}.svg", svg)
-        write_text(out / "index.html", pages.index_page(name=self.bench_name, logs=logs,
-                                                        items=items, personas=personas))
+        write_text(out / "index.html", pages.index_page(
+            name=self.bench_name, logs=logs, items=items, personas=personas,
+            rendered=frozenset(up["render"].records)))
 
     @staticmethod
     def _results(dest: Path, items: dict[str, dict]) -> None:
@@ -121,6 +122,8 @@ class ReportStage(BaseStage):
         write_text(dest / "report" / "results.html",
                    pages.results_page(tables=tables, scores=scores, items=items,
                                       validity=validity, leaderboard=leaderboard))
+        write_text(dest / "report" / "results-items.js",
+                   pages.results_items_script(scores, items))
 
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
         log = up["simulate"].records[lid]
@@ -133,7 +136,10 @@ class ReportStage(BaseStage):
         write_text(out / "lifelogs" / f"{lid}.html", pages.lifelog_page(
             log=log, persona=up["persona"].records.get(log["persona_id"], {}),
             plan=up["plan"].records.get(log["persona_id"], {}), items=items, render=render,
-            videos=self._videos, vtt=vtt.read_text("utf-8") if render and vtt.is_file() else ""))
+            videos=self._videos))
+        if render and vtt.is_file():
+            write_text(out / "lifelogs" / f"{lid}.clock.js",
+                       pages.clock_script(vtt.read_text("utf-8")))
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         n = 0

@@ -47,18 +47,46 @@ function seek(button) {
   }
 }
 
-function filterItems() {
+const PAGE_SIZE = 100;
+let itemsPage = 0;
+
+function matchingItems() {
   const sub = document.getElementById("f-subtask").value;
   const status = document.getElementById("f-status").value;
   const system = document.getElementById("f-system").value;
-  let shown = 0;
-  document.querySelectorAll("#items tbody tr").forEach((row) => {
-    const ok = (!sub || row.dataset.subtask === sub) && (!status || row.dataset.status === status)
-      && (!system || row.dataset.system === system);
-    row.hidden = !ok;
-    if (ok) shown += 1;
+  // rows: [system, item, query, reference, response, status, score, subtask]
+  return (window.XLE_ITEMS || []).filter((r) => (!sub || r[7] === sub)
+    && (!status || r[5] === status) && (!system || r[0] === system));
+}
+
+function filterItems(reset) {
+  if (reset !== false) itemsPage = 0;
+  const rows = matchingItems();
+  const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
+  itemsPage = Math.min(Math.max(0, itemsPage), pages - 1);
+  const body = document.querySelector("#items tbody");
+  body.textContent = "";
+  rows.slice(itemsPage * PAGE_SIZE, (itemsPage + 1) * PAGE_SIZE).forEach((r) => {
+    const tr = document.createElement("tr");
+    tr.dataset.system = r[0];
+    tr.dataset.subtask = r[7];
+    tr.dataset.status = r[5];
+    r.slice(0, 7).forEach((value, k) => {
+      const td = document.createElement("td");
+      if (k === 1) {
+        const code = document.createElement("code");
+        code.textContent = value;
+        td.appendChild(code);
+      } else {
+        td.textContent = value;
+      }
+      if (k === 5) td.className = "status-" + value;
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
   });
-  document.getElementById("shown").textContent = shown;
+  document.getElementById("shown").textContent = rows.length;
+  document.getElementById("page").textContent = (itemsPage + 1) + " / " + pages;
 }
 
 function vttSeconds(text) {
@@ -67,20 +95,25 @@ function vttSeconds(text) {
 }
 
 function addClock() {
-  // The WebVTT clock is embedded in the page and added as a text track by script.
+  // The WebVTT clock comes from <lid>.clock.js (a script loads from disk where a <track>
+  // would not) and is added as a text track. Cues touch end to start: each ends a
+  // millisecond early so that two never show at once, and the track is redrawn after a seek.
   const video = document.getElementById("lifelog-video");
-  const source = document.getElementById("clock-vtt");
-  if (!video || !source || !window.VTTCue) return;
+  if (!video || typeof window.XLE_CLOCK !== "string" || !window.VTTCue) return;
   const track = video.addTextTrack("captions", "clock", "en");
-  const blocks = source.textContent.replace(/\r/g, "").split(/\n\n+/);
+  const blocks = window.XLE_CLOCK.replace(/\r/g, "").split(/\n\n+/);
   blocks.forEach((block) => {
     const lines = block.split("\n");
     const at = lines.findIndex((l) => l.includes("-->"));
     if (at < 0) return;
     const [start, end] = lines[at].split("-->").map((t) => vttSeconds(t.trim().split(" ")[0]));
-    track.addCue(new VTTCue(start, end, lines.slice(at + 1).join("\n")));
+    track.addCue(new VTTCue(start, Math.max(start, end - 0.001), lines.slice(at + 1).join("\n")));
   });
   track.mode = "showing";
+  video.addEventListener("seeked", () => {
+    track.mode = "hidden";
+    track.mode = "showing";
+  });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -88,6 +121,9 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("th.sortable").forEach((th) => th.addEventListener("click", () => sortTable(th)));
   document.querySelectorAll("input[data-table]").forEach((i) => i.addEventListener("input", () => searchTable(i)));
   document.querySelectorAll(".span, .seg").forEach((b) => b.addEventListener("click", () => seek(b)));
-  document.querySelectorAll("#f-subtask, #f-status, #f-system").forEach((s) => s.addEventListener("change", filterItems));
-  if (document.getElementById("items")) filterItems();
+  document.querySelectorAll("#f-subtask, #f-status, #f-system").forEach((s) => s.addEventListener("change", () => filterItems(true)));
+  const prev = document.getElementById("prev"), next = document.getElementById("next");
+  if (prev) prev.addEventListener("click", () => { itemsPage -= 1; filterItems(false); });
+  if (next) next.addEventListener("click", () => { itemsPage += 1; filterItems(false); });
+  if (document.getElementById("items")) filterItems(true);
 });
