@@ -182,6 +182,14 @@ def test_imported_release_scores_with_xlebench(tmp_path: Path, capsys) -> None:
     table = json.loads((tmp_path / "scored" / "table.json").read_text())
     assert {s: r["all"]["mean"] for s, r in table["rows"].items() if "AVG" not in s} == \
         {s: 1.0 for s in {it["subtask"] for it in items}}
-    assert "floor" in capsys.readouterr().out
+    from xlebench.eval.standalone import PAPER_ORDER
+
+    out = capsys.readouterr().out
+    listed = list(dict.fromkeys(line.split("|")[1].strip() for line in out.splitlines()
+                                if line.startswith("| ") and line.split("|")[1].strip()
+                                in table["rows"] and "AVG" not in line))
+    assert listed == [s for s in PAPER_ORDER if s in listed] + sorted(
+        s for s in listed if s not in PAPER_ORDER), "the evaluate stage's order"
+    assert "floor" in out
     preds.write_text('{"item_id": "nope", "response": "x"}\n')
     assert score([str(tmp_path / "imp"), str(preds), "--no-bertscore"]) == 2

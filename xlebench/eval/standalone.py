@@ -45,7 +45,7 @@ def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
 
     defaults = {f.name: f.default_factory() if callable(f.default_factory) else f.default
                 for f in fields(EvalConfig)}
-    by_sub = read_items(folder)
+    by_sub = _in_compile_order(folder, read_items(folder))
     recipes = {sub: load_recipe(sub) for sub in by_sub}
     items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
     responses = load_predictions(predictions)
@@ -63,7 +63,27 @@ def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
     table = results_table(rows, panel, groups=groups(list(recipes.values())),
                           corpus=corpus_metrics(recipes),
                           n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed)
+    table["bertscore"] = scorer.describe() if scorer is not None else None
     return {"table": table, "rows": rows}
+
+
+#: The order of the default recipes (conf/config.yaml), the paper's Table 5 order.
+PAPER_ORDER = ("object_retrieval", "people_retrieval", "moment_retrieval", "single_summary",
+               "multi_summary", "holistic_summary", "action_counting", "summary_ordering")
+
+
+def _in_compile_order(folder: Path, by_sub: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """Subtasks in the order the evaluate stage lists them: the compiling run's recipe order
+    (its manifest), else the paper's, then the rest by name."""
+    order: list[str] = []
+    try:
+        order = list(json.loads((folder / "manifest.json").read_text("utf-8"))
+                     .get("config", {}).get("tasks", {}))
+    except (OSError, ValueError):
+        pass
+    order += [s for s in PAPER_ORDER if s not in order]
+    rank = {s: k for k, s in enumerate(order)}
+    return dict(sorted(by_sub.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
 def main(argv: list[str] | None = None) -> int:
