@@ -8,7 +8,7 @@ from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
 from tests.conftest import CONF
-from xlebench.config.schema import register
+from xlebench.configstore import register
 
 register()
 

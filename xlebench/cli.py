@@ -21,7 +21,7 @@ from omegaconf import DictConfig
 from rich.console import Console
 from rich.table import Table
 
-from xlebench.config.schema import register
+from xlebench.configstore import register
 from xlebench.errors import UserError, storage_error
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
@@ -184,8 +184,8 @@ def _write_run_summary(result) -> None:
 
 def run(cfg: DictConfig) -> int:
     """Run the pipeline for one composed config; returns the process exit status."""
-    from xlebench.config.validate import validate_config
     from xlebench.pipeline import run_pipeline
+    from xlebench.validate import validate_config
 
     console = Console(stderr=True)
     try:
@@ -254,7 +254,6 @@ def _share_repository_copies() -> None:
             copies[id(delegate)] = self.delegate
 
     CachingConfigRepository.__init__ = init
-    _hide_schema_groups()
 
 
 def _hide_schema_groups() -> None:
@@ -305,6 +304,8 @@ def main() -> None:
         _skip_mode_probe()
     _hydra_main()
 
+
+_hide_schema_groups()
 
 if __name__ == "__main__":
     main()

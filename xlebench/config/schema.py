@@ -1,4 +1,4 @@
-"""Typed schemas for every config group, registered in Hydra's ConfigStore.
+"""Typed schemas for every config group (Hydra's ConfigStore: `xlebench.configstore`).
 
 Each option file under ``conf/<group>/`` starts its defaults list with
 ``/schema/<group>/<kind>@_here_``, so Hydra checks its keys and types at compose time: a typo
@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from xlebench.config.knobs import knob
@@ -474,16 +473,3 @@ def _default(node: type, path: str) -> Any:
     found = OmegaConf.select(OmegaConf.structured(node), path, default=_ABSENT,
                              throw_on_missing=False)
     return OmegaConf.to_object(found) if OmegaConf.is_config(found) else found
-
-
-def register() -> None:
-    """Register the primary schema, every group schema and every recipe's parameter schema
-    (declared with the recipe, `xlebench.tasks.registry`); idempotent."""
-    from xlebench.tasks.registry import register_schemas
-
-    cs = ConfigStore.instance()
-    cs.store(name="xlebench_schema", node=XLeBenchConfig)
-    for group, options in SCHEMAS.items():
-        for name, node in options.items():
-            cs.store(group=f"schema/{group}", name=name, node=node)
-    register_schemas()

@@ -41,7 +41,7 @@ def read_items(folder: Path) -> dict[str, list[dict]]:
 
 def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
                  n_boot: int | None = None, seed: int = 0) -> dict:
-    from xlebench.stages.evaluate import check_covers, check_known, load_predictions
+    from xlebench.eval.predictions import check_covers, check_known, load_predictions
 
     defaults = {f.name: f.default_factory() if callable(f.default_factory) else f.default
                 for f in fields(EvalConfig)}

@@ -108,8 +108,7 @@ class PersonaFile(BaseModel):
     @field_validator("location")
     @classmethod
     def _location(cls, v: str) -> str:
-        from xlebench.config.validate import unknown_location
-        from xlebench.persona.locations import LOCATIONS
+        from xlebench.persona.locations import LOCATIONS, unknown_location
 
         if v not in LOCATIONS:
             raise ValueError(unknown_location(v))

@@ -7,6 +7,7 @@ walking in Rwanda and Colombia), used only to make synthetic days plausible.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 
@@ -97,3 +98,11 @@ DEFAULT_LOCATION = LocationFacts(
 def facts_for(location: str) -> LocationFacts:
     """Facts for a location; unknown places get neutral defaults rather than an error."""
     return LOCATIONS.get(location, DEFAULT_LOCATION)
+
+
+def unknown_location(name: str) -> str:
+    """'not a known location; did you mean Japan?' (the 9 Ego4D countries are known)."""
+    close = difflib.get_close_matches(str(name), list(LOCATIONS), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (f"not a known location; {hint}choose from {', '.join(LOCATIONS)} (the countries "
+            "of the Ego4D videos the matcher can keep)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from xlebench.tasks.wording import counting_actions
-from xlebench.vlm.client import CachedVLM
+from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
 
 _TASK = re.compile(r"Task:\s*([a-z_]+)")

@@ -16,7 +16,7 @@ from typing import Any
 
 from xlebench.config.schema import VLMConfig
 from xlebench.errors import ConfigError
-from xlebench.vlm.client import CachedVLM
+from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
 
 

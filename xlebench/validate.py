@@ -10,7 +10,6 @@ expected and what to do.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +17,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from xlebench.config.knobs import check_of
 from xlebench.errors import ConfigError
+from xlebench.persona.locations import unknown_location
 
 #: Required values (``???`` in the YAML) and what to give them.
 REQUIRED = {
@@ -134,13 +134,3 @@ def _persona(cfg: DictConfig) -> Iterator[str]:
     for i, mbti in enumerate(cfg.persona.mbti):
         if str(mbti).upper() not in MBTI_TYPES:
             yield f"persona.mbti[{i}]={mbti!r}: expected one of the 16 MBTI types (e.g. INTJ)"
-
-
-def unknown_location(name: str) -> str:
-    """'not a known location; did you mean Japan?' (the 9 Ego4D countries are known)."""
-    from xlebench.persona.locations import LOCATIONS
-
-    close = difflib.get_close_matches(str(name), list(LOCATIONS), n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]}? " if close else ""
-    return (f"not a known location; {hint}choose from {', '.join(LOCATIONS)} (the countries "
-            "of the Ego4D videos the matcher can keep)")

@@ -1,0 +1,134 @@
+"""The package's import graph: no circle (function-level imports included), and the layers
+hold — configuration and errors at the bottom import nothing above them; stages, the pipeline
+and the CLI at the top are imported by nothing below them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "xlebench"
+#: The ground: everything may import these, they import only each other.
+GROUND = ("xlebench.errors", "xlebench.clock", "xlebench.config")
+#: The top: stage classes, the pipeline that runs them, publication, the CLI.
+TOP = ("xlebench.stages", "xlebench.pipeline", "xlebench.cli", "xlebench.__main__",
+       "xlebench.configstore", "xlebench.validate")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """``from xlebench.a.b import c``: module ``xlebench.a.b.c`` if it exists, else
+    ``xlebench.a.b``."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            targets = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in targets:
+                if t.startswith("xlebench") and (dep := _resolve(t, modules)) not in (None, name):
+                    deps.add(dep)
+        graph[name] = {d for d in deps if d != "xlebench"}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    x = stack.pop()
+                    on.discard(x)
+                    comp.append(x)
+                    if x == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def _within(name: str, layer: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in layer)
+
+
+def test_every_import_names_a_module_of_the_package() -> None:
+    """A function-level import of a module that moved is found here, not by a user."""
+    import importlib
+    import importlib.util
+
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                    and node.module.startswith("xlebench"):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    assert hasattr(module, alias.name) or importlib.util.find_spec(
+                        f"{node.module}.{alias.name}") is not None, (name, node.module, alias.name)
+
+
+def test_no_import_circle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_a_circle_is_caught() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_ground_imports_nothing_above_it() -> None:
+    bad = [(m, d) for m, deps in import_graph().items() if _within(m, GROUND)
+           for d in deps if not _within(d, GROUND)]
+    assert bad == []
+
+
+def test_nothing_below_imports_the_top() -> None:
+    bad = [(m, d) for m, deps in import_graph().items() if not _within(m, TOP)
+           for d in deps if _within(d, TOP)]
+    assert bad == []
