@@ -4,10 +4,13 @@
   plain ffmpeg extracting the same frames from the same camera-like video;
 * captions: the tiny random LLaVA (`xlebench.vlm.tiny`) through the transformers backend,
   captioning 30-second segments at batch 1 and at batch 16, on the CPU and, when torch sees
-  one, on the GPU (bfloat16).
+  one, on the GPU (bfloat16);
+* prefix: end-to-end questions of 2 life logs (8 each, the same frames within a log) as
+  separate requests vs sharing the frames' prefix (`vlm.prefix_cache`), greedy, answers
+  compared.
 
 Usage: python benchmarks/vlm_throughput.py [--seconds 300] [--captions 32]
-       [--parts frames,captions]
+       [--parts frames,captions,prefix]
 """
 
 from __future__ import annotations
@@ -84,15 +87,50 @@ def _captions_per_s(model: Path, requests: list, tmp: Path, device: str) -> dict
     return out
 
 
+def prefix(tmp: Path, n_frames: int = 20, per_log: int = 8) -> dict:
+    """Separate requests vs one shared prefix per log (the tiny model's 512-token limit caps
+    the frames at about 24)."""
+    from PIL import Image
+
+    model = build_tiny_vlm(tmp / "tiny")
+    logs = []
+    for log in range(2):
+        shots = []
+        for k in range(n_frames):
+            path = tmp / f"log{log}-{k}.jpg"
+            Image.new("RGB", (560, 420), (k * 9, 40 * log, 90)).save(path, format="JPEG")
+            shots.append(Frame(path, f"07:{k:02d}:00"))
+        logs.append([[message("system", "You answer from the frames."),
+                      message("user", "Frames of the day:", *shots,
+                              f"Question {q}: what did I do around step {q}?")]
+                     for q in range(per_log)])
+    out = {}
+    for name, kw in (("separate", {"batch_size": 1, "prefix_cache": False}),
+                     ("shared", {"batch_size": per_log, "prefix_cache": True})):
+        vlm = make_vlm(VLMConfig(backend="transformers", model="tiny", path=str(model),
+                                 max_tokens=8, temperature=0.0, device="cpu", **kw),
+                       tmp / f"cache-{name}")
+        vlm._loaded  # noqa: B018 - load the model outside the timing
+        answers = []
+        seconds = _timed(lambda vlm=vlm, answers=answers: answers.extend(
+            c.text for requests in logs for c in vlm.answer_batch(requests)))
+        out[name] = {"items_per_s": round(len(answers) / seconds, 2), "answers": answers}
+    same = out["separate"].pop("answers") == out["shared"].pop("answers")
+    return {**out, "frames": n_frames, "items_per_log": per_log, "identical_answers": same,
+            "shared_vs_separate": round(out["shared"]["items_per_s"]
+                                        / out["separate"]["items_per_s"], 2)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=300)
     ap.add_argument("--captions", type=int, default=33)
-    ap.add_argument("--parts", default="frames,captions",
+    ap.add_argument("--parts", default="frames,captions,prefix",
                     help="which measurements (captions alone needs no ffmpeg)")
     args = ap.parse_args()
     parts = {"frames": lambda tmp: frames(tmp, args.seconds),
-             "captions": lambda tmp: captions(tmp, args.captions)}
+             "captions": lambda tmp: captions(tmp, args.captions),
+             "prefix": prefix}
     report = {}
     for name in args.parts.split(","):
         with tempfile.TemporaryDirectory() as tmp:

@@ -118,6 +118,31 @@ def test_a_tiny_transformers_vlm_answers_in_batches_and_caches(tiny, tmp_path: P
     assert again.live_calls == 0, "a second run makes no model call"
 
 
+def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """Encode once, ask many: the same tokens as separate requests, the frames' prefix run
+    once per batch of a log's questions."""
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    frames = _frames(tmp_path, 6)
+    items = [dict(ITEM, item_id=f"i{k}", query=f"What did I do at step {k}?") for k in range(8)]
+    separate = _tiny_vlm(tiny, tmp_path / "a", batch_size=1, device="cpu", temperature=0.0,
+                         prefix_cache=False)
+    alone = EndToEnd(separate, lambda log: frames).respond(items, RECIPES, LOG)
+    runs = []
+    original = TransformersVLM._shared_prefix
+
+    def counted(self, prompts):
+        runs.append(len(prompts))
+        return original(self, prompts)
+
+    monkeypatch.setattr(TransformersVLM, "_shared_prefix", counted)
+    shared = _tiny_vlm(tiny, tmp_path / "b", batch_size=8, device="cpu", temperature=0.0)
+    assert EndToEnd(shared, lambda log: frames).respond(items, RECIPES, LOG) == alone
+    assert runs == [8], "one prefix for the log's eight questions"
+    assert len(set(alone.values())) > 1, "the answers depend on the question"
+
+
 @pytest.mark.gpu
 def test_the_tiny_vlm_on_cuda(tiny, tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")

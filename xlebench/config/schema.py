@@ -184,6 +184,9 @@ class VLMConfig(EndpointConfig):
     frames_strategy: str = knob("subsample", choices=("subsample", "notes"))
     #: transformers: requests generated together (padded batch).
     batch_size: int = knob(8, ge=1, le=1024)
+    #: transformers: requests sharing their frames run the shared prefix once and reuse its
+    #: key/value cache (greedy: the same answers; frames encoded once per life log).
+    prefix_cache: bool = True
     device: str = "auto"  # auto = cuda when available, else cpu
     dtype: str = knob("auto", choices=("auto", "bfloat16", "float16", "float32"))
 

@@ -5,6 +5,14 @@
 when available, else CPU float32 — or set. Requests are generated ``vlm.batch_size`` at a
 time, left-padded, greedy at temperature 0 and sampled otherwise; each answer is cached on
 its own. The optional extra ``xlebench[vlm]`` names what it needs beyond the base install.
+
+**Encode once, ask many** (``vlm.prefix_cache``): the questions of one life
+log share their whole prefix — system prompt, every frame, the clock blocks — and differ only
+in the question after it. Requests of a batch that share a prefix holding all their images
+run it once; its key/value cache is copied for each question, which then prefills only its
+own tokens. Under greedy decoding answers are the tokens separate requests give (tested);
+sampling is seeded by each request's prompt. The frames are encoded once per log instead of
+once per question.
 """
 
 from __future__ import annotations
@@ -61,25 +69,90 @@ class TransformersVLM(CachedVLM):
         model = AutoModelForImageTextToText.from_pretrained(self.settings.path, dtype=dtype)
         return processor, model.to(self.device).eval()
 
+    def _prompt(self, messages: list[dict]) -> tuple[str, list[str]]:
+        """The chat-templated prompt and its frames' paths, in order."""
+        processor, _ = self._loaded
+        conversation = [{"role": m["role"], "content": [
+            {"type": "image"} if isinstance(p, Frame) else {"type": "text", "text": p}
+            for p in m["content"]]} for m in messages]
+        return (processor.apply_chat_template(conversation, add_generation_prompt=True),
+                [str(p.path) for m in messages for p in m["content"] if isinstance(p, Frame)])
+
     def _generate(self, batch: list[list[dict]]) -> list[str]:
-        import torch
+        prompts = [self._prompt(m) for m in batch]
+        out: list[str | None] = [None] * len(batch)
+        if self.settings.prefix_cache:
+            groups: dict[tuple[str, ...], list[int]] = {}
+            for k, (_, frames) in enumerate(prompts):
+                groups.setdefault(tuple(frames), []).append(k)
+            for members in groups.values():
+                if len(members) > 1:
+                    answers = self._shared_prefix([prompts[k] for k in members])
+                    for k, text in zip(members, answers or [], strict=False):
+                        out[k] = text
+        rest = [k for k, text in enumerate(out) if text is None]
+        if rest:
+            for k, text in zip(rest, self._padded([prompts[k] for k in rest]), strict=True):
+                out[k] = text
+        return [t for t in out if t is not None]
+
+    def _images(self, frames: list[str]) -> list:
         from PIL import Image
 
+        return [Image.open(f).convert("RGB") for f in frames]
+
+    def _shared_prefix(self, prompts: list[tuple[str, list[str]]]) -> list[str] | None:
+        """Answers of requests with the same frames, their common prefix (holding every image
+        token) run once; None when the prefix does not hold the images. Sampling is seeded
+        by each request's own prompt."""
+        import copy
+
+        import torch
+
         processor, model = self._loaded
-        prompts, images = [], []
-        for messages in batch:
-            conversation = [{"role": m["role"], "content": [
-                {"type": "image"} if isinstance(p, Frame) else {"type": "text", "text": p}
-                for p in m["content"]]} for m in messages]
-            prompts.append(processor.apply_chat_template(conversation,
-                                                         add_generation_prompt=True))
-            images += [Image.open(p.path).convert("RGB") for m in messages
-                       for p in m["content"] if isinstance(p, Frame)]
-        inputs = processor(text=prompts, images=images or None, return_tensors="pt",
+        images = self._images(prompts[0][1])
+        inputs = [processor(text=[p], images=images or None, return_tensors="pt", padding=True)
+                  .to(self.device) for p, _ in prompts]
+        ids = [x["input_ids"][0] for x in inputs]
+        common = _common_prefix(ids)
+        image_token = getattr(model.config, "image_token_id", None) or getattr(
+            model.config, "image_token_index", None)
+        where = (ids[0] == image_token).nonzero() if image_token is not None else None
+        if common < 1 or where is None or (len(where) and int(where[-1]) >= common) \
+                or any(len(x) == common for x in ids):
+            return None
+        extra = {k: v for k, v in inputs[0].items() if k not in ("input_ids", "attention_mask")}
+        with torch.inference_mode():
+            prefix = model(input_ids=ids[0][None, :common],
+                           attention_mask=torch.ones(1, common, dtype=torch.long,
+                                                     device=self.device),
+                           use_cache=True, **extra).past_key_values
+            self.report("shared prefixes", 1)
+            answers = []
+            sample = self.settings.temperature > 0
+            for (text, _), x in zip(prompts, inputs, strict=True):
+                torch.manual_seed(int(hashlib.sha256(text.encode()).hexdigest()[:8], 16))
+                out = model.generate(input_ids=x["input_ids"], attention_mask=x["attention_mask"],
+                                     past_key_values=copy.deepcopy(prefix), do_sample=sample,
+                                     max_new_tokens=self.settings.max_tokens,
+                                     **({"temperature": self.settings.temperature} if sample
+                                        else {}))
+                answers.append(processor.batch_decode(out[:, x["input_ids"].shape[1]:],
+                                                      skip_special_tokens=True)[0].strip())
+        return answers
+
+    def _padded(self, prompts: list[tuple[str, list[str]]]) -> list[str]:
+        """One left-padded batch through ``generate``."""
+        import torch
+
+        processor, model = self._loaded
+        texts = [p for p, _ in prompts]
+        images = [img for _, frames in prompts for img in self._images(frames)]
+        inputs = processor(text=texts, images=images or None, return_tensors="pt",
                            padding=True).to(self.device)
         sample = self.settings.temperature > 0
         # Sampling is seeded by the batch's prompts: the same requests, the same answers.
-        torch.manual_seed(int(hashlib.sha256("".join(prompts).encode()).hexdigest()[:8], 16))
+        torch.manual_seed(int(hashlib.sha256("".join(texts).encode()).hexdigest()[:8], 16))
         with torch.inference_mode():
             out = model.generate(**inputs, max_new_tokens=self.settings.max_tokens,
                                  do_sample=sample,
@@ -87,3 +160,15 @@ class TransformersVLM(CachedVLM):
                                     else {}))
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in processor.batch_decode(new, skip_special_tokens=True)]
+
+
+def _common_prefix(ids: list) -> int:
+    """Length of the token prefix every sequence shares."""
+    n = min(len(x) for x in ids)
+    first = ids[0][:n]
+    common = n
+    for x in ids[1:]:
+        differ = (x[:n] != first).nonzero()
+        if len(differ):
+            common = min(common, int(differ[0]))
+    return common
