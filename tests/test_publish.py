@@ -53,8 +53,8 @@ def test_scoring_predictions_keeps_everything_else(published: Path, tmp_path: Pa
                      "results/predictions-mine/table.json",
                      "results/predictions-mine/table.md"]
     changed = sorted(k for k in before if after.get(k) != before[k])
-    assert changed == ["manifest.json", "report/results.html", "results/leaderboard.json",
-                       "results/leaderboard.md"], \
+    assert changed == ["manifest.json", "report/results-items.js", "report/results.html",
+                       "results/leaderboard.json", "results/leaderboard.md"], \
         "only the manifest, the leaderboard and the results page may change besides the new " \
         "results"
     assert "predictions-mine" in after["results/leaderboard.md"].decode()

@@ -187,17 +187,19 @@ class EvaluateStage(BaseStage):
 
 
 def _without_source(rows: list[dict], system: Any) -> tuple[list[dict], dict[str, str]]:
-    """An oracle that had nothing to read for a subtask (it answered "no information" to every
-    item: the library lacks its source) is not applicable there: leaving it in would print
-    0.0 under a heading that calls it an upper bound."""
-    if not getattr(system, "reads", None):
+    """An oracle that had nothing to read for a subtask (its ``no_source`` reply to every item:
+    the library lacks its source) is not applicable there: leaving it in would print 0.0 under
+    a heading that calls it an upper bound. An oracle that read its source and found nothing
+    scores 0 as usual."""
+    marker = getattr(system, "no_source", None)
+    if not getattr(system, "reads", None) or not marker:
         return rows, {}
     by: dict[str, list[dict]] = {}
     for r in rows:
         by.setdefault(r["subtask"], []).append(r)
     out = {sub: (f"not applicable: {system.reads} hold nothing for its {len(rs)} items "
                  "in this library")
-           for sub, rs in by.items() if all(r["status"] == "no_information" for r in rs)}
+           for sub, rs in by.items() if all(r["response"] == marker for r in rs)}
     return [r for r in rows if r["subtask"] not in out], out
 
 

@@ -79,6 +79,10 @@ class TextRetrievalBaseline:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
     #: apart).
     version = "5"
+    #: The reply when the library holds no narration of a log's videos at all: a subtask
+    #: answered only so is "not applicable" for this oracle (the evaluate stage).
+    no_source = ("There is no information available: the library has no narrations of "
+                 "this life log's videos.")
 
     def __init__(self, captions: Any, params: BaselineParams | None = None) -> None:
         self.captions = captions  # the oracle narrations
@@ -87,7 +91,7 @@ class TextRetrievalBaseline:
     def respond(self, items: Sequence[dict], recipes: dict, log: dict) -> dict[str, str]:
         caps = self.captions.captions(log)
         if not caps:  # no narration of any of its videos: nothing to read, nothing to guess
-            return {it["item_id"]: NO_INFO for it in items}
+            return {it["item_id"]: self.no_source for it in items}
         return {it["item_id"]: self.answer(it, recipes[it["subtask"]], log, caps)
                 for it in items}
 
