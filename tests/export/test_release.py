@@ -193,3 +193,47 @@ def test_imported_release_scores_with_xlebench(tmp_path: Path, capsys) -> None:
     assert "floor" in out
     preds.write_text('{"item_id": "nope", "response": "x"}\n')
     assert score([str(tmp_path / "imp"), str(preds), "--no-bertscore"]) == 2
+
+
+def test_every_unreadable_entry_is_skipped_and_counted(tmp_path: Path) -> None:
+    """Probe files with entries of other shapes: each is counted under its subtask, the rest
+    of the file and the other files import, and a broken file never stops the import."""
+    rel = tmp_path / "rel"
+    rel.mkdir()
+    good = release_layout(LOG, _items())
+    n_good = sum(len(v) for v in import_release_dir(rel, good, "a1b2c3d4_0f0f0f0f").values())
+    bad = json.loads(json.dumps(good))
+    bad["metadata"]["memory_id"] = "0e0e0e0e"
+    bad["metadata"].pop("lifelog_id", None)
+    t = bad["tasks"]
+    t["action_retrieval"]["moment_localisation"]["query_list"].append({"query": "x"})
+    t["action_retrieval"]["moment_localisation"]["query_list"].append(["not", "a", "dict"])
+    t["objects_retrieval"]["query_list"].append({"queries": []})
+    t["objects_retrieval"]["query_list"][0]["queries"].append({"query": "no times"})
+    t["people_retrieval"] = ["an array where an object belongs"]
+    t["summary_ordering"] = {"order": [0, 1]}
+    (rel / "simulation_a1b2c3d4_0e0e0e0e_annotation.json").write_text(json.dumps(bad))
+    (rel / "simulation_ffffffff_ffffffff_annotation.json").write_text("{")
+    imp = import_release(rel)
+    assert len(imp.logs) == 2
+    assert imp.skipped == {
+        "files: not release JSON (simulation_ffffffff_ffffffff_annotation.json)": 1,
+        "moment_retrieval: entry without a readable query_metadata or query_list "
+        "(no 'query_metadata')": 1,
+        "moment_retrieval: entry without a readable query_metadata or query_list "
+        "(another type where an object belongs)": 1,
+        "object_retrieval: query group without a readable query_metadata "
+        "(no 'query_metadata')": 1,
+        "object_retrieval: query without response times (no 'response_start_time_sec')": 1,
+        "people_retrieval: query group without a readable query_metadata "
+        "(another type where an object belongs)": 1,
+        "summary_ordering: an object without query_list": 1,
+    }
+    per_log = {lid: sum(it["lifelog_id"] == lid for v in imp.items.values() for it in v)
+               for lid in imp.logs}
+    assert max(per_log.values()) == n_good and min(per_log.values()) > 0
+
+
+def import_release_dir(rel: Path, layout: dict, ids: str) -> dict:
+    (rel / f"simulation_{ids}_annotation.json").write_text(json.dumps(layout))
+    return import_release(rel).items

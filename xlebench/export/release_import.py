@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,77 +107,136 @@ def _evidence(seg: dict, a: float, b: float) -> dict:
             "source_end_s": round(b, 3)}
 
 
-def _retrieval(b: _Builder, subtask: str, block: dict) -> None:
-    segs = b.log["segments"]
-    for group in block.get("query_list", []):
-        seg = segs[int(group["query_metadata"]["video_index"])]
-        period = (float(seg["start_s"]), float(seg["end_s"]))
-        for q in group.get("queries", []):
-            (va, vb), span = b.span(seg, q)
-            raw = q["query"]
-            b.add(subtask, q.get("item_id"), query=W.retrieval_query(clean_query(raw), *period),
-                  period=period, spans=[span], text=W.span_text([span]),
-                  evidence=[_evidence(seg, va, vb)],
-                  provenance={"template": q.get("template", ""), "raw_query": raw,
-                              "video_spans": [[va, vb]]})
+#: What a release reader can trip on in an entry: a missing key, a list where a dict is
+#: expected, a value that is not a number, an index past the segments.
+_SHAPE = (KeyError, TypeError, ValueError, IndexError, AttributeError)
 
 
-def _moments(b: _Builder, block: dict) -> None:
+def _each(entries: Any, subtask: str, what: str, skipped: Counter,
+          read: Callable[[Any], None]) -> None:
+    """``read`` every entry; one that cannot be read is counted under ``subtask: what``
+    (never guessed, never the end of the import)."""
+    if not isinstance(entries, list):
+        if entries:
+            skipped[f"{subtask}: {type(entries).__name__} where a list of entries belongs"] += 1
+        return
+    for entry in entries:
+        try:
+            read(entry)
+        except _SHAPE as exc:
+            skipped[f"{subtask}: {what} ({_reason(exc)})"] += 1
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r}"
+    if isinstance(exc, TypeError | AttributeError):
+        return "another type where an object belongs"
+    return f"{type(exc).__name__}: {exc}"[:80]
+
+
+def _block(tasks: Any, key: str, subtask: str, skipped: Counter, inner: str | None = None
+           ) -> Any:
+    """``tasks[key]`` (and its ``inner`` key) when it has the release's shape, else nothing
+    (counted)."""
+    node = tasks.get(key, {}) if isinstance(tasks, dict) else {}
+    for k in ([inner] if inner else []):
+        node = node.get(k, {}) if isinstance(node, dict) else None
+    if node is None or (inner is None and not isinstance(node, dict | list)):
+        skipped[f"{subtask}: {key} is not an object"] += 1
+        return {}
+    return node
+
+
+def _retrieval(b: _Builder, subtask: str, block: Any, skipped: Counter) -> None:
     segs = b.log["segments"]
-    for entry in block.get("query_list", []):
-        seg = segs[int(entry["query_metadata"]["video_index"])]
+
+    def group(g: dict) -> None:
+        seg = segs[int(g["query_metadata"]["video_index"])]
         period = (float(seg["start_s"]), float(seg["end_s"]))
-        label = entry.get("query") or entry["query_list"][0]["query"]
-        pairs = [b.span(seg, q) for q in entry["query_list"]]
+        _each(g.get("queries", []), subtask, "query without response times", skipped,
+              lambda q: _query(b, subtask, seg, period, q))
+
+    queries = block.get("query_list", []) if isinstance(block, dict) else block
+    _each(queries, subtask, "query group without a readable query_metadata", skipped, group)
+
+
+def _query(b: _Builder, subtask: str, seg: dict, period: tuple[float, float], q: dict) -> None:
+    (va, vb), span = b.span(seg, q)
+    raw = q["query"]
+    b.add(subtask, q.get("item_id"), query=W.retrieval_query(clean_query(raw), *period),
+          period=period, spans=[span], text=W.span_text([span]),
+          evidence=[_evidence(seg, va, vb)],
+          provenance={"template": q.get("template", ""), "raw_query": raw,
+                      "video_spans": [[va, vb]]})
+
+
+def _moments(b: _Builder, block: Any, skipped: Counter) -> None:
+    segs = b.log["segments"]
+
+    def entry(e: dict) -> None:
+        seg = segs[int(e["query_metadata"]["video_index"])]
+        period = (float(seg["start_s"]), float(seg["end_s"]))
+        label = e.get("query") or e["query_list"][0]["query"]
+        pairs = [b.span(seg, q) for q in e["query_list"]]
         spans = [s for _, s in pairs]
-        b.add("moment_retrieval", entry.get("item_id"), query=W.moment_query(label, *period),
+        b.add("moment_retrieval", e.get("item_id"), query=W.moment_query(label, *period),
               period=period, spans=spans, text=W.span_text(spans),
               evidence=[_evidence(seg, va, vb) for (va, vb), _ in pairs],
               provenance={"label": label, "video_spans": [list(v) for v, _ in pairs]})
 
+    entries = block.get("query_list", []) if isinstance(block, dict) else block
+    _each(entries, "moment_retrieval", "entry without a readable query_metadata or "
+          "query_list", skipped, entry)
 
-def _plain(b: _Builder, subtask: str, entries: list, skipped: Counter) -> None:
-    for e in entries:
+
+def _plain(b: _Builder, subtask: str, entries: Any, skipped: Counter) -> None:
+    def entry(e: Any) -> None:
         if not isinstance(e, dict) or not {"query", "answer", "period_start_sec"} <= set(e):
             skipped[f"{subtask}: entry without xlebench's answer fields"] += 1
-            continue
+            return
         extra = {"window_s": e["window_s"]} if "window_s" in e else None
         b.add(subtask, e.get("item_id"), query=e["query"],
               period=(e["period_start_sec"], e["period_end_sec"]), text=e["answer"],
               counts=e.get("counts"), order=e.get("order", ()),
               evidence=e.get("evidence", ()), extra=extra)
 
+    _each(entries, subtask, "entry of another shape", skipped, entry)
+
 
 def read_release_file(path: Path, skipped: Counter) -> tuple[dict, dict[str, list[dict]]]:
-    """One release file -> (life log, items by subtask)."""
+    """One release file -> (life log, items by subtask). A file that is not release JSON is
+    a `DataError`; an entry that cannot be read is skipped and counted in ``skipped``."""
     try:
         data = json.loads(path.read_text("utf-8"))
         meta, sims, tasks = data["metadata"], data["simulations"], data["tasks"]
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        lid = meta.get("lifelog_id") or f"{meta['persona_id']}-{meta['memory_id']}"
+        segs = _segments(sims)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise DataError(str(path), "$", f"expected release JSON ({exc})") from None
-    except (KeyError, TypeError) as exc:
-        raise DataError(str(path), f"$.{exc}", "missing; expected the release's metadata, "
-                        "simulations and tasks") from None
-    lid = meta.get("lifelog_id") or f"{meta['persona_id']}-{meta['memory_id']}"
-    segs = _segments(sims)
+    except _SHAPE as exc:
+        raise DataError(str(path), "$", f"expected the release's metadata, simulations and "
+                        f"tasks ({_reason(exc)})") from None
     log = {"lifelog_id": lid, "persona_id": meta.get("xlebench_persona_id", meta["persona_id"]),
            "category": _category(meta, len(segs)), "n_chunks": meta.get("n_chunks", len(segs)),
            "segments": segs}
     b = _Builder(log, path.name)
-    try:
-        _retrieval(b, "object_retrieval", tasks.get("objects_retrieval", {}))
-        _retrieval(b, "people_retrieval", tasks.get("people_retrieval", {}))
-        _moments(b, tasks.get("action_retrieval", {}).get("moment_localisation", {}))
-        summ = tasks.get("summarisation", {})
-        for sub, key in SUMMARY_KEYS.items():
-            _plain(b, sub, summ.get(key, []), skipped)
-        _plain(b, "action_counting", tasks.get("counting", []), skipped)
-        order = tasks.get("summary_ordering", {})
-        _plain(b, "summary_ordering", order.get("query_list", []) if isinstance(order, dict)
-               else order, skipped)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise DataError(str(path), "$.tasks", f"unexpected release shape ({exc!r})",
-                        "see FORMATS.md, X-LeBench released annotation layout") from None
+    _retrieval(b, "object_retrieval", _block(tasks, "objects_retrieval", "object_retrieval",
+                                             skipped), skipped)
+    _retrieval(b, "people_retrieval", _block(tasks, "people_retrieval", "people_retrieval",
+                                             skipped), skipped)
+    _moments(b, _block(tasks, "action_retrieval", "moment_retrieval", skipped,
+                       inner="moment_localisation"), skipped)
+    summ = _block(tasks, "summarisation", "summaries", skipped)
+    for sub, key in SUMMARY_KEYS.items():
+        _plain(b, sub, summ.get(key, []) if isinstance(summ, dict) else [], skipped)
+    _plain(b, "action_counting", tasks.get("counting", []) if isinstance(tasks, dict) else [],
+           skipped)
+    order = tasks.get("summary_ordering", {}) if isinstance(tasks, dict) else {}
+    if isinstance(order, dict) and order and "query_list" not in order:
+        skipped["summary_ordering: an object without query_list"] += 1
+    _plain(b, "summary_ordering", order.get("query_list", []) if isinstance(order, dict)
+           else order, skipped)
     for s in segs:
         s.pop("hhmm_start_s")
     return log, b.items
@@ -188,14 +248,22 @@ def import_release(folder: Path) -> Imported:
         raise UserError(f"{folder}: no simulation_*_annotation.json files; pass the folder of "
                         "the X-LeBench release annotations")
     out = Imported(items={s: [] for s in TASKS})
+    unreadable: list[DataError] = []
     for path in files:
-        log, items = read_release_file(path, out.skipped)
+        try:
+            log, items = read_release_file(path, out.skipped)
+        except DataError as exc:  # one broken file never stops the others
+            unreadable.append(exc)
+            out.skipped[f"files: not release JSON ({path.name})"] += 1
+            continue
         if log["lifelog_id"] in out.logs:
             raise DataError(str(path), "$.metadata", f"life log {log['lifelog_id']} appears "
                             "in two files", "keep one file per life log")
         out.logs[log["lifelog_id"]] = log
         for sub, its in items.items():
             out.items[sub] += its
+    if unreadable and not out.logs:
+        raise unreadable[0]
     return out
 
 
