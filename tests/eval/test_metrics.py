@@ -72,3 +72,17 @@ def test_rouge_l() -> None:
     assert rouge_l("C cooks pasta.", "C cooks pasta.") == 1.0
     assert 0 < rouge_l("C cooks rice in the kitchen.", "C cooks pasta.") < 1
     assert rouge_l("", "C cooks pasta.") == 0.0
+
+
+def test_top1_iou_is_the_official_miou_per_query() -> None:
+    from xlebench.eval.metrics import top1_iou
+    from xlebench.eval.scorers import ScoreSettings
+    from xlebench.eval.scorers.spans import SpanRecall
+
+    assert top1_iou([(0, 10), (20, 30)], [(5, 15)]) == 5 / 15  # the first window only
+    assert top1_iou([(20, 30), (0, 10)], [(5, 15)]) == 0.0
+    assert top1_iou([], [(5, 15)]) == 0.0
+    item = {"answer": {"spans": [[5.0, 15.0]]}}
+    s = ScoreSettings(ks=(1, 3, 5), tious=(0.3,), bertscore=False)
+    got = SpanRecall().score(item, "[00:00:00 - 00:00:10], [00:00:04 - 00:00:14]", s)
+    assert got["mIoU"] == 5 / 15 and got["R@1,0.3"] == 1.0 and got["R@3,0.3"] == 1.0

@@ -45,6 +45,12 @@ def recall_grid(pred: Sequence[Span], gt: Sequence[Span], ks: Sequence[int],
     return {f"R@{k},{t:g}": float(hit_at(pred, gt, k, t)) for k in ks for t in ts}
 
 
+def top1_iou(pred: Sequence[Span], gt: Sequence[Span]) -> float:
+    """tIoU of the first (top-ranked) window with the answer span it overlaps most; 0 without
+    a window. Its mean over items is the official Ego4D NLQ evaluator's mIoU."""
+    return max((tiou(pred[0], g) for g in gt), default=0.0) if len(pred) else 0.0
+
+
 def counting_accuracy(pred: dict[str, int], gt: dict[str, int]) -> float:
     """Share of queried actions whose count is exactly right (a missing action is wrong)."""
     if not gt:

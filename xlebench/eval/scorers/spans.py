@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xlebench.eval.metrics import recall_grid
+from xlebench.eval.metrics import recall_grid, top1_iou
 from xlebench.eval.parse import parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
@@ -44,7 +44,17 @@ def _recall_draws(windows: np.ndarray, gt: Sequence[Sequence[float]], s) -> dict
     inter = np.clip(np.minimum(p[..., 1], g[:, 1]) - np.maximum(p[..., 0], g[:, 0]), 0, None)
     union = np.maximum(p[..., 1], g[:, 1]) - np.minimum(p[..., 0], g[:, 0])
     iou = np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0).max(-1)
-    return {f"R@{k},{t:g}": float((iou[:, :k] > t).any(1).mean()) for k in s.ks for t in s.tious}
+    grid = {f"R@{k},{t:g}": float((iou[:, :k] > t).any(1).mean()) for k in s.ks for t in s.tious}
+    return {**grid, MIOU: float(iou[:, 0].mean())}
+
+
+#: Mean tIoU of the top-ranked window (the official NLQ evaluator's mIoU).
+MIOU = "mIoU"
+
+
+def span_metrics(pred: Sequence, gt: Sequence, s: ScoreSettings) -> dict[str, float]:
+    """The Recall@K grid and the top-1 window's tIoU."""
+    return {**recall_grid(pred, gt, s.ks, s.tious), MIOU: top1_iou(pred, gt)}
 
 
 def random_windows(item: dict, widths: np.ndarray, k: int, ctx: BlindContext,
@@ -82,7 +92,8 @@ def prior_windows(item: dict, model: dict, k: int) -> list[tuple[float, float]]:
 
 
 class SpanRecall(Base):
-    """Temporal localisation: Recall@K at tIoU t over the ``eval.ks`` x ``eval.tious`` grid.
+    """Temporal localisation: Recall@K at tIoU t over the ``eval.ks`` x ``eval.tious`` grid,
+    and mIoU (the top-ranked window's tIoU), as the official Ego4D NLQ evaluator prints.
     Blind panel: K random windows inside the queried period with widths of other life logs'
     answers; K windows at the relative positions where other logs' answers sit most often."""
 
@@ -90,10 +101,10 @@ class SpanRecall(Base):
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
         spans = parse_spans(reply)
-        return recall_grid(spans, item["answer"]["spans"], s.ks, s.tious) if spans else None
+        return span_metrics(spans, item["answer"]["spans"], s) if spans else None
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {k: 0.0 for k in recall_grid([], [(0, 1)], s.ks, s.tious)}
+        return {k: 0.0 for k in span_metrics([], [(0, 1)], s)}
 
     def blind(self) -> Sequence[Blind]:
         def random(item: dict, widths: np.ndarray, ctx: BlindContext) -> dict[str, float]:
@@ -101,8 +112,8 @@ class SpanRecall(Base):
 
         def prior(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
             s = ctx.settings
-            return recall_grid(prior_windows(item, model, max(s.ks)), item["answer"]["spans"],
-                               s.ks, s.tious)
+            return span_metrics(prior_windows(item, model, max(s.ks)), item["answer"]["spans"],
+                                s)
         return (Blind("random_windows", "the period; other logs' answer widths", random,
                       answer_widths),
                 Blind("position_prior", "the period; where other logs' answers sit", prior,
