@@ -149,12 +149,15 @@ def _segment_rows(log: dict) -> str:
         r = after.get(s["index"])
         refl = ""
         if r:
-            before = "; ".join(f"{x['activity']} {fmt_hhmmss(x['start_s'])}"
-                               for x in r.get("before", []))
-            later = "; ".join(f"{x['activity']} {fmt_hhmmss(x['start_s'])}"
-                              for x in r.get("after", []))
-            refl = (f"<details><summary>{len(r.get('changes', []))} change(s)</summary>"
-                    f"<p>before: {escape(before)}</p><p>after: {escape(later)}</p></details>")
+            def chunk(x: dict | None) -> str:
+                return f"{x['activity']} {fmt_hhmmss(x['start_s'])}" if x else "(none)"
+            moved = "".join(f"<li>{escape(chunk(c['before']))} &rarr; {escape(chunk(c['after']))}"
+                            "</li>" for c in r.get("changed", [])) + "".join(
+                f"<li>chunks {a + 1}-{b + 1} to come moved {d} s later</li>"
+                for a, b, d in r.get("shifted", []))
+            refl = (f"<details><summary>{len(r.get('changes', []))} change(s) to "
+                    f"{r.get('remaining', 0)} chunk(s) to come</summary><ul>{moved}</ul>"
+                    "</details>")
         rows.append([
             (str(s["index"]), s["index"]),
             (escape(f"{fmt_hhmmss(s['start_s'])} - {fmt_hhmmss(s['end_s'])}"), s["start_s"]),

@@ -2,8 +2,8 @@
 ensure_ascii=False, indent=1, allow_nan=False)``, built without the standard library's
 generator-based pure-Python encoder (the C encoder cannot indent before Python 3.13).
 
-Why it matters: a life log stores every reflection's chunks before and after, so its record
-grows with the square of its chunk count, and encoding dominated long logs. Two things make
+Why it matters: life-log records are the largest files a benchmark publishes (a reflection
+per chunk, each with the chunks it changed), and encoding dominated long logs. Two things make
 this faster while giving the same bytes: a list of parts joined once instead of a generator
 per nesting level, and containers referenced more than once in ``obj`` (a chunk's dict shared
 by every reflection that lists it) encoded once per nesting level and reused.

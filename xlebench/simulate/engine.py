@@ -150,5 +150,5 @@ def simulate_log(
         if remaining:
             rev = reflect(len(segments) - 1, remaining, video, segments[-1])
             revisions.append(rev)
-            remaining = rev.after
+            remaining = list(rev.after)  # a copy: popping must not edit the stored revision
     return segments, revisions, notes

@@ -31,14 +31,46 @@ class Revision:
     repaired: bool = False
 
     def to_dict(self, chunk_dict: Callable[[PlanChunk], dict] = PlanChunk.to_dict) -> dict:
-        """``chunk_dict``: how chunks become dicts (`shared_chunk_dicts` gives one dict per
-        chunk object, shared by every revision that lists the chunk)."""
+        """What the revision changed, not full copies (those made a log's record quadratic in
+        its chunks): ``remaining`` chunks were to come; ``shifted`` runs of consecutive
+        positions moved later by the same seconds (``[first, last, seconds]``); ``changed``
+        the chunks replaced or otherwise edited, by position: the one before (id, activity,
+        times: the plan has the rest) and the one after, whole.
+        ``chunk_dict``: how chunks become dicts (`shared_chunk_dicts`: once per chunk)."""
+        changed: list[dict] = []
+        shifted: list[list[int]] = []
+        for k in range(max(len(self.before), len(self.after))):
+            b = chunk_dict(self.before[k]) if k < len(self.before) else None
+            a = chunk_dict(self.after[k]) if k < len(self.after) else None
+            if b == a:
+                continue
+            delta = _shift(b, a)
+            if delta is None:  # the chunk it replaced is in the plan: named, not copied
+                changed.append({"position": k, "before": _brief(b), "after": a})
+            elif shifted and shifted[-1][1] == k - 1 and shifted[-1][2] == delta:
+                shifted[-1][1] = k
+            else:
+                shifted.append([k, k, delta])
         return {
             "after_segment": self.after_segment, "segment_end_s": self.segment_end_s,
-            "before": [chunk_dict(c) for c in self.before],
-            "after": [chunk_dict(c) for c in self.after],
+            "remaining": len(self.before), "shifted": shifted, "changed": changed,
             "changes": self.changes, "violations": self.violations, "repaired": self.repaired,
         }
+
+
+def _brief(chunk: dict | None) -> dict | None:
+    return None if chunk is None else {k: chunk[k] for k in ("chunk_id", "activity", "start_s",
+                                                            "end_s")}
+
+
+def _shift(before: dict | None, after: dict | None) -> int | None:
+    """Seconds a chunk moved when moving is all that changed (start and end alike)."""
+    if before is None or after is None:
+        return None
+    delta = after["start_s"] - before["start_s"]
+    same = before.keys() == after.keys() and all(
+        after[k] == before[k] for k in before if k not in ("start_s", "end_s"))
+    return int(delta) if same and after["end_s"] - before["end_s"] == delta else None
 
 
 def shared_chunk_dicts() -> Callable[[PlanChunk], dict]:
@@ -111,9 +143,17 @@ def reflect_offline(
         taken.add(c.chunk_id)
         revised.append(c)
     shifted = repair(revised, segment_end, min_gap_s, tclass)
+    runs: list[list] = []  # [first id, last id, seconds]: one line per run, not per chunk
     for old, new in zip(revised, shifted, strict=True):
-        if old.start_s != new.start_s:
-            rev.changes.append(f"shifted {new.chunk_id} from {old.start_s}s to {new.start_s}s")
+        delta = new.start_s - old.start_s
+        if not delta:
+            runs.append([])
+        elif runs and runs[-1] and runs[-1][2] == delta:
+            runs[-1][1] = new.chunk_id
+        else:
+            runs.append([new.chunk_id, new.chunk_id, delta])
+    rev.changes += [f"shifted {a} later by {d}s" if a == b else
+                    f"shifted {a} to {b} later by {d}s" for a, b, d in filter(None, runs)]
     rev.after = shifted
     rev.violations = violations(rev.before, rev.after, segment_end, min_gap_s)
     return rev

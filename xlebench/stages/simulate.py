@@ -44,7 +44,7 @@ class SimulateStage(BaseStage):
     outputs: ClassVar[tuple[str, ...]] = (
         "lifelogs", "stats/simulation.json", "stats/simulation.png",
         "stats/llm_usage_simulate.json")
-    version: ClassVar[str] = "2"  # 2: candidates ranked by float64 cosines, ties by id
+    version: ClassVar[str] = "3"  # 3: reflections store only the chunks they changed
     upstream: ClassVar[tuple[str, ...]] = ("plan", "persona", "library")
     record_file: ClassVar[str] = PUBLISHED  # the published form is the record, indented
 
