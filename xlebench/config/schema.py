@@ -220,9 +220,14 @@ class PlannerConfig:
     max_reflection_retries: int = knob(2, ge=0, le=20)
     reflection: bool = True
     #: Offline chunk text, the sentence the matcher ranks videos with: ``plan`` = a short
-    #: plan of ``activities_per_chunk`` activities (the chunk's own and the ones after it) with
-    #: their scenarios, as the authors' LLM writes chunks; ``activity`` = one activity.
-    chunk_text: str = knob("plan", choices=("plan", "activity"))
+    #: plan of ``activities_per_chunk`` activities (the chunk's own and the ones after it) in
+    #: the caption style "C is ...ing in the <place>, then ..."; ``agenda`` = the same
+    #: activities as plain agenda entries joined, as the authors' chunks read ("Get ready for
+    #: the day, then make coffee, then have breakfast."); ``activity`` = one activity.
+    chunk_text: str = knob("plan", choices=("plan", "agenda", "activity"))
+    #: A chunk's scenario set (the rule filter's Jaccard): ``window`` = those of every
+    #: activity its text names; ``own`` = its own activity's only.
+    chunk_scenarios: str = knob("window", choices=("window", "own"))
     activities_per_chunk: int = knob(3, ge=1, le=8)
     #: LLM planner prompt ids (files xlebench/prompts/<id>.txt); a new wording is a new version.
     prompts: dict[str, str] = field(default_factory=lambda: {

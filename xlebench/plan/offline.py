@@ -6,7 +6,9 @@ an evening that is social for extraverts and quieter for introverts, then windin
 Chunks are cut with 5-20 minute gaps; each names its Ego4D scenarios (restricted to those
 present in the library), scene and time class. With ``chunk_text=plan`` (default) a chunk's text
 is a short plan of its activity and the next ones, with all their scenarios — what the authors'
-LLM writes and what the matcher ranks videos with; ``activity`` keeps one activity per chunk.
+LLM writes and what the matcher ranks videos with; ``agenda`` words the same activities as
+plain agenda entries; ``activity`` keeps one activity per chunk. ``chunk_scenarios=own`` takes
+a chunk's scenario set from its own activity only.
 """
 
 from __future__ import annotations
@@ -210,6 +212,23 @@ def _plan_text(pieces: Sequence[tuple[Activity, int, int]], rng: random.Random) 
     return f"C is {phrases[0]}, then {tail}."
 
 
+def _agenda_text(pieces: Sequence[tuple[Activity, int, int]]) -> str:
+    """``Get ready for the day, then make coffee, then have breakfast.`` — agenda entries as
+    the authors' chunks read them."""
+    texts = [a.text for a, _, _ in pieces]
+    joined = ", then ".join(texts)
+    return joined[:1].upper() + joined[1:] + "."
+
+
+def _chunk_text(style: str, group: list, act: Activity, rng: random.Random) -> str:
+    if style == "plan":
+        return _plan_text(group, rng)
+    if style == "agenda":
+        _plan_text(group, rng)  # the same draws as the plan style: only the wording differs
+        return _agenda_text(group)
+    return _description(act.scenario, act.text, rng)
+
+
 def _window(pieces: list, k: int, n: int) -> list:
     """Piece k and the next ones with other activity texts, n in all."""
     out = [pieces[k]]
@@ -227,15 +246,14 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
     picker = ScenarioPicker(tax, vocabulary)
     chunks, agenda = [], []
     pieces = _pieces(build_agenda(persona, rng), params, rng)
-    plan_style = params.chunk_text == "plan"
+    several = params.chunk_text in ("plan", "agenda")
     for k, (act, start, length) in enumerate(pieces):
-        group = _window(pieces, k, params.activities_per_chunk) if plan_style \
-            else [pieces[k]]
-        wanted = [s for a, _, _ in group
+        group = _window(pieces, k, params.activities_per_chunk) if several else [pieces[k]]
+        named = group if params.chunk_scenarios == "window" else [pieces[k]]
+        wanted = [s for a, _, _ in named
                   for s in (a.scenario, *(tax.get(e) for e in a.extra if tax.get(e)))]
         names = tuple(dict.fromkeys(n for n in (picker.name(w) for w in wanted) if n))
-        text = _plan_text(group, rng) if plan_style else _description(act.scenario, act.text,
-                                                                       rng)
+        text = _chunk_text(params.chunk_text, group, act, rng)
         chunks.append(PlanChunk(
             chunk_id=f"{persona.persona_id}-c{k:02d}", start_s=start, end_s=start + length,
             activity=act.text, description=text,
