@@ -44,17 +44,21 @@ def report(bench: Path, title: str) -> list[str]:
     lines = [f"### {title}", "", "| subtask | n | oracle baseline | strongest blind [95% CI] | "
              "best option-only rule | full-information oracle (check) | verdict |",
              "|---|---|---|---|---|---|---|"]
-    for sub, cells in table["rows"].items():
-        if sub.endswith("AVG"):
-            continue
-        a, f = cells["all"], cells["all"]["floor"]
+    for sub, v in sorted(stats.items()):
+        cells = table["rows"].get(sub)
+        blind = v.get("blind") or {}
+        f = cells["all"]["floor"] if cells else {"mean": blind.get("mean"),
+                                                 "ci95": blind.get("ci95"),
+                                                 "member": blind.get("member"), "panel": {}}
         ci = f"[{pct(f['ci95'][0])}, {pct(f['ci95'][1])}]" if f.get("ci95") else ""
-        rules = [v for m, v in f.get("panel", {}).items() if m in RULES and v is not None]
-        v = stats.get(sub, {})
+        rules = [x for m, x in (f.get("panel") or v.get("panel") or {}).items()
+                 if m in RULES and x is not None]
         ora = v.get("oracle") or {}
         verdict = v.get("verdict", "").split(":")[0]
-        lines.append(f"| {sub} | {a['n']} | {pct(a['mean'])} | {pct(f['mean'])} {ci} "
-                     f"{f.get('member') or ''} | {pct(max(rules)) if rules else '–'} | "
+        baseline = pct(cells["all"]["mean"]) if cells else "n/a (no narrations)"
+        lines.append(f"| {sub} | {v.get('items', cells['all']['n'] if cells else '–')} | "
+                     f"{baseline} | {pct(f['mean'])} {ci} {f.get('member') or ''} | "
+                     f"{pct(max(rules)) if rules else '–'} | "
                      f"{pct(ora.get('check'))} ({ora.get('check_metric', '–')}) | {verdict} |")
     return lines
 
@@ -62,13 +66,17 @@ def report(bench: Path, title: str) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--video-info", type=Path, default=None)
+    ap.add_argument("--paper-only", action="store_true", help="skip the demo")
     args = ap.parse_args()
+    lines: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        demo = Path(tmp) / "demo"
-        run(demo, f"tasks=[{','.join(RECIPES)}]", "render=none", "eval.bertscore=false",
-            "eval.systems=[oracle_text_retrieval,oracle_annotations]",
-            "stages=[library,persona,plan,simulate,annotate,evaluate]")
-        lines = report(demo / "benchmarks" / "demo", "Demo (144 short logs, every offline recipe)")
+        if not args.paper_only:
+            demo = Path(tmp) / "demo"
+            run(demo, f"tasks=[{','.join(RECIPES)}]", "render=none", "eval.bertscore=false",
+                "eval.systems=[oracle_text_retrieval,oracle_annotations]",
+                "stages=[library,persona,plan,simulate,annotate,evaluate]")
+            lines = report(demo / "benchmarks" / "demo",
+                           "Demo (144 short logs, every offline recipe)")
         if args.video_info and args.video_info.is_file():
             paper = Path(tmp) / "paper"
             run(paper, "experiment=paper", "library=xlebench_release",
