@@ -201,10 +201,11 @@ def test_every_system_runs_offline_with_the_scripted_vlm(tmp_path: Path) -> None
                         "end_to_end]", "eval.max_logs=1")
     assert ran.rc == 0, ran.text[-3000:]
     results = tmp_path / "benchmarks" / "demo" / "results"
-    assert sorted(p.name for p in results.iterdir()) == [
-        "end_to_end", "oracle_text_retrieval", "retrieve_socratic", "socratic"]
-    md = (results / "socratic" / "table.md").read_text()
-    assert "ORACLE" not in md and "Evaluated on 1 of 2 life logs" in md
+    assert sorted(p.name for p in results.iterdir() if p.is_dir()) == [
+        "end_to_end@scripted", "oracle_text_retrieval", "retrieve_socratic@scripted",
+        "socratic@scripted"]
+    md = (results / "socratic@scripted" / "table.md").read_text()
+    assert "ORACLE" not in md and "Evaluated on 1 of 2 life logs" in md and "STAND-IN" in md
     assert "ORACLE" in (results / "oracle_text_retrieval" / "table.md").read_text()
     again = run_inprocess(tmp_path, *ARGS, "eval.captioner=vlm", "eval.e2e_frames=24",
                           "eval.systems=[oracle_text_retrieval,socratic,retrieve_socratic,"
