@@ -35,6 +35,7 @@ from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
+from xlebench.tasks.shape import shape_stats
 from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def derived_key(keys: dict[str, str], name: str) -> str:
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
     #: 5: each unit keeps its recipe oracle's replies (the consistency check).
-    version: ClassVar[str] = "5"
+    version: ClassVar[str] = "6"  # 6: stats/tasks.json says each recipe's words and hops
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
@@ -187,6 +188,7 @@ class AnnotateStage(BaseStage):
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
                                   for s, v in sorted(by_sub.items()) if v},
+                 "shape": {s: shape_stats(v) for s, v in sorted(by_sub.items()) if v},
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
