@@ -8,6 +8,7 @@ folder), so the same configuration always yields a byte-identical manifest.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -39,8 +40,10 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+@functools.lru_cache(maxsize=8)
 def git_revision(path: Path | None = None) -> str | None:
-    """The commit of the xlebench checkout, with ``-dirty`` when it has local changes."""
+    """The commit of the xlebench checkout, with ``-dirty`` when it has local changes (asked
+    once per process: the manifest and every evaluation record name it)."""
     where = path or Path(__file__).resolve().parent
     try:
         rev = subprocess.run(

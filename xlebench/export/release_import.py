@@ -135,14 +135,14 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"[:80]
 
 
-def _block(tasks: Any, key: str, subtask: str, skipped: Counter, inner: str | None = None
+def _block(tasks: dict, key: str, subtask: str, skipped: Counter, inner: str | None = None
            ) -> Any:
     """``tasks[key]`` (and its ``inner`` key) when it has the release's shape, else nothing
     (counted)."""
-    node = tasks.get(key, {}) if isinstance(tasks, dict) else {}
-    for k in ([inner] if inner else []):
-        node = node.get(k, {}) if isinstance(node, dict) else None
-    if node is None or (inner is None and not isinstance(node, dict | list)):
+    node = tasks.get(key, {})
+    if inner is not None:
+        node = node.get(inner, {}) if isinstance(node, dict) else None
+    if not isinstance(node, dict | list):
         skipped[f"{subtask}: {key} is not an object"] += 1
         return {}
     return node
@@ -217,6 +217,8 @@ def read_release_file(path: Path, skipped: Counter) -> tuple[dict, dict[str, lis
     except _SHAPE as exc:
         raise DataError(str(path), "$", f"expected the release's metadata, simulations and "
                         f"tasks ({_reason(exc)})") from None
+    if not isinstance(tasks, dict):
+        raise DataError(str(path), "$.tasks", "expected an object of task blocks")
     log = {"lifelog_id": lid, "persona_id": meta.get("xlebench_persona_id", meta["persona_id"]),
            "category": _category(meta, len(segs)), "n_chunks": meta.get("n_chunks", len(segs)),
            "segments": segs}
@@ -230,9 +232,8 @@ def read_release_file(path: Path, skipped: Counter) -> tuple[dict, dict[str, lis
     summ = _block(tasks, "summarisation", "summaries", skipped)
     for sub, key in SUMMARY_KEYS.items():
         _plain(b, sub, summ.get(key, []) if isinstance(summ, dict) else [], skipped)
-    _plain(b, "action_counting", tasks.get("counting", []) if isinstance(tasks, dict) else [],
-           skipped)
-    order = tasks.get("summary_ordering", {}) if isinstance(tasks, dict) else {}
+    _plain(b, "action_counting", tasks.get("counting", []), skipped)
+    order = tasks.get("summary_ordering", {})
     if isinstance(order, dict) and order and "query_list" not in order:
         skipped["summary_ordering: an object without query_list"] += 1
     _plain(b, "summary_ordering", order.get("query_list", []) if isinstance(order, dict)

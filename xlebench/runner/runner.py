@@ -214,7 +214,8 @@ class Runner:
             # differ between jobs that started at different times)
             share = [u for k, u in enumerate(units) if k % count == index]
             mine = [u for u in share if u.id in ids]
-            others = [u for u in pending if u not in mine]
+            taken = {u.id for u in mine}
+            others = [u for u in pending if u.id not in taken]
             counters.other_shards = len(others)
             pending = mine
         task = progress.add_task(stage.name, total=len(units), completed=counters.cached)

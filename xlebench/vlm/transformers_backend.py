@@ -18,6 +18,7 @@ once per question.
 from __future__ import annotations
 
 import hashlib
+import os
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -85,8 +86,10 @@ class TransformersVLM(CachedVLM):
             groups: dict[tuple[str, ...], list[int]] = {}
             for k, (_, frames) in enumerate(prompts):
                 groups.setdefault(tuple(frames), []).append(k)
+            marker = getattr(self._loaded[0], "image_token", None)
             for members in groups.values():
-                if len(members) > 1:
+                if len(members) > 1 and _prefix_holds_images(
+                        [prompts[k][0] for k in members], marker):
                     answers = self._shared_prefix([prompts[k] for k in members])
                     for k, text in zip(members, answers or [], strict=False):
                         out[k] = text
@@ -160,6 +163,15 @@ class TransformersVLM(CachedVLM):
                                     else {}))
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in processor.batch_decode(new, skip_special_tokens=True)]
+
+
+def _prefix_holds_images(texts: list[str], marker: str | None) -> bool:
+    """Whether the prompts' common text ends after their last image (checked on the text, so
+    requests whose question comes before the frames never pay for tokenising twice)."""
+    if not marker:
+        return True  # unknown placeholder: the token-level check decides
+    common = os.path.commonprefix(texts)
+    return all(t.rfind(marker) + len(marker) <= len(common) for t in texts)
 
 
 def _common_prefix(ids: list) -> int:
