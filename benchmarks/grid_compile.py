@@ -123,15 +123,15 @@ def breakdown(out: Path, overrides: list[str]) -> dict:
 #: where the planner settings agree). The grid's base is experiment=paper; each row states
 #: every setting it differs in, so a row means the same whatever the experiment's defaults.
 EARLIER = ["matcher=paper", "planner.chunk_text=plan", "planner.chunk_scenarios=window",
-           "matcher.diversity.kind=none"]
+           "matcher.diversity.kind=none", "planner.bedtime=ignore"]
 VARIANTS = {
-    "caption plans, window scenarios, matcher=paper": EARLIER,
-    "caption plans, window scenarios, matcher=authors + popularity penalty": [
-        "matcher=authors", "planner.chunk_text=plan", "planner.chunk_scenarios=window"],
+    "caption plans, window scenarios, matcher=paper, bedtime ignored": EARLIER,
+    "agenda text, own scenarios, matcher=authors + popularity penalty, bedtime ignored": [
+        "planner.bedtime=ignore"],
     "agenda text, own scenarios, matcher=paper": [
         "matcher=paper", "matcher.diversity.kind=none"],
     "agenda text, own scenarios, matcher=authors": ["matcher.diversity.kind=none"],
-    "experiment=paper (agenda, own, authors + popularity penalty)": [],
+    "experiment=paper (agenda, own, authors + popularity penalty, bedtime fitted)": [],
 }
 
 
@@ -155,22 +155,28 @@ def fidelity(out: Path, overrides: list[str], video_info: Path) -> list[dict]:
             c: [v["max"], v["mean"], v["min"]] for c, v in stats["duration_minutes"].items()},
             "distinct_videos": stats["distinct_videos"], "max_reuse": stats["max_reuse"],
             "same_country_share": stats["same_country_share"],
+            "day_ends": stats["day_ends"],
             "reuse_histogram": stats["video_reuse_histogram"],
             "segment_minutes_mean": round(sum(lib[s["video_uid"]] for s in segs)
                                           / len(segs) / 60, 1),
             "library_minutes_mean": round(sum(lib.values()) / len(lib) / 60, 1)})
     print("| setting | short | medium | long | distinct | max reuse | same country | "
-          "min/segment |")
-    print("|---|---|---|---|---|---|---|---|")
+          "min/segment | past midnight | day ends p10/p50/p90 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, src in (("paper Table 2", PAPER_TABLE2), ("release", RELEASE)):
         cells = " | ".join("/".join(map(str, src[c])) for c in ("short", "medium", "long"))
-        print(f"| {label} | {cells} | 814 | {87 if label == 'release' else '—'} | — | 34.9 |")
+        late = "about 6 of 80 sampled" if label == "release" else "—"
+        print(f"| {label} | {cells} | 814 | {87 if label == 'release' else '—'} | — | 34.9 | "
+              f"{late} | — |")
     for r in rows:
         d = r["duration_minutes"]
         cells = " | ".join("/".join(f"{x:.0f}" for x in d[c]) for c in ("short", "medium",
                                                                          "long"))
+        ends = r["day_ends"]
         print(f"| {r['variant']} | {cells} | {r['distinct_videos']} | {r['max_reuse']} | "
-              f"{100 * r['same_country_share']:.0f}% | {r['segment_minutes_mean']} |")
+              f"{100 * r['same_country_share']:.0f}% | {r['segment_minutes_mean']} | "
+              f"{ends['past_midnight']} of {ends['days']} | "
+              f"{' / '.join(ends['end'].values())} |")
     return rows
 
 

@@ -229,6 +229,13 @@ class PlannerConfig:
     #: activity its text names; ``own`` = its own activity's only.
     chunk_scenarios: str = knob("window", choices=("window", "own"))
     activities_per_chunk: int = knob(3, ge=1, le=8)
+    #: Offline agendas and the persona's bedtime: ``fit`` = the activities between two
+    #: anchors (and after dinner, before the persona's ``sleep`` time) are fitted into the
+    #: time there is — optional ones (an errand, a chore, the wind-down) dropped first, the
+    #: rest shortened to no less than 15 minutes; ``ignore`` = every activity at its drawn
+    #: length, however late the day ends (the planner before 2026-11-24: median plan end
+    #: 00:24 against bedtimes of 22:30-23:45).
+    bedtime: str = knob("fit", choices=("fit", "ignore"))
     #: LLM planner prompt ids (files xlebench/prompts/<id>.txt); a new wording is a new version.
     prompts: dict[str, str] = field(default_factory=lambda: {
         "persona": "planner/persona.v1", "daily_plan": "planner/daily_plan.v1",

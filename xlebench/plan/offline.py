@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xlebench.clock import fmt_hhmm, parse_hhmm, time_class
 from xlebench.config.schema import PlannerConfig
@@ -39,6 +39,9 @@ class Activity:
     text: str
     extra: tuple[str, ...] = ()
     anchor: int | None = None  # start no earlier than this second of the day
+    #: 0 = kept whatever the time; otherwise dropped, highest first, when the activities
+    #: before the next anchor (or bedtime) do not fit (``planner.bedtime=fit``)
+    drop: int = 0
 
 
 class ScenarioPicker:
@@ -64,8 +67,9 @@ def _meal_text(s: Scenario, meal: str) -> str:
     return next((p for p in s.plan if meal in p), s.plan[0] if s.plan else s.short.lower())
 
 
-def build_agenda(p: Persona, rng: random.Random) -> list[Activity]:
-    """The day's activities in order, some anchored to the persona's schedule."""
+def build_agenda(p: Persona, rng: random.Random, fit: bool = False) -> list[Activity]:
+    """The day's activities in order, some anchored to the persona's schedule. With `fit`
+    (``planner.bedtime=fit``) the evening is laid out for the time there is (`_evening`)."""
     tax, s = load_taxonomy(), p.schedule
     g = tax.get
     family = ("Talking with family members",) if p.mbti[2] == "F" else ()
@@ -88,10 +92,14 @@ def build_agenda(p: Persona, rng: random.Random) -> list[Activity]:
     acts.append(Activity(lunch, rng.randint(30, 50), _meal_text(lunch, "lunch"),
                          anchor=parse_hhmm(s["lunch"])))
     acts.append(Activity(work, FILL, ""))
+    free_from = parse_hhmm(s["work_end"])
     if not home:
-        acts.append(Activity(commute, rng.randint(20, 45), "commute home",
-                             anchor=parse_hhmm(s["work_end"])))
-    return acts + _evening(p, tax, rng)
+        acts.append(Activity(commute, rng.randint(20, 45), "commute home", anchor=free_from))
+        free_from += acts[-1].minutes * 60 + 300
+    evening = _evening(p, tax, rng, free_from if fit else None)
+    if fit and home:  # the afternoon's work ends at the work end, not at dinner
+        evening[0] = replace(evening[0], anchor=free_from)
+    return acts + evening
 
 
 def night_shift(s: dict) -> bool:
@@ -127,16 +135,25 @@ def _night_shift(p: Persona, tax: Taxonomy, rng: random.Random, commute: Scenari
     return acts
 
 
-def _evening(p: Persona, tax: Taxonomy, rng: random.Random) -> list[Activity]:
+def _evening(p: Persona, tax: Taxonomy, rng: random.Random,
+             free_from: int | None = None) -> list[Activity]:
+    """Hobby and errand before dinner, then a social or quiet evening, a chore, winding down.
+    With `free_from` (the second the persona is free after work: bedtimes are fitted) the
+    hobby goes after dinner when it does not fit between then and cooking, and every
+    activity but the meals may be dropped for time (``drop``: errand and chore first)."""
     g, hobbies = tax.get, [tax.get(h) for h in p.hobbies if tax.get(h)]
     family = ("Talking with family members",) if p.mbti[2] == "F" else ()
-    acts = []
-    if hobbies:
-        acts.append(Activity(hobbies[0], rng.randint(45, 80), rng.choice(hobbies[0].plan)))
-    errand = g("Grocery shopping indoors") if rng.random() < 0.6 else g("Clothes, other shopping")
-    acts.append(Activity(errand, rng.randint(25, 45), rng.choice(errand.plan)))
     dinner = parse_hhmm(p.schedule["dinner"])
-    acts += [Activity(g("Cooking"), rng.randint(30, 45), "cook dinner", anchor=dinner - 2700),
+    cook_at = dinner - 2700
+    before: list[Activity] = []
+    later: list[Activity] = []
+    if hobbies:
+        hobby = Activity(hobbies[0], rng.randint(45, 80), rng.choice(hobbies[0].plan), drop=1)
+        fits = free_from is None or free_from + hobby.minutes * 60 + 300 <= cook_at
+        (before if fits else later).append(hobby)
+    errand = g("Grocery shopping indoors") if rng.random() < 0.6 else g("Clothes, other shopping")
+    before.append(Activity(errand, rng.randint(25, 45), rng.choice(errand.plan), drop=3))
+    meals = [Activity(g("Cooking"), rng.randint(30, 45), "cook dinner", anchor=cook_at),
              Activity(g("Eating"), rng.randint(25, 40), "have dinner", family)]
     if p.schedule.get("social_evenings"):
         pick = g(rng.choice(("Talking with friends/housemates", "Playing cards",
@@ -145,20 +162,65 @@ def _evening(p: Persona, tax: Taxonomy, rng: random.Random) -> list[Activity]:
         pick = hobbies[1] if len(hobbies) > 1 else g(rng.choice(("Watching tv", "Reading books")))
     chore = g("Cleaning / laundry")
     wind = g(rng.choice(("On a screen (phone/laptop)", "Listening to music", "Reading books")))
-    return acts + [Activity(pick, rng.randint(45, 80), rng.choice(pick.plan)),
-                   Activity(chore, rng.randint(20, 35), rng.choice(chore.plan)),
-                   Activity(wind, rng.randint(20, 35), rng.choice(wind.plan))]
+    return before + meals + later + [
+        Activity(pick, rng.randint(45, 80), rng.choice(pick.plan), drop=2),
+        Activity(chore, rng.randint(20, 35), rng.choice(chore.plan), drop=3),
+        Activity(wind, rng.randint(20, 35), rng.choice(wind.plan), drop=2)]
 
 
 def _next_anchor(acts: list[Activity], i: int) -> int | None:
     return next((a.anchor for a in acts[i + 1:] if a.anchor is not None), None)
 
 
-def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random
-            ) -> list[tuple[Activity, int, int]]:
-    """(activity, start, length) with gaps, anchors respected, FILL blocks filled."""
+MIN_FIT_MINUTES = 15  # an activity fitted into too little time keeps at least this
+
+
+def _run_end(acts: list[Activity], i: int) -> int:
+    """One past the last activity of the run starting at i: fixed-length activities up to the
+    next anchored or FILL one."""
+    j = i + 1
+    while j < len(acts) and acts[j].anchor is None and acts[j].minutes != FILL:
+        j += 1
+    return j
+
+
+def _fit(run: list[Activity], gaps: list[int], room: int) -> list[Activity]:
+    """The run's activities and gaps fitted into `room` seconds: drop the highest ``drop``
+    (the latest of equals) while it does not fit, then shorten every length by one factor,
+    to no less than MIN_FIT_MINUTES. Runs that fit are returned unchanged."""
+    def need(acts: list[Activity]) -> int:  # lengths and the gaps between them
+        return sum(a.minutes * 60 for a in acts) + sum(gaps[:len(acts) - 1])
+    run = list(run)
+    while need(run) > room and any(a.drop for a in run):
+        worst = max(range(len(run)), key=lambda k: (run[k].drop, k))
+        run.pop(worst)
+    over = need(run) - room
+    minutes = sum(a.minutes for a in run)
+    if over > 0 and minutes:
+        factor = max(0.0, 1 - over / 60 / minutes)
+        run = [replace(a, minutes=max(MIN_FIT_MINUTES, int(a.minutes * factor))) for a in run]
+    return run
+
+
+def _bedtime(persona: Persona, params: PlannerParams) -> int | None:
+    """Seconds of the day the last activity should end by (None: no limit): the persona's
+    sleep time, after midnight when it is earlier than the wake time."""
+    s = persona.schedule
+    if not s.get("sleep") or night_shift(s):
+        return None
+    sleep, wake = parse_hhmm(s["sleep"]), parse_hhmm(s.get("wake") or "07:00")
+    return sleep + (86_400 if sleep <= wake else 0)
+
+
+def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random,
+            bedtime: int | None = None) -> list[tuple[Activity, int, int]]:
+    """(activity, start, length) with gaps, anchors respected, FILL blocks filled; with a
+    bedtime, each run of fixed-length activities is fitted before the next anchor (the last
+    run before bedtime)."""
     out: list[tuple[Activity, int, int]] = []
     t = acts[0].anchor or 7 * 3600
+    acts, fitted = list(acts), params.bedtime == "fit"
+    gaps: dict[int, int] = {}
     for i, act in enumerate(acts):
         if act.anchor is not None and act.anchor > t:
             if out:  # stretch the previous piece so the gap before the anchor stays 5-20 min
@@ -174,15 +236,45 @@ def _pieces(acts: list[Activity], params: PlannerParams, rng: random.Random
                 out.append((Activity(act.scenario, length // 60, text, act.extra), t, length))
                 t += length + rng.randint(params.gap_min_s, params.gap_max_s)
             continue
+        if fitted and act.drop >= 0 and (i == 0 or acts[i - 1].minutes == FILL
+                                         or act.anchor is not None):
+            acts[i:] = _fitted_run(acts, i, t, bedtime, params, rng, gaps)
+            act = acts[i]
+        if act.drop < 0:  # dropped by the fit
+            continue
         length = act.minutes * 60
         out.append((act, t, length))
-        t += length + rng.randint(params.gap_min_s, params.gap_max_s)
+        t += length + (gaps.pop(i) if i in gaps else
+                       rng.randint(params.gap_min_s, params.gap_max_s))
     while len(out) < params.min_chunks:  # split the longest piece, keeping a gap inside it
         k = max(range(len(out)), key=lambda j: out[j][2])
         act, start, length = out[k]
         half = (length - params.gap_min_s) // 2
         out[k:k + 1] = [(act, start, half), (act, start + half + params.gap_min_s, half)]
     return out
+
+
+def _fitted_run(acts: list[Activity], i: int, t: int, bedtime: int | None,
+                params: PlannerParams, rng: random.Random, gaps: dict[int, int]
+                ) -> list[Activity]:
+    """acts[i:] with the run at i fitted before its limit (the next anchor, or bedtime when
+    nothing follows it); dropped activities stay in place with ``drop=-1`` so indices hold,
+    and the run's gaps are drawn now (in `gaps`, by index) so the fit can count them."""
+    j = _run_end(acts, i)
+    limit = acts[j].anchor if j < len(acts) else bedtime
+    drawn = [rng.randint(params.gap_min_s, params.gap_max_s) for _ in range(i, j)]
+    # room up to the limit, less the shortest gap before it
+    kept = acts[i:j] if limit is None else _fit(acts[i:j], drawn, limit - params.gap_min_s - t)
+    out, k = [], 0
+    for a in acts[i:j]:
+        if k < len(kept) and kept[k].text == a.text and kept[k].scenario is a.scenario:
+            out.append(kept[k])
+            k += 1
+        else:
+            out.append(replace(a, drop=-1))
+    for n, idx in enumerate(x for x, a in zip(range(i, j), out) if a.drop >= 0):
+        gaps[idx] = drawn[n]
+    return out + acts[j:]
 
 
 def _phrase(s: Scenario, text: str, rng: random.Random, with_place: bool = True) -> str:
@@ -245,7 +337,8 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
     tax = load_taxonomy()
     picker = ScenarioPicker(tax, vocabulary)
     chunks, agenda = [], []
-    pieces = _pieces(build_agenda(persona, rng), params, rng)
+    pieces = _pieces(build_agenda(persona, rng, params.bedtime == "fit"), params, rng,
+                     _bedtime(persona, params))
     several = params.chunk_text in ("plan", "agenda")
     for k, (act, start, length) in enumerate(pieces):
         group = _window(pieces, k, params.activities_per_chunk) if several else [pieces[k]]

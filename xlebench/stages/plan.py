@@ -40,7 +40,7 @@ CHUNK_EMBEDDINGS = "chunk_embeddings.npy"
 class PlanStage(BaseStage):
     name: ClassVar[str] = "plan"
     outputs: ClassVar[tuple[str, ...]] = ("plans.jsonl", "stats/llm_usage_plan.json")
-    version: ClassVar[str] = "5"  # 5: later activities of a plan-style chunk kept whole
+    version: ClassVar[str] = "6"  # 6: evenings fitted before bedtime (planner.bedtime)
     upstream: ClassVar[tuple[str, ...]] = ("persona", "library")
 
     def __init__(self, *, params: PlannerParams, embedder: dict[str, Any],

@@ -44,7 +44,7 @@ class SimulateStage(BaseStage):
     outputs: ClassVar[tuple[str, ...]] = (
         "lifelogs", "stats/simulation.json", "stats/simulation.png",
         "stats/llm_usage_simulate.json")
-    version: ClassVar[str] = "3"  # 3: reflections store only the chunks they changed
+    version: ClassVar[str] = "4"  # 4: stats/simulation.json gives day_ends
     upstream: ClassVar[tuple[str, ...]] = ("plan", "persona", "library")
     record_file: ClassVar[str] = PUBLISHED  # the published form is the record, indented
 
