@@ -92,6 +92,7 @@ def frames_at(video: Path, uid: str, times: Sequence[float], root: Path, spec: F
     if todo:
         with av.open(str(video)) as container:
             stream = container.streams.video[0]
+            stream.thread_type = "AUTO"
             for t in todo:
                 container.seek(int(t / stream.time_base), stream=stream, backward=True)
                 chosen = None
