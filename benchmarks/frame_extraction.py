@@ -39,11 +39,12 @@ W, H = 560, 420
 
 
 def camera_like(path: Path, minutes: float, gop: int, work: Path) -> None:
-    """`minutes` of 1080p30 H.264: one noisy minute encoded, then stream-copied end to end."""
+    """`minutes` of 1080p30 H.264 at 8 Mb/s: one noisy minute encoded, then stream-copied end to end."""
     unit = work / "unit.mp4"
     run_ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60",
-                "-vf", "noise=alls=20:allf=t+u", "-c:v", "libx264", "-preset", "ultrafast",
-                "-crf", "23", "-pix_fmt", "yuv420p", "-g", str(gop), str(unit)])
+                "-vf", "noise=alls=6:allf=t+u", "-c:v", "libx264", "-preset", "veryfast",
+                "-b:v", "8M", "-maxrate", "10M", "-bufsize", "16M",  # a camera's 8 Mb/s
+                "-pix_fmt", "yuv420p", "-g", str(gop), str(unit)])
     repeat(unit, int(round(minutes)), path)
 
 

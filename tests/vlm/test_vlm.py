@@ -143,6 +143,35 @@ def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Pat
     assert len(set(alone.values())) > 1, "the answers depend on the question"
 
 
+def test_a_qwen2_vl_shares_its_frames_prefix_with_the_same_answers(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """Qwen2-VL (the benchmark's architecture: 3-D rotary positions over the image grid, a
+    per-token type input) built in memory at a tiny size: shared-prefix answers are the
+    tokens separate requests give, and the prefix runs once for the log's questions."""
+    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    loaded = random_qwen2_vl("tiny", seed=3)
+    frames = _frames(tmp_path, 4)
+    items = [dict(ITEM, item_id=f"i{k}", query=f"What did I do at step {k}?") for k in range(4)]
+
+    def vlm(cache: str, **kw) -> TransformersVLM:
+        return TransformersVLM(VLMConfig(backend="transformers", model="qwen2-vl-tiny",
+                                         max_tokens=5, temperature=0.0, **kw),
+                               tmp_path / cache, loaded=loaded)
+
+    alone = EndToEnd(vlm("a", batch_size=1, prefix_cache=False),
+                     lambda log: frames).respond(items, RECIPES, LOG)
+    runs = []
+    original = TransformersVLM._shared_prefix
+    monkeypatch.setattr(TransformersVLM, "_shared_prefix", lambda self, prompts: runs.append(
+        original(self, prompts)) or runs[-1])
+    shared = EndToEnd(vlm("b", batch_size=4), lambda log: frames).respond(items, RECIPES, LOG)
+    assert shared == alone
+    assert len(runs) == 1 and len(runs[0]) == 4, "one prefix answered the log's four questions"
+    assert vlm("c").device == "cpu" and vlm("c").fingerprint()["config_sha256"]
+
+
 @pytest.mark.gpu
 def test_the_tiny_vlm_on_cuda(tiny, tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")

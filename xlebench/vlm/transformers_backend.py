@@ -30,18 +30,27 @@ from xlebench.vlm.messages import Frame
 
 
 class TransformersVLM(CachedVLM):
-    def __init__(self, settings: VLMConfig, cache_dir: Path) -> None:
+    def __init__(self, settings: VLMConfig, cache_dir: Path,
+                 loaded: tuple[Any, Any] | None = None) -> None:
+        """`loaded`: a (processor, model) already in memory (a benchmark's random model of
+        a real size, a notebook's own), used as it is instead of ``vlm.path``."""
         super().__init__(settings, cache_dir)
-        if not settings.path or not Path(settings.path).is_dir():
+        if loaded is not None:
+            self.__dict__["_loaded"] = (loaded[0], loaded[1].eval())
+            self.__dict__["device"] = str(next(loaded[1].parameters()).device)
+        elif not settings.path or not Path(settings.path).is_dir():
             raise ConfigError(f"vlm.path={settings.path}: expected a local model folder "
                               "(processor and weights); models are never downloaded")
 
     def fingerprint(self) -> dict[str, Any]:
-        """The model folder's configuration by content: another checkpoint, another cache."""
-        folder = Path(self.settings.path)
+        """The model folder's configuration by content: another checkpoint, another cache
+        (an in-memory model: its configuration)."""
         digest = hashlib.sha256()
+        if "_loaded" in self.__dict__ and not self.settings.path:
+            digest.update(self._loaded[1].config.to_json_string().encode())
+        folder = Path(self.settings.path or ".")
         for name in ("config.json", "generation_config.json", "processor_config.json"):
-            if (folder / name).is_file():
+            if self.settings.path and (folder / name).is_file():
                 digest.update((folder / name).read_bytes())
         return {**super().fingerprint(), "config_sha256": digest.hexdigest()[:16],
                 "batch_size": self.settings.batch_size, "dtype": self.settings.dtype}
@@ -124,7 +133,9 @@ class TransformersVLM(CachedVLM):
         if common < 1 or where is None or (len(where) and int(where[-1]) >= common) \
                 or any(len(x) == common for x in ids):
             return None
-        extra = {k: v for k, v in inputs[0].items() if k not in ("input_ids", "attention_mask")}
+        # images as they are; per-token inputs (Qwen2-VL's mm_token_type_ids) cut to the prefix
+        extra = {k: v[:, :common] if k.endswith("_ids") else v for k, v in inputs[0].items()
+                 if k not in ("input_ids", "attention_mask")}
         with torch.inference_mode():
             prefix = model(input_ids=ids[0][None, :common],
                            attention_mask=torch.ones(1, common, dtype=torch.long,

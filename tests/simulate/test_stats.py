@@ -1,0 +1,26 @@
+"""Day ends in the simulation statistics: days past midnight counted per day of a log."""
+
+from __future__ import annotations
+
+from xlebench.simulate.stats import day_ends
+
+
+def _seg(start: int, end: int, day: int = 0) -> dict:
+    return {"start_s": start, "end_s": end, "chunk": {"day": day} if day else {}}
+
+
+def test_each_day_of_a_log_ends_on_its_own_clock() -> None:
+    logs = [
+        {"segments": [_seg(7 * 3600, 8 * 3600), _seg(22 * 3600, 23 * 3600)]},
+        {"segments": [_seg(7 * 3600, 8 * 3600), _seg(23 * 3600, 24 * 3600 + 1800)]},
+        # two days: day 1 ends at 21:00, day 2 (86400 s later) at 00:10 of day 3
+        {"segments": [_seg(8 * 3600, 9 * 3600), _seg(20 * 3600, 21 * 3600),
+                      _seg(86400 + 8 * 3600, 86400 + 9 * 3600, 1),
+                      _seg(86400 + 23 * 3600, 2 * 86400 + 600, 1)]},
+    ]
+    out = day_ends(logs)
+    assert out["days"] == 4 and out["past_midnight"] == 2
+    assert out["past_midnight_share"] == 0.5
+    assert out["end"]["p10"].startswith("21:") and out["end"]["p90"].startswith("+1 00:")
+    assert out["span_hours"]["p50"] == 16.08  # spans 13, 16, 16.17, 17.5 hours
+    assert day_ends([]) == {"days": 0}
