@@ -65,11 +65,10 @@ def life_log(tmp: Path, index: int, n_frames: int) -> tuple[dict, list[Frame]]:
     """A 10-hour log of 5 segments and n distinct 560x420 frames spread over it."""
     segs = [{"index": k, "video_uid": f"v{index}{k}", "start_s": 25200 + k * 7200,
              "end_s": 25200 + k * 7200 + 3600} for k in range(5)]
-    frames = []
+    frames, per_seg = [], max(1, n_frames // len(segs))
     for k in range(n_frames):
         seg = segs[k * len(segs) // n_frames]
-        t = seg["start_s"] + (k % max(1, n_frames // len(segs))) * 3600 // max(
-            1, n_frames // len(segs))
+        t = seg["start_s"] + (k % per_seg) * 3600 // per_seg
         path = tmp / f"log{index}-{k:04d}.jpg"
         Image.effect_noise((560, 420), 40 + k % 50).convert("RGB").save(path, format="JPEG")
         frames.append(Frame(path, f"{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}", t))
@@ -170,7 +169,6 @@ def configuration(size: str, n_frames: int, args, tmp: Path, device: str, peak: 
     row["paper_grid_hours"] = {
         mode: round(PAPER_LOGS * per_log / row[mode]["items_per_s"] / 3600, 1)
         for mode in ("separate", "shared")}
-    del loaded
     return row
 
 

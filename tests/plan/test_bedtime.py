@@ -13,7 +13,13 @@ from xlebench.library.taxonomy import load_taxonomy
 from xlebench.persona.locations import LOCATIONS
 from xlebench.persona.offline import generate_persona
 from xlebench.plan.offline import (
-    HOME_BASED, MIN_FIT_MINUTES, Activity, PlannerParams, _fit, night_shift, plan_day,
+    HOME_BASED,
+    MIN_FIT_MINUTES,
+    Activity,
+    PlannerParams,
+    _fit,
+    night_shift,
+    plan_day,
 )
 
 MBTIS = ["".join(t) for t in itertools.product("EI", "SN", "TF", "JP")]

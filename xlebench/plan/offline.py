@@ -202,7 +202,7 @@ def _fit(run: list[Activity], gaps: list[int], room: int) -> list[Activity]:
     return run
 
 
-def _bedtime(persona: Persona, params: PlannerParams) -> int | None:
+def _bedtime(persona: Persona) -> int | None:
     """Seconds of the day the last activity should end by (None: no limit): the persona's
     sleep time, after midnight when it is earlier than the wake time."""
     s = persona.schedule
@@ -272,8 +272,8 @@ def _fitted_run(acts: list[Activity], i: int, t: int, bedtime: int | None,
             k += 1
         else:
             out.append(replace(a, drop=-1))
-    for n, idx in enumerate(x for x, a in zip(range(i, j), out) if a.drop >= 0):
-        gaps[idx] = drawn[n]
+    kept_at = [i + n for n, a in enumerate(out) if a.drop >= 0]  # the n-th kept: n-th gap
+    gaps.update({idx: drawn[n] for n, idx in enumerate(kept_at)})
     return out + acts[j:]
 
 
@@ -338,7 +338,7 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
     picker = ScenarioPicker(tax, vocabulary)
     chunks, agenda = [], []
     pieces = _pieces(build_agenda(persona, rng, params.bedtime == "fit"), params, rng,
-                     _bedtime(persona, params))
+                     _bedtime(persona))
     several = params.chunk_text in ("plan", "agenda")
     for k, (act, start, length) in enumerate(pieces):
         group = _window(pieces, k, params.activities_per_chunk) if several else [pieces[k]]

@@ -62,11 +62,11 @@ def day_ends(logs: list[dict]) -> dict:
             spans.append((segs[-1]["end_s"] - segs[0]["start_s"]) / 3600)
     if not ends:
         return {"days": 0}
-    qs = (10, 50, 90)
+    qs, late = (10, 50, 90), sum(e >= DAY for e in ends)
     return {
         "days": len(ends),
-        "past_midnight": sum(e >= DAY for e in ends),
-        "past_midnight_share": round(sum(e >= DAY for e in ends) / len(ends), 4),
+        "past_midnight": late,
+        "past_midnight_share": round(late / len(ends), 4),
         "end": {f"p{q}": fmt_hhmm(int(np.percentile(ends, q))) for q in qs},
         "span_hours": {f"p{q}": round(float(np.percentile(spans, q)), 2) for q in qs},
     }

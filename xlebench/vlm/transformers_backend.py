@@ -35,6 +35,7 @@ class TransformersVLM(CachedVLM):
         """`loaded`: a (processor, model) already in memory (a benchmark's random model of
         a real size, a notebook's own), used as it is instead of ``vlm.path``."""
         super().__init__(settings, cache_dir)
+        self._in_memory = loaded is not None
         if loaded is not None:
             self.__dict__["_loaded"] = (loaded[0], loaded[1].eval())
             self.__dict__["device"] = str(next(loaded[1].parameters()).device)
@@ -46,12 +47,13 @@ class TransformersVLM(CachedVLM):
         """The model folder's configuration by content: another checkpoint, another cache
         (an in-memory model: its configuration)."""
         digest = hashlib.sha256()
-        if "_loaded" in self.__dict__ and not self.settings.path:
+        if self._in_memory:
             digest.update(self._loaded[1].config.to_json_string().encode())
-        folder = Path(self.settings.path or ".")
-        for name in ("config.json", "generation_config.json", "processor_config.json"):
-            if self.settings.path and (folder / name).is_file():
-                digest.update((folder / name).read_bytes())
+        else:
+            folder = Path(self.settings.path)
+            for name in ("config.json", "generation_config.json", "processor_config.json"):
+                if (folder / name).is_file():
+                    digest.update((folder / name).read_bytes())
         return {**super().fingerprint(), "config_sha256": digest.hexdigest()[:16],
                 "batch_size": self.settings.batch_size, "dtype": self.settings.dtype}
 
