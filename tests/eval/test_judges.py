@@ -80,8 +80,22 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
                         "judge=litellm", "judge.api_base=http://127.0.0.1:9")
     assert ran.rc == 2 and "Neptune D.4" in ran.text
     with LoopbackLLMServer(ScriptedModel()) as srv:
+        # The scripted judge calls only identical texts equivalent: it fails the dev set, so
+        # its column is withheld and the table says why; with the threshold at 0 it prints.
         ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
                             "judge.backoff_s=0.01")
+        assert ran.rc == 0, ran.text[-2000:]
+        table = json.loads((tmp_path / "benchmarks" / "demo" / "results"
+                            / "oracle_text_retrieval" / "table.json").read_text())
+        check = table["judge_check"]
+        assert check["n"] == 40 and not check["judges"]["gem"]["passed"]
+        assert 0 < check["judges"]["gem"]["f1"] < 0.7
+        assert "gem_judge" not in table["extra"]["single_summary"]
+        md = (tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"
+              / "table.md").read_text()
+        assert "Judge gem (gem_judge): dev-set F1" in md and "WITHHELD" in md
+        ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
+                            "judge.backoff_s=0.01", "eval.judge.min_dev_f1=0")
         assert ran.rc == 0, ran.text[-2000:]
         calls = srv.request_count
     record = json.loads((tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"

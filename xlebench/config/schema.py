@@ -313,6 +313,9 @@ class JudgeConfig:
     #: null = every free-text subtask; ordering subtasks are refused (judges accept wrong
     #: orders).
     subtasks: list[str] | None = None
+    #: A judge's scores are printed only when its F1 on the labelled dev set
+    #: (xlebench/data/judge_dev.v1.jsonl) reaches this; 0 prints them whatever it reaches.
+    min_dev_f1: float = knob(0.7, ge=0, le=1)
 
 
 @dataclass
@@ -389,7 +392,9 @@ class CertificateConfig:
                                   each=True)
 
 
-EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema")
+EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema", "curation")
+#: Written unless export.formats says otherwise (curation, a sheet for raters, on request).
+DEFAULT_EXPORTS = ("hf", "lmms_eval", "xlebench", "egoschema")
 
 
 @dataclass
@@ -398,7 +403,7 @@ class ExportConfig:
     ``lmms_eval`` (task folders; needs ``hf``), ``xlebench`` (the X-LeBench release layout),
     ``egoschema`` (multiple-choice items in EgoSchema's layout)."""
 
-    formats: list[str] = knob(factory=lambda: list(EXPORT_FORMATS), choices=EXPORT_FORMATS,
+    formats: list[str] = knob(factory=lambda: list(DEFAULT_EXPORTS), choices=EXPORT_FORMATS,
                               each=True)
     #: lmms-eval generation budget per reply.
     max_new_tokens: int = knob(256, ge=1, le=32_768)

@@ -27,7 +27,7 @@ from xlebench.llm.structured import ask_json, ask_text
 PROMPTS = {"gem": "eval/gem.v1", "score10": "eval/score10.v1"}
 METRICS = {"gem": "gem_judge", "score10": "score10_judge"}
 #: Answer kinds judges read (free text); ordering is refused, the others have exact metrics.
-JUDGED_KINDS = ("text", "grounded")
+JUDGED_KINDS = ("text", "grounded", "short")
 _VERDICT = re.compile(r"^\W*(?:answers?[_ ]are[_ ]equivalent\s*:?\s*)?\W*(true|false)\W*$",
                       re.IGNORECASE)
 

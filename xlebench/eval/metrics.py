@@ -126,6 +126,12 @@ def _stemmer() -> _MemoStemmer:
     return _MemoStemmer()
 
 
+def porter_stem(word: str) -> str:
+    """rouge-score's Porter stemmer on one word, whatever its length (its tokenizer leaves
+    words of three letters or fewer alone: "fry", "fries" -> "fry", "fri")."""
+    return _stemmer().stem(word)
+
+
 @lru_cache(maxsize=1 << 16)
 def rouge_tokens(text: str) -> tuple[str, ...]:
     """The tokens ROUGE-L compares: rouge-score's own tokenizer and Porter stemmer."""
@@ -213,4 +219,9 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("score10_judge", "mean", True, "LLM judge's 1-10 grade / 10 (MultiHop-EgoQA)"),
     Metric("acc", "mean", True, "share of multiple-choice items answered with the right "
            "option (chance: 1 / options, 20% for five)"),
+    Metric("answer_acc", "mean", True, "share of short answers equivalent to the reference by "
+           "the rule of their shape: the exact count, the exact order, token F1 >= 0.5 "
+           "otherwise (xlebench.eval.scorers.short)"),
+    Metric("token_f1", "mean", True, "SQuAD token F1 over content-word stems of the reply "
+           "(cut to 100 words) and the answer"),
 )}

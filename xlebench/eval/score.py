@@ -34,10 +34,13 @@ __all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "make_row", "score_ite
 
 def make_row(item: dict, recipe: Any, status: str, scores: dict[str, float],
          response: str | None) -> dict[str, Any]:
-    return {"item_id": item["item_id"], "subtask": item["subtask"],
-            "lifelog_id": item["lifelog_id"], "category": item["category"],
-            "primary": recipe.primary, "status": status, "scores": scores,
-            "weights": recipe.scorer.weights(item), "response": response}
+    row = {"item_id": item["item_id"], "subtask": item["subtask"],
+           "lifelog_id": item["lifelog_id"], "category": item["category"],
+           "primary": recipe.primary, "status": status, "scores": scores,
+           "weights": recipe.scorer.weights(item), "response": response}
+    if item.get("tags"):  # what results are broken down by (Neptune's capability)
+        row["tags"] = dict(item["tags"])
+    return row
 
 
 def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Mapping[str, Any],

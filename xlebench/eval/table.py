@@ -179,12 +179,43 @@ def results_table(rows: Sequence[dict], panel: Panel, *,
             [r for s in present for r in by[(s, c)]],
             {"strongest per subtask": _pooled_floor(present, pby, c, metric, seed)},
             metric, n_boot, seed), "members": present} for c in cols}
+    table["by_tag"] = tag_breakdown(rows, panel, primary, n_boot, seed)
     table["panel"] = {sub: {"sees": dict(panel.sees.get(sub, {})),
                             "skipped": dict(panel.skipped.get(sub, {}))} for sub in subtasks}
     table["metrics"] = {m: vars(REGISTRY[m]) for m in sorted(
         set(primary.values()) | {m for e in table["extra"].values() for m in e})
         if m in REGISTRY}
     return table
+
+
+def tag_breakdown(rows: Sequence[dict], panel: Panel, primary: Mapping[str, str], n_boot: int,
+                  seed: int) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """Per subtask whose items carry ``tags`` (Neptune's capability, MultiHop's category):
+    per tag and value, the primary metric's cell — its n, interval and the strongest blind
+    member on the same items."""
+    out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    for sub, metric in primary.items():
+        tagged = [r for r in rows if r["subtask"] == sub and r.get("tags")]
+        for tag in sorted({t for r in tagged for t in r["tags"]}):
+            for value in sorted({r["tags"][tag] for r in tagged if tag in r["tags"]}):
+                def has(r: dict, tag: str = tag, value: str = value) -> bool:
+                    return r.get("tags", {}).get(tag) == value
+                members = {m: [r for r in mrows if has(r)]
+                           for m, mrows in panel.rows.get(sub, {}).items()}
+                out.setdefault(sub, {}).setdefault(tag, {})[value] = _cell(
+                    [r for r in tagged if has(r)], members, metric, n_boot, seed)
+    return out
+
+
+def tag_lines(table: dict[str, Any]) -> list[str]:
+    """One row per (subtask, tag value): score [CI] n, and the floor on the same items."""
+    lines = ["| subtask | tag | value | score | floor | not answered |", "|---|---|---|---|---|---|"]
+    for sub, tags in table.get("by_tag", {}).items():
+        for tag, cells in tags.items():
+            for value, c in cells.items():
+                lines.append(f"| {sub} | {tag} | {value} | {_fmt(c)} | {_fmt(c['floor'])} | "
+                             f"{_failures(c)} |")
+    return lines if len(lines) > 2 else []
 
 
 # -- Markdown ------------------------------------------------------------------------------------
@@ -264,6 +295,10 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
                   "|---|---|---|---|---|"]
         lines += [f"| {sub} | {m} | {_fmt(c)} | {_fmt(c['floor'])} | {_fmt(c['paper'])} |"
                   for sub, m, c in extra]
+    tags = tag_lines(table)
+    if tags:
+        lines += ["", "Per tag (Neptune's capability; primary metric, floor = strongest blind "
+                  "strategy on the same items):", "", *tags]
     if table.get("validity"):
         lines += ["", "Does each recipe measure the video? Its full-information oracle (reads the "
                   "exact annotations its items came from) against its strongest blind "

@@ -298,9 +298,24 @@ def _score10(text: str) -> str:
     return json.dumps({"score": 10 if "identical" in text else 5, "rationale": "scripted"})
 
 
+def _neptune_qa(text: str) -> str:
+    """Neptune's presentation, capability in brackets; the third answer is a bare count."""
+    n = _number(r"craft (\d+) challenging", text, 5)
+    acts = _narrated(text)
+    caps = ["cause and effect", "temporal ordering", "counting", "goal reasoning", "comparison"]
+    rows = []
+    for k in range(n):
+        cap = caps[k % len(caps)]
+        answer = "3" if cap == "counting" else f"C {acts[k % len(acts)]}"
+        rows.append(f"QUESTION {k + 1}: ({cap}) What does C do, question {k + 1}?\n"
+                    f"CORRECT ANSWER: {answer}")
+    return "\n\n".join(rows)
+
+
 TEXT_ANSWERS: dict[str, Callable[[str], str]] = {
     "egoschema_q": _egoschema_questions, "egoschema_aw": _egoschema_answers,
     "egoschema_qaw": _egoschema_one_shot, "blind_mcq": _blind_longest,
     "qad_rank": _rank_longest, "neptune_decoys": _decoys, "gem_judge": _gem,
-    "score10_judge": _score10,
+    "score10_judge": _score10, "transcript_mcq": _blind_longest,
+    "neptune_qa": _neptune_qa, "neptune_visual_support": lambda text: "C handles the tools.",
 }

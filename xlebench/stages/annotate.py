@@ -45,13 +45,22 @@ def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
     """What a recipe's items depend on besides the log: its declaration, parameters (filters
     included), prompt files and where it comes from (8 hex digits, part of the unit id)."""
     target = raw.get("_target_")
+    filters = raw.get("filters") or []
+    files = _filter_files(filters)
     blob = json.dumps({"name": recipe.name, "task": recipe.task, "params": asdict(params),
-                       "filters": raw.get("filters") or [],
+                       "filters": filters, **({"filter_files": files} if files else {}),
                        "prompts": {p: file_digest(f) for p, f in
                                    zip(recipe.prompts, prompt_files(list(recipe.prompts)),
                                        strict=True)},
                        "target": target}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:8]
+
+
+def _filter_files(filters: list) -> dict[str, str]:
+    """Digests of the files filters read (rater sheets, transcripts): a new verdict
+    recompiles the recipe's units."""
+    return {str(f[k]): file_digest(Path(f[k])) for f in filters if isinstance(f, dict)
+            for k in ("verdicts", "transcripts") if k in f and Path(str(f[k])).is_file()}
 
 
 def derived_key(keys: dict[str, str], name: str) -> str:
@@ -134,12 +143,15 @@ class AnnotateStage(BaseStage):
 
     def oracle(self, lifelog_id: str, name: str, items: list[dict]) -> dict[str, str]:
         """The recipe's full-information oracle's reply to each item (kept with the unit,
-        never published as an answer): the consistency check of ``stats/tasks.json``."""
+        never published as an answer): the consistency check of ``stats/tasks.json``. An
+        item the oracle returns None for has no source it could re-read (an LLM wrote it):
+        it is left out of the check, which says on how many items it ran."""
         recipe, params = self.recipes[name]
         if recipe.oracle is None:
             return {}
         rctx = self._context(lifelog_id, name, recipe)
-        return {it["item_id"]: recipe.oracle(rctx, params, it) for it in items}
+        replies = {it["item_id"]: recipe.oracle(rctx, params, it) for it in items}
+        return {k: v for k, v in replies.items() if v is not None}  # None: no source offline
 
     def compile(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
         """One recipe's items on one log, with their certificates, after its filters (and why

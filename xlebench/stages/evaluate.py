@@ -7,7 +7,7 @@ Writes per-item scores and the results table (Table 5 layout) as JSON and Markdo
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,6 +17,7 @@ from xlebench.errors import ConfigError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.blind import Panel, panel_rows, strongest
 from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
+from xlebench.eval.judge_check import check_judges, check_lines
 from xlebench.eval.judges import Judges, judged_subtasks
 from xlebench.eval.leaderboard import (
     EVALUATION,
@@ -76,9 +77,11 @@ class EvaluateStage(BaseStage):
                  floor_draws: int = 32, allow_partial: bool = False,
                  max_logs: int | None = None, lifelogs: list[str] | None = None,
                  judges: Judges | None = None, judged: set[str] | None = None,
+                 min_dev_f1: float = 0.7,
                  models: dict[str, Any] | None = None,
                  records: dict[str, dict] | None = None) -> None:
         self.judges, self.judged = judges, set(judged or ())
+        self.min_dev_f1 = min_dev_f1
         #: Results key -> the model answering (None: no model), and what each evaluation
         #: records about itself (config, fingerprint) in results/<key>/evaluation.json.
         self.models, self.records = dict(models or {}), dict(records or {})
@@ -126,10 +129,15 @@ class EvaluateStage(BaseStage):
         rows, not_applicable = _without_source(rows, system)
         panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
                            draws=self.floor_draws, bertscorer=self.bertscorer)
+        check = None
         if self.judges is not None:
             usage = Usage()
-            self.judges.apply(rows, items, self.judged, usage)
-            judge_panel(self.judges, panel, items, self.judged, usage)
+            check = check_judges(self.judges, self.min_dev_f1, usage)
+            passed = [n for n in self.judges.names if check["judges"][n]["passed"]]
+            if passed:
+                judges = replace(self.judges, names=passed)
+                judges.apply(rows, items, self.judged, usage)
+                judge_panel(judges, panel, items, self.judged, usage)
             save_usage(ctx.workdir, usage)
         table = results_table(rows, panel, groups=groups(list(self.recipes.values())),
                               corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
@@ -148,7 +156,8 @@ class EvaluateStage(BaseStage):
                          set(responses) & {it["item_id"] for it in items})},
                      lifelogs={"evaluated": len(logs), "of": n_logs,
                                "ids": logs if len(logs) < n_logs else "all"},
-                     bertscore=self.bertscorer.describe() if self.bertscorer else None)
+                     bertscore=self.bertscorer.describe() if self.bertscorer else None,
+                     judge_check=check)
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
         write_text(ctx.workdir / "table.md",
                    to_markdown(table, _title(unit.id, system, model),
@@ -241,6 +250,7 @@ def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
         notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "
                      f"(eval.max_logs / eval.lifelogs): {', '.join(logs['ids'][:5])}"
                      + (" ..." if logs["evaluated"] > 5 else "") + ".")
+    notes += check_lines(table.get("judge_check"))
     for sub, v in table.get("validity", {}).items():
         if v["consistent"] is False or v["headroom"] is False:
             notes.append(f"{sub}: {v['verdict']}.")
@@ -291,5 +301,6 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),
                           allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
                           lifelogs=ec["lifelogs"], judges=judges, judged=judged,
+                          min_dev_f1=float(ec["judge"]["min_dev_f1"]),
                           models=built.models, records=records)
     return StageSpec(stage, fp)

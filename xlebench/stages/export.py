@@ -22,6 +22,7 @@ from xlebench.errors import ConfigError
 from xlebench.eval.metrics import REGISTRY
 from xlebench.eval.score import ScoreSettings, corpus_metrics
 from xlebench.export.card import dataset_card, dataset_id
+from xlebench.export.curation import curation_csv
 from xlebench.export.egoschema import egoschema_files
 from xlebench.export.hf import items_table, lifelogs_table, write_table
 from xlebench.export.lmms import write_lmms_tasks
@@ -146,6 +147,11 @@ class ExportStage(BaseStage):
             for name, obj in files.items():
                 write_json(out / name, obj)
         return {"questions": len(files["questions.json"])}
+
+    def _curation(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        every = [it for v in items.values() for it in v]
+        write_text(out / "items.csv", curation_csv(every, logs))
+        return {"items": len(every)}
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         counts = {}

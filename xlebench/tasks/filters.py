@@ -24,6 +24,15 @@ Kinds:
   ``drop_if_correct_at_least`` of them pick the right one (a rule tied between two options
   counts as picking both).
 
+* ``raters`` — human raters' verdicts (`xlebench.export.curation`: the sheet
+  ``export.formats=[curation]`` writes, filled in): drop items whose ``verdict`` (GOOD / BAD /
+  MAYBE) or ``needs`` (video / audio / both / neither) is listed in ``drop``; Neptune's rater
+  test is ``drop: [audio]``. Items no rater saw are kept and counted.
+* ``transcript_only`` — multiple choice (Neptune's ASR filter): a text-only model answers from
+  the question, the options and the speech transcript of the item's evidence (``transcripts``:
+  a JSON file ``{video_uid: [{start_s, end_s, text}]}``) in each of ``seeds`` samples; drop
+  when it is right in at least ``drop_if_correct_at_least``.
+
 Model-based filters sample with ``sample=<seed>`` through the cached LLM client, so each seed is
 its own cached answer; they need ``llm=litellm`` (or ``replay``).
 """
@@ -157,15 +166,89 @@ def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdi
     return _seeded(item, spec, fctx, QAD_PROMPT, True, lambda t: parse_rank(t)[0])
 
 
+def _raters(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    from xlebench.export.curation import read_verdicts
+
+    rated = read_verdicts(spec["verdicts"]).get(item["item_id"])
+    if rated is None:
+        return True, {"rated": False}
+    drop = {str(d).strip().lower() for d in spec["drop"]}
+    hit = sorted(v for v in (rated["verdict"].lower(), rated["needs"]) if v and v in drop)
+    return not hit, {"rated": True, **rated, "dropped_for": hit}
+
+
+TRANSCRIPT_PROMPT = "tasks/transcript_mcq.v1"
+
+
+def transcript_lines(item: dict, transcripts: Mapping[str, list]) -> str:
+    """The speech of the item's evidence spans, one ``[start-end] text`` line each."""
+    lines = [f"[{float(t['start_s']):.0f}-{float(t['end_s']):.0f}] {t['text']}"
+             for e in item["evidence"] for t in transcripts.get(e["video_uid"], [])
+             if float(t["end_s"]) > e["source_start_s"] and float(t["start_s"]) < e["source_end_s"]]
+    return "\n".join(lines) or "(no speech)"
+
+
+def _transcript_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    from xlebench.eval.parse import parse_choice
+    from xlebench.llm.client import Usage
+    from xlebench.llm.prompts import load_prompt
+    from xlebench.llm.structured import ask_text
+
+    _mcq_check(item, "transcript_only", fctx)
+    speech = transcript_lines(item, load_transcripts(spec["transcripts"]))
+    messages = load_prompt(TRANSCRIPT_PROMPT).render(
+        question=_question(item), options=_option_lines(item, False), transcript=speech)
+
+    def parse(text: str) -> int:
+        k = parse_choice(text, item["answer"]["options"])
+        if k is None:
+            raise ValueError('name exactly one option, as "Option k"')
+        return k
+    picks = [ask_text(fctx.llm, messages, parse, max_retries=fctx.llm.settings.max_retries,
+                      usage=Usage(), sample=seed, what="transcript_only filter")
+             for seed in range(int(spec["seeds"]))]
+    right = sum(p == item["answer"]["label"] for p in picks)
+    return right < int(spec["drop_if_correct_at_least"]), {
+        "picked": picks, "correct": right, "seeds": int(spec["seeds"]),
+        "prompt": TRANSCRIPT_PROMPT, "speech_lines": speech.count("\n") + 1}
+
+
+def load_transcripts(path: str) -> dict[str, list]:
+    """``{video_uid: [{start_s, end_s, text}]}`` (read once per file)."""
+    import json
+    from pathlib import Path
+
+    from xlebench.errors import ConfigError, DataError
+
+    p = Path(path)
+    if p not in _TRANSCRIPTS:
+        if not p.is_file():
+            raise ConfigError(f"{p}: no such transcript file (transcript_only filter); give "
+                              "JSON {video_uid: [{start_s, end_s, text}]}")
+        data = json.loads(p.read_text())
+        if not isinstance(data, dict) or not all(
+                isinstance(v, list) and all({"start_s", "end_s", "text"} <= set(t) for t in v)
+                for v in data.values()):
+            raise DataError(str(p), "$", "an object {video_uid: [{start_s, end_s, text}]}")
+        _TRANSCRIPTS[p] = data
+    return _TRANSCRIPTS[p]
+
+
+_TRANSCRIPTS: dict[Any, dict[str, list]] = {}
+
+
 FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tuple[str, ...]]] = {
     "certificate": (_certificate, ("min_s",)),
     "length_balance": (_length_balance, ("max_ratio",)),
     "blind": (_blind, ("seeds", "drop_if_correct_at_least")),
     "qad_rank": (_qad_rank, ("seeds", "drop_if_correct_at_least")),
     "option_only": (_option_only, ("drop_if_correct_at_least",)),
+    "raters": (_raters, ("verdicts", "drop")),
+    "transcript_only": (_transcript_only, ("seeds", "drop_if_correct_at_least",
+                                           "transcripts")),
 }
 #: Filters that ask a model (refused under llm=offline at compose time).
-MODEL_FILTERS = ("blind", "qad_rank")
+MODEL_FILTERS = ("blind", "qad_rank", "transcript_only")
 
 
 def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
@@ -178,8 +261,12 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
         missing = [k for k in FILTERS[kind][1] if k not in spec]
         if missing:
             raise ConfigError(f"tasks.{name}.filters[{i}] ({kind}): give {missing}")
-        for key in FILTERS[kind][1]:
+        for key in (k for k in FILTERS[kind][1] if k in RANGES):
             _check_number(f"tasks.{name}.filters[{i}].{key}", spec[key], *RANGES[key])
+        if kind == "raters":
+            from xlebench.export.curation import read_verdicts
+
+            read_verdicts(spec["verdicts"])  # a missing or malformed sheet stops the run here
 
 
 #: Allowed values of the filters' parameters: (low, high, integer).

@@ -24,6 +24,7 @@ from typing import Any
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
+from xlebench.eval.baselines.short_answers import answer_short
 from xlebench.eval.parse import clock_seconds
 from xlebench.library.language import at_place, join_and, third_person
 from xlebench.tasks.actions import parse_narration
@@ -77,7 +78,7 @@ class TextRetrievalBaseline:
     reads = "the Ego4D narrations as captions"
     #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
-    #: apart).
+    #: apart). Short answers were added without a bump: no earlier reply changes.
     version = "5"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).
@@ -113,6 +114,9 @@ class TextRetrievalBaseline:
             return self._events(item, captions, roles=kind == "roles")
         if kind == "choice":
             return self._choose(item, captions)
+        if kind == "short":
+            return answer_short(item, captions, word_set,
+                                lambda lo, hi: self._summary(captions, lo, hi))
         return NO_INFO  # an answer kind this baseline does not know: counted as unanswered
 
     # -- localisation -------------------------------------------------------------------------

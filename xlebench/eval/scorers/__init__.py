@@ -12,6 +12,7 @@ the offline baseline with no change here. One module per answer kind, each besid
 ``order``       an order of shown items (`OrderAccuracy`)
 ``choice``      multiple choice (`ChoiceAccuracy`)
 ``grounded``    grounded answers with evidence spans (`GroundedAnswer`)
+``short``       short open-ended answers, one equivalence rule per shape (`ShortAnswer`)
 ``events``      verbs of short events (`EventVerbs`), their roles given the verbs (`EventRoles`)
 ``relations``   relations between events (`RelationAccuracy`)
 ==============  ==============================================================================
@@ -30,12 +31,13 @@ from xlebench.eval.scorers.events import ROLE_NAMES, EventRoles, EventVerbs, par
 from xlebench.eval.scorers.grounded import GroundedAnswer, split_evidence
 from xlebench.eval.scorers.order import OrderAccuracy
 from xlebench.eval.scorers.relations import RELATIONS, RelationAccuracy, parse_relations
+from xlebench.eval.scorers.short import ShortAnswer
 from xlebench.eval.scorers.spans import SpanRecall
 from xlebench.eval.scorers.text import GENERIC_SUMMARY, TextSimilarity, strip_tokens
 
 __all__ = ["GENERIC_SUMMARY", "RELATIONS", "ROLE_NAMES", "Blind", "BlindContext",
            "ChoiceAccuracy", "CountAccuracy", "EventRoles", "EventVerbs", "GroundedAnswer",
            "OrderAccuracy",
-           "RelationAccuracy", "ScoreSettings", "Scorer", "SpanRecall", "TextSimilarity",
+           "RelationAccuracy", "ScoreSettings", "Scorer", "ShortAnswer", "SpanRecall", "TextSimilarity",
            "parse_events", "parse_relations", "position_histograms", "split_evidence",
            "strip_tokens"]

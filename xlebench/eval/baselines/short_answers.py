@@ -1,0 +1,58 @@
+"""The offline text-retrieval baseline's short answers (Neptune-style open questions), read
+from the period's captions by word overlap. The question's form says what is asked (how
+many, in what order, right after, where, with the object); nothing of the item's answer is
+read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from xlebench.eval.baselines.captions import Caption
+from xlebench.tasks.actions import parse_narration
+
+NO_INFO = "There is no information available in the provided records."
+_SUFFIX = re.compile(r"\s+in the record provided for the .*$")
+_GENERIC = frozenset({"time", "mani", "right", "after", "order", "follow", "where", "what"})
+
+
+def _question(item: dict) -> str:
+    return _SUFFIX.sub("", item["query"]).rstrip(" ?")
+
+
+def _best(pool: Sequence[Caption], text: str, words: Callable[[str], frozenset]) -> int | None:
+    """Index of the caption sharing most content words with ``text`` (first on ties)."""
+    q = words(text) - _GENERIC
+    scores = [len(q & words(c.text)) for c in pool]
+    if not q or not scores or max(scores) == 0:
+        return None
+    return scores.index(max(scores))
+
+
+def answer_short(item: dict, captions: Sequence[Caption], words: Callable[[str], frozenset],
+                 summary: Callable[[float, float], str]) -> str:
+    lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+    pool = [c for c in captions if lo <= c.virtual_s <= hi and c.text.startswith("C ")]
+    q = _question(item)
+    if not pool:
+        return NO_INFO
+    if q.startswith("How many times does C "):
+        act = words(q.removeprefix("How many times does C "))
+        return str(sum(1 for c in pool if act and act <= words(c.text)))
+    if q.startswith("In what order does C do the following: "):
+        listed = q.split(": ", 1)[1].split("; ")
+        when = {x: _best(pool, x, words) for x in listed}
+        ranked = sorted(listed, key=lambda x: (when[x] is None, when[x] or 0))
+        return ", then ".join(ranked)
+    if q.startswith("What does C do right after "):
+        k = _best(pool, q.removeprefix("What does C do right after "), words)
+        return pool[k + 1].text if k is not None and k + 1 < len(pool) else NO_INFO
+    if q.startswith("Where does C "):
+        k = _best(pool, q.removeprefix("Where does C "), words)
+        parsed = parse_narration("#C " + pool[k].text) if k is not None else None
+        return f"the {parsed.pobj}" if parsed and parsed.pobj else NO_INFO
+    if q.startswith("What does C do with the "):
+        obj = words(q.removeprefix("What does C do with the ").removesuffix(", in order"))
+        said = [c.text for c in pool if obj and obj <= words(c.text)]
+        return ", then ".join(dict.fromkeys(said)) or NO_INFO
+    return summary(lo, hi)

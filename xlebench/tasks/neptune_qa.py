@@ -1,0 +1,339 @@
+"""Neptune's open-ended question answering over life logs (seed 001, appendix C.2).
+
+Every item is a short-answer question about one record, tagged with the capability it tests
+(``tags.capability``: Neptune's twelve — TO temporal ordering, CE cause and effect, SC state
+changes, VN visual narrative, CI creator intent, CT counting, PR predictive, GR goal reasoning,
+CMP comparison, ID identification, SUM summarisation, OTH other), so the results table breaks
+every score down per capability with its n. Like Neptune's QADs, each item also carries
+``decoys`` wrong answers (``answer.options`` / ``answer.label``), so the QAD filter
+(``qad_rank``) and the option-only filter apply, and the named subsets are config overlays
+(``+neptune=mmh`` / ``+neptune=mma``).
+
+* ``generator=offline`` (no model; tests and the demo): questions of six capabilities written
+  from the record's narrations by rules that make the answer unambiguous
+  (`xlebench.tasks.neptune_offline`), balanced across capabilities.
+* ``generator=llm``: Neptune's pipeline — an optional visual-support call per record
+  (``visual_support``: the elements of the record's captions that support its story), then
+  "Craft {target_number} challenging short-answer questions" over the timestamped dense
+  captions, each introduced as ``QUESTION k: (capability) question`` and answered as
+  ``CORRECT ANSWER: answer``; decoys by Neptune's decoy prompt.
+
+Scored by `xlebench.eval.scorers.short.ShortAnswer` (one equivalence rule per answer shape; the
+GEM judge on top with ``eval.judges=[gem]``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import permutations
+
+from xlebench.clock import DAY
+from xlebench.config.knobs import knob
+from xlebench.eval.baselines.captions import clean_narration
+from xlebench.eval.scorers.short import ShortAnswer, parse_number
+from xlebench.llm.client import Usage
+from xlebench.llm.prompts import load_prompt
+from xlebench.llm.structured import ask_text
+from xlebench.tasks import neptune_offline as N
+from xlebench.tasks import wording as W
+from xlebench.tasks.common import evidence, segment_of, segment_period, whole
+from xlebench.tasks.context import Built, Context
+from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.items import to_day
+from xlebench.tasks.registry import Recipe
+
+CAPABILITIES = {"TO": "temporal ordering", "CE": "cause and effect", "SC": "state changes",
+                "VN": "visual narrative", "CI": "creator intent", "CT": "counting",
+                "PR": "predictive", "GR": "goal reasoning", "CMP": "comparison",
+                "ID": "identification", "SUM": "summarization", "OTH": "other"}
+QA_PROMPT = "tasks/neptune_qa.v1"
+SUPPORT_PROMPT = "tasks/neptune_visual_support.v1"
+DECOY_PROMPT = "tasks/neptune_decoys.v1"
+FORMAT = ("Answer the question briefly (a number, a short phrase, or one sentence), from what "
+          "the recordings show.")
+_QUESTION = re.compile(r"^\W*question\s*\d+\s*[:.)]\s*(?:\(([^)]*)\)\s*)?(.+?)\s*$",
+                       re.IGNORECASE | re.MULTILINE)
+_ANSWER = re.compile(r"^\W*correct\s+answer\s*[:.]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_WRONG = re.compile(r"^\W*wrong\s+answer\s*\d+\s*[:.)\-]\s*(.+?)\s*$",
+                    re.IGNORECASE | re.MULTILINE)
+#: Words of a generator's capability label -> Neptune's abbreviation (first match wins).
+_LABELS = (("order", "TO"), ("timeline", "TO"), ("temporal ordering", "TO"), ("cause", "CE"),
+           ("state", "SC"), ("visual narrative", "VN"), ("creator", "CI"), ("intent", "CI"),
+           ("message", "CI"), ("count", "CT"), ("predict", "PR"), ("goal", "GR"),
+           ("compar", "CMP"), ("identif", "ID"), ("visual-temporal", "ID"),
+           ("visual reasoning", "VN"), ("summar", "SUM"))
+
+
+@dataclass
+class NeptunePrompts:
+    question: str = QA_PROMPT
+    visual_support: str = SUPPORT_PROMPT
+    decoys: str = DECOY_PROMPT
+
+
+@dataclass
+class NeptuneQAParams(RecipeParams):
+    generator: str = knob("offline", choices=("offline", "llm"))
+    #: offline: the capabilities asked (of those rules can write: TO, CT, PR, ID, SC, SUM).
+    capabilities: list[str] = knob(factory=lambda: list(N.OFFLINE_CAPABILITIES),
+                                   choices=tuple(CAPABILITIES), each=True)
+    #: A record is asked about when it has this many C narrations.
+    min_narrations: int = knob(20, ge=1, le=100_000)
+    order_items: int = knob(3, ge=3, le=5)
+    min_gap_s: float = knob(10.0, ge=0, le=3600)
+    count_range: list[int] = knob(factory=lambda: [2, 8], ge=1, le=1000, each=True)
+    next_within_s: float = knob(30.0, gt=0, le=3600)
+    #: Wrong answers per item (Neptune's QADs); 0 = open-ended only (no QAD filter).
+    decoys: int = knob(4, ge=0, le=9)
+    #: llm: questions per record ({target_number}) and the visual-support stage.
+    n_questions: int = knob(5, ge=1, le=20)
+    visual_support: bool = False
+    prompts: NeptunePrompts = field(default_factory=NeptunePrompts)
+    max_items_per_log: int | None = knob(12, ge=1)
+
+
+def _rules(p: NeptuneQAParams) -> N.Rules:
+    return N.Rules(p.order_items, p.min_gap_s, (p.count_range[0], p.count_range[-1]),
+                   p.next_within_s)
+
+
+def _record_events(ctx: Context, seg: dict) -> list[N.Event]:
+    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    return N.events(ctx.ann.narrations.get(seg["video_uid"]) or [], a, b)
+
+
+def _summary(ctx: Context, seg: dict) -> str:
+    video = ctx.videos.get(seg["video_uid"])
+    return video.summary if video else ""
+
+
+# -- decoys ----------------------------------------------------------------------------------
+
+def _offline_decoys(ctx: Context, seg: dict, answer: dict, evs: list[N.Event], n: int
+                    ) -> list[str]:
+    """Neptune's techniques without a model: subtle tweaks (a count off by one or two, the
+    same items in another order) and confusing similarity (another action or place of the
+    same record; another log's record summary at the nearest clock time)."""
+    shape, rng = answer["shape"], ctx.rng
+    if shape == "count":
+        pool = [str(answer["value"] + d) for d in (-2, -1, 1, 2, 3) if answer["value"] + d > 0]
+    elif shape in ("order", "sequence"):  # the same steps in another order
+        steps = answer["text"].split(", then ")
+        pool = [", then ".join(steps[k] for k in o) for o in permutations(range(len(steps)))]
+    elif shape == "phrase" and answer["text"].startswith("the "):
+        pool = sorted({f"the {e.pobj}" for e in evs if e.pobj} - {answer["text"]})
+    elif shape == "phrase":
+        pool = sorted({f"C {N.phrase(e.action, '3sg')}" for e in evs} - {answer["text"]})
+    else:
+        pool = _other_summaries(ctx, seg, answer["text"])
+    pool = sorted(set(pool) - {answer["text"]})
+    return rng.sample(pool, n) if len(pool) >= n else []
+
+
+def _other_summaries(ctx: Context, seg: dict, answer: str, pool: int = 40) -> list[str]:
+    at = float(seg["start_s"]) % DAY
+
+    def gap(s: dict) -> float:
+        d = abs(float(s["start_s"]) % DAY - at)
+        return min(d, DAY - d)
+    found = sorted((gap(s), lid, s["index"], s["video_uid"]) for lid, log in ctx.logs.items()
+                   if lid != ctx.log["lifelog_id"] for s in log["segments"]
+                   if s["video_uid"] != seg["video_uid"])
+    texts = [ctx.videos[u].summary for *_, u in found if u in ctx.videos]
+    return list(dict.fromkeys(t for t in texts if t.strip() and t != answer))[:pool]
+
+
+def _llm_decoys(ctx: Context, p: NeptuneQAParams, q: str, answer: str, context: str,
+                usage: Usage) -> list[str]:
+    messages = load_prompt(p.prompts.decoys).render(
+        question=q, answer=answer, context=context[:2000] or "(none)",
+        decoy_number=str(p.decoys), words=str(max(1, len(answer.split()))))
+
+    def parse(text: str) -> list[str]:
+        found = [w for w in _WRONG.findall(text) if w.strip().lower() != answer.lower()]
+        if len(found) < p.decoys:
+            raise ValueError(f'expected {p.decoys} lines "WRONG ANSWER k: ...", '
+                             f"found {len(found)}")
+        return found[: p.decoys]
+    return ask_text(ctx.llm, messages, parse, max_retries=ctx.llm.settings.max_retries,
+                    usage=usage, what="neptune_qa decoys")
+
+
+# -- generators ------------------------------------------------------------------------------
+
+def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
+    """Per capability, the records' questions whose answer the narrations determine."""
+    rules, found = _rules(p), []
+    for cap in p.capabilities:
+        if cap not in N.OFFLINE_CAPABILITIES:
+            out.stats[f"capability {cap} needs generator=llm"] += 1
+    for seg in ctx.log["segments"]:
+        evs = _record_events(ctx, seg)
+        if len(evs) < p.min_narrations:
+            out.stats["records with too few narrations"] += 1
+            continue
+        for cap in (c for c in p.capabilities if c in N.OFFLINE_CAPABILITIES):
+            for subject in N.subjects(cap, evs, rules, ctx.rng, _summary(ctx, seg)):
+                answer = N.solve(cap, subject, evs, rules)
+                if answer is None:
+                    continue
+                found.append({"seg": seg, "cap": cap, "q": N.question(cap, subject),
+                              "answer": answer, "subject": subject, "evs": evs,
+                              "prov": {"generator": "offline"}})
+    return found
+
+
+def _captions(evs_text: list[tuple[float, str]], start: float) -> str:
+    """Neptune's input: timestamped dense captions, one ``MM:SS - caption`` line each."""
+    return "\n".join(f"{int(t - start) // 60:02d}:{int(t - start) % 60:02d} - {text}"
+                     for t, text in evs_text)
+
+
+def capability_code(label: str) -> str:
+    low = label.lower()
+    if label.strip().upper() in CAPABILITIES:
+        return label.strip().upper()
+    return next((code for word, code in _LABELS if word in low), "OTH")
+
+
+def parse_qa(text: str, n: int) -> list[tuple[str, str, str]]:
+    """``QUESTION k: (capability) question`` / ``CORRECT ANSWER: answer`` pairs, in order:
+    (capability code, question, answer)."""
+    qs = [(m.start(), m.group(1) or "", m.group(2)) for m in _QUESTION.finditer(text)]
+    ans = [(m.start(), m.group(1)) for m in _ANSWER.finditer(text)]
+    out = []
+    for k, (at, label, q) in enumerate(qs):
+        end = qs[k + 1][0] if k + 1 < len(qs) else len(text)
+        a = next((a for pos, a in ans if at < pos < end), None)
+        if a:
+            out.append((capability_code(label), q.strip(), a.strip()))
+    if not out:
+        raise ValueError('expected "QUESTION 1: (capability) ..." lines, each followed by '
+                         '"CORRECT ANSWER: ..."')
+    return out[:n]
+
+
+def _llm(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
+    if ctx.llm is None:
+        raise ValueError("tasks.neptune_qa.generator=llm needs llm=litellm (or llm=replay)")
+    usage, found = Usage(), []
+    kw = dict(max_retries=ctx.llm.settings.max_retries, usage=usage)
+    for seg in ctx.log["segments"]:
+        a = float(seg.get("source_start_s", 0.0))
+        passes = ctx.ann.narrations.get(seg["video_uid"]) or [[]]
+        lines = [(n.t, clean_narration(n.text)) for n in max(passes, key=len)
+                 if a <= n.t < float(seg["source_end_s"])]
+        if len(lines) < p.min_narrations:
+            out.stats["records with too few narrations"] += 1
+            continue
+        captions = _captions(lines, a)
+        if p.visual_support:
+            support = ask_text(ctx.llm, load_prompt(p.prompts.visual_support).render(
+                story=_summary(ctx, seg) or "(none)", captions=captions), str.strip,
+                what="neptune_qa visual support", **kw)
+            captions += f"\n\nVisual support: {support}"
+        messages = load_prompt(p.prompts.question).render(
+            target_number=str(p.n_questions), video_inputs_str=captions)
+        for cap, q, ans in ask_text(ctx.llm, messages, lambda t: parse_qa(t, p.n_questions),
+                                    what="neptune_qa questions", **kw):
+            single = re.fullmatch(r"\W*\w+\W*", ans)  # a bare number: an exact count
+            value = parse_number(ans) if cap == "CT" and single else None
+            answer = ({"text": str(value), "shape": "count", "value": value, "at": []}
+                      if value is not None else {"text": ans, "shape": "text", "at": []})
+            found.append({"seg": seg, "cap": cap, "q": q, "answer": answer, "subject": {},
+                          "evs": [], "context": captions, "usage": usage,
+                          "prov": {"generator": "llm", "model": ctx.llm.settings.model,
+                                   "prompts": {"question": p.prompts.question,
+                                               **({"visual_support": p.prompts.visual_support}
+                                                  if p.visual_support else {})}}})
+    return found
+
+
+def _balanced(ctx: Context, found: list[dict], k: int | None) -> list[dict]:
+    """At most ``k`` questions, taken in turn from each capability (seeded), in record
+    order."""
+    if k is None or len(found) <= k:
+        return found
+    by: dict[str, list[int]] = {}
+    for i, f in enumerate(found):
+        by.setdefault(f["cap"], []).append(i)
+    for idx in by.values():
+        ctx.rng.shuffle(idx)
+    picked: list[int] = []
+    while len(picked) < k:
+        for cap in sorted(by):
+            if by[cap] and len(picked) < k:
+                picked.append(by[cap].pop())
+    return [found[i] for i in sorted(picked)]
+
+
+def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int] | None:
+    if p.decoys == 0:
+        return None
+    if f["prov"]["generator"] == "llm" and f["answer"]["shape"] != "count":
+        wrong = _llm_decoys(ctx, p, f["q"], f["answer"]["text"], f["context"], f["usage"])
+    else:
+        wrong = _offline_decoys(ctx, f["seg"], f["answer"], f["evs"], p.decoys)
+    if len(wrong) < p.decoys:
+        return None
+    options = [f["answer"]["text"], *wrong]
+    order = list(range(len(options)))
+    ctx.rng.shuffle(order)
+    return [options[i] for i in order], order.index(0)
+
+
+def build(ctx: Context, p: NeptuneQAParams) -> Built:
+    out = Built()
+    found = (_llm if p.generator == "llm" else _offline)(ctx, p, out)
+    made = []
+    for f in _balanced(ctx, found, p.max_items_per_log):
+        qad = _options(ctx, p, f)
+        if p.decoys and qad is None:
+            out.stats["questions with too few decoy candidates"] += 1
+            continue
+        made.append((f, qad))
+    for k, (f, qad) in enumerate(made):
+        seg, answer = f["seg"], dict(f["answer"])
+        at = answer.pop("at")
+        period = segment_period(seg)
+        spans = [(to_day(seg, max(float(seg.get("source_start_s", 0.0)), t - 2.0)),
+                  to_day(seg, t + 4.0)) for t in at]
+        ev = [evidence(seg, max(0.0, t - 2.0), t + 4.0) for t in at] or [whole(seg)]
+        query = W.retrieval_query(f["q"], *period)
+        if qad:
+            answer.update(options=qad[0], label=qad[1])
+        out.items.append(ctx.item(
+            k=k, query=query, period=period, text=answer.pop("text"), spans=spans,
+            answer=answer, evidence=ev,
+            provenance={"question": query, "capability": f["cap"], "subject": f["subject"],
+                        "source_file": ctx.ann.narration_file,
+                        "annotation_ids": [seg["video_uid"]], **f["prov"]},
+            extra={"tags": {"capability": f["cap"]}}))
+    return out
+
+
+def oracle(ctx: Context, p: NeptuneQAParams, item: dict) -> str | None:
+    """Offline items: the capability's solver on the record's narrations read afresh, given
+    the item's subject (never its answer); the library summary for SUM. LLM-written items have
+    no source to re-derive them from: None (left out of the check)."""
+    prov = item["provenance"]
+    if prov.get("generator") != "offline":
+        return None
+    seg = segment_of(ctx.log, item)
+    subject = dict(prov["subject"])
+    if prov["capability"] == "SUM":
+        subject["summary"] = _summary(ctx, seg)
+    answer = N.solve(prov["capability"], subject, _record_events(ctx, seg), _rules(p))
+    return answer["text"] if answer else ""
+
+
+RECIPE = Recipe(
+    name="neptune_qa", task="open_ended_qa", schema=NeptuneQAParams, build=build,
+    scorer=ShortAnswer(), primary="answer_acc", answer_format=FORMAT,
+    answer_source="Ego4D narrations (rules per capability, or LLM-written as in Neptune) and "
+                  "library summaries",
+    prompts=(QA_PROMPT, SUPPORT_PROMPT, DECOY_PROMPT, QAD_PROMPT), needs=("narrations",),
+    oracle=oracle,
+    description="Short-answer questions per capability about one record, with decoys "
+                "(Neptune's open-ended QA).")
