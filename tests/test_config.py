@@ -13,7 +13,9 @@ from xlebench.configstore import register
 register()
 
 REQUIRED = {"library=ego4d": ["library.root=/data/ego4d"],
-            "library=xlebench_release": ["library.path=/data/video_info.json"]}
+            "library=xlebench_release": ["library.path=/data/video_info.json"],
+            "neptune=mmh": ["tasks.neptune_qa.filters.1.verdicts=/data/sheet.csv"],
+            "neptune=mma": ["tasks.neptune_qa.filters.1.transcripts=/data/speech.json"]}
 
 
 def _options() -> list[str]:

@@ -266,3 +266,33 @@ def test_model_use_is_refused_offline(tmp_path: Path) -> None:
     ran = run_inprocess(tmp_path, *ARGS, "tasks.summary_mcq.filters=[{kind: qad_rank, "
                         "seeds: 3, drop_if_correct_at_least: 2}]")
     assert ran.rc == 2 and "the qad_rank filter asks a text-only model" in ran.text
+
+
+@pytest.mark.parametrize(("chaining", "calls", "questions"), [
+    # the four windows have the same narrations: one cached call serves them all
+    ("qaw_shot", {"egoschema_q": 1, "egoschema_a": 1, "egoschema_w": 1}, 12),
+    ("n_shot", {"egoschema_qaw": 3}, 4),
+])
+def test_qaw_shot_and_n_shot_chainings(tmp_path: Path, chaining: str, calls: dict,
+                                       questions: int) -> None:
+    """QAW-shot: questions, then correct answers (with evidence), then wrong ones given them
+    — three calls a window. N-shot: one call per question; the scripted model writes the same
+    question every time, which is kept once (the paper's finding: independent calls repeat)."""
+    ann = AnnotationIndex(narration_file="narration.json")
+    for uid in VIDEOS:
+        ann.narrations[uid] = [_narr(40, 180.0)]
+    model = ScriptedModel()
+    with LoopbackLLMServer(model) as srv:
+        llm = make_client(srv, tmp_path / "cache")
+        p = E.EgoSchemaParams(generator="llm", chaining=chaining, n_questions=3,
+                              max_items_per_log=None, banned_question_starts=[],
+                              leak_keywords=[])
+        ctx = Context("egoschema_mcq", "multiple_choice", _log(), VIDEOS, ann,
+                      random.Random(3), offline_aggregate, llm)
+        items = E.build(ctx, p).items
+    assert {k: v for k, v in model.by_task.items() if k.startswith("egoschema")} == calls
+    assert len(items) == questions
+    assert all(len(set(it["answer"]["options"])) == 5 for it in items)
+    if chaining == "qaw_shot":
+        assert items[0]["provenance"]["prompt_ids"]["wrong"] == "tasks/egoschema_w.v1"
+        assert items[1]["answer"]["spans"]  # the correct-answer call's evidence seconds

@@ -118,6 +118,36 @@ def test_a_tiny_transformers_vlm_answers_in_batches_and_caches(tiny, tmp_path: P
     assert again.live_calls == 0, "a second run makes no model call"
 
 
+def test_likelihood_scoring_picks_the_most_likely_option_wherever_it_stands(
+        tiny, tmp_path: Path) -> None:
+    """EgoSchema's per-option scoring on the tiny model: the reply is the option with the
+    highest mean token log-likelihood, and shuffling the options moves the pick with it."""
+    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.eval.baselines.likelihood import ANSWER_FORMAT, NO_OPTIONS, Likelihood
+
+    frames = _frames(tmp_path, 4)
+    vlm = _tiny_vlm(tiny, tmp_path / "cache", device="cpu")
+    options = ["C cooks pasta.", "C walks the dog in the park.", "C reads.", "C washes the car",
+               "C sleeps all day long."]
+    messages = _with_frames(PROMPT, blocks(frames, LOG), question="What does C do?",
+                            answer_format=ANSWER_FORMAT)
+    scores = vlm.option_logprobs(messages, options)
+    assert all(s < 0 for s in scores) and len(set(scores)) == len(options)
+    best = options[max(range(5), key=lambda k: scores[k])]
+    system = Likelihood(vlm, lambda log: frames)
+    for shift in range(3):
+        shown = options[shift:] + options[:shift]
+        item = dict(ITEM, item_id=f"m{shift}", query="What does C do?",
+                    provenance={"question": "What does C do?"},
+                    answer={"options": shown, "label": 0})
+        reply = system.respond([item], RECIPES, LOG)[f"m{shift}"]
+        assert reply == f"Option {shown.index(best)}"
+    assert system.respond([dict(ITEM, answer={"text": "x"})], RECIPES, LOG) == {
+        ITEM["item_id"]: NO_OPTIONS}
+    with pytest.raises(Exception, match="vlm=transformers"):
+        Likelihood(object(), lambda log: frames)
+
+
 def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Path,
                                                             monkeypatch) -> None:
     """Encode once, ask many: the same tokens as separate requests, the frames' prefix run

@@ -11,6 +11,8 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
                        ``oracle_narrations`` makes it ``oracle_socratic``, ``vlm`` captions frames)
 ``retrieve_socratic``  the same on the records inside the queried period
 ``end_to_end``         a VLM answering from ``eval.e2e_frames`` frames of the whole day
+``end_to_end_likelihood``  the same frames; each option of a multiple-choice item scored by its
+                       mean token log-likelihood (vlm=transformers; EgoSchema's scoring)
 ``oracle_annotations``  each recipe's full-information oracle: the answer re-derived from the
                        exact annotations the item was built from (a consistency check, the
                        ceiling of what the annotations support; never a baseline)
@@ -33,7 +35,7 @@ from xlebench.runner.fingerprint import file_digest
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
-           "oracle_annotations")
+           "end_to_end_likelihood", "oracle_annotations")
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,17 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | 
         out.annotations = AnnotationsOracle()
         return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
     out.vlm = out.vlm or _vlm(cfg, None)
+    if name == "end_to_end_likelihood":
+        from xlebench.eval.baselines.end_to_end import PROMPT
+        from xlebench.eval.baselines.likelihood import Likelihood
+        from xlebench.eval.frames import log_frames
+
+        media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
+        n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
+        system = Likelihood(out.vlm, lambda log: log_frames(log, n, media, root, spec))
+        return system, {"system": name, "version": Likelihood.version,
+                        "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
+                        "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
     if name == "end_to_end":
         from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd
         from xlebench.eval.frames import log_frames

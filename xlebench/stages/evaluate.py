@@ -16,8 +16,8 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.errors import ConfigError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.blind import Panel, panel_rows, strongest
-from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judge_check import check_judges, check_lines
+from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judges import Judges, judged_subtasks
 from xlebench.eval.leaderboard import (
     EVALUATION,

@@ -53,7 +53,8 @@ from xlebench.tasks.mcq import (
 from xlebench.tasks.registry import Recipe
 
 PROMPTS = ("tasks/egoschema_q.v1", "tasks/egoschema_aw.v3", "tasks/egoschema_aw.v4",
-           "tasks/egoschema_qaw.v2", BLIND_PROMPT)
+           "tasks/egoschema_qaw.v2", "tasks/egoschema_a.v1", "tasks/egoschema_w.v1",
+           BLIND_PROMPT)
 
 
 @dataclass
@@ -63,12 +64,18 @@ class EgoSchemaPrompts:
     answers: list[str] = field(default_factory=lambda: ["tasks/egoschema_aw.v3",
                                                          "tasks/egoschema_aw.v4"])
     one_shot: str = "tasks/egoschema_qaw.v2"
+    #: qaw_shot: the correct answers (call 2) and the wrong ones given them (call 3).
+    correct: str = "tasks/egoschema_a.v1"
+    wrong: str = "tasks/egoschema_w.v1"
 
 
 @dataclass
 class EgoSchemaParams(RecipeParams):
     generator: str = knob("offline_summaries", choices=("llm", "offline_summaries"))
-    chaining: str = knob("q_aw", choices=("q_aw", "one_shot"))
+    #: EgoSchema's four chainings: one_shot (Q, A and W in one call), n_shot (one call per
+    #: question), qaw_shot (Q, then A, then W: three calls), q_aw (Q, then A and W: the
+    #: paper's choice).
+    chaining: str = knob("q_aw", choices=("q_aw", "one_shot", "n_shot", "qaw_shot"))
     window_s: int = knob(180, ge=10, le=3600)
     min_narrations: int = knob(30, ge=1, le=10_000)
     non_overlapping: bool = True
@@ -132,24 +139,63 @@ def _asks_evidence(prompt: str) -> bool:
     return "Evidence:" in load_prompt(prompt).user
 
 
+def _one_shot(ctx: Context, p: EgoSchemaParams, block: str, n: int, sample: int, kw: dict
+              ) -> list[tuple]:
+    window = p.window_s if _asks_evidence(p.prompts.one_shot) else None
+    messages = load_prompt(p.prompts.one_shot).render(
+        narrations=block, n_questions=str(n), n_wrong=str(p.n_wrong))
+    qs, answers = ask_text(ctx.llm, messages, lambda t: (
+        parse_questions(t, n),
+        parse_answers(t, min(n, len(parse_questions(t, n))), p.n_wrong, window)),
+        what="egoschema_mcq one-shot", sample=sample, **kw)
+    return [(q, *ans) for q, ans in zip(qs, answers, strict=False)]
+
+
+def _n_shot(ctx: Context, p: EgoSchemaParams, block: str, kw: dict) -> list[tuple]:
+    """One question per call, each call its own sample; questions repeated across calls (the
+    paper's finding: independent calls write similar questions) are kept once."""
+    found: dict[str, tuple] = {}
+    for k in range(p.n_questions):
+        for q, *rest in _one_shot(ctx, p, block, 1, k, kw)[:1]:
+            found.setdefault(q.strip().lower(), (q, *rest))
+    return list(found.values())
+
+
+def _qaw_shot(ctx: Context, p: EgoSchemaParams, block: str, qs: list[str], kw: dict
+              ) -> list[tuple]:
+    """Call 2: the correct answers (and their evidence); call 3: the wrong answers given the
+    questions and their correct answers."""
+    window = p.window_s if _asks_evidence(p.prompts.correct) else None
+    listing = "\n".join(f"Question {k + 1}: {q}" for k, q in enumerate(qs))
+    a_messages = load_prompt(p.prompts.correct).render(narrations=block, questions=listing)
+    correct = ask_text(ctx.llm, a_messages, lambda t: parse_answers(t, len(qs), 0, window),
+                       what="egoschema_mcq correct answers", **kw)
+    given = "\n".join(f"Question {k + 1}: {q}\nCorrect answer: {a}"
+                      for k, (q, (a, _, _)) in enumerate(zip(qs, correct, strict=True)))
+    w_messages = load_prompt(p.prompts.wrong).render(narrations=block, questions=given,
+                                                     n_wrong=str(p.n_wrong))
+    wrong = ask_text(ctx.llm, w_messages, lambda t: parse_answers(t, len(qs), p.n_wrong),
+                     what="egoschema_mcq wrong answers", **kw)
+    return [(q, a, w, spans) for q, (a, _, spans), (_, w, _) in zip(qs, correct, wrong,
+                                                                   strict=True)]
+
+
 def _generate(ctx: Context, p: EgoSchemaParams, block: str, usage: Usage
               ) -> tuple[list[tuple[str, str, list[str], list]], dict]:
     """(question, correct, wrong, evidence seconds) per question and the prompt ids used."""
     kw = dict(max_retries=ctx.llm.settings.max_retries, usage=usage)
     if p.chaining == "one_shot":
-        window = p.window_s if _asks_evidence(p.prompts.one_shot) else None
-        messages = load_prompt(p.prompts.one_shot).render(
-            narrations=block, n_questions=str(p.n_questions), n_wrong=str(p.n_wrong))
-        qs, answers = ask_text(ctx.llm, messages, lambda t: (
-            parse_questions(t, p.n_questions),
-            parse_answers(t, min(p.n_questions, len(parse_questions(t, p.n_questions))),
-                          p.n_wrong, window)), what="egoschema_mcq one-shot", **kw)
-        return [(q, *ans) for q, ans in zip(qs, answers, strict=False)], {
-            "one_shot": p.prompts.one_shot}
+        return _one_shot(ctx, p, block, p.n_questions, 0, kw), {"one_shot": p.prompts.one_shot}
+    if p.chaining == "n_shot":
+        return _n_shot(ctx, p, block, kw), {"n_shot": p.prompts.one_shot}
     q_messages = load_prompt(p.prompts.question).render(narrations=block,
                                                         n_questions=str(p.n_questions))
     qs = ask_text(ctx.llm, q_messages, lambda t: parse_questions(t, p.n_questions),
                   what="egoschema_mcq questions", **kw)
+    if p.chaining == "qaw_shot":
+        return _qaw_shot(ctx, p, block, qs, kw), {"question": p.prompts.question,
+                                                  "correct": p.prompts.correct,
+                                                  "wrong": p.prompts.wrong}
     aw_prompt = ctx.rng.choice(list(p.prompts.answers))
     window = p.window_s if _asks_evidence(aw_prompt) else None
     listing = "\n".join(f"Question {k + 1}: {q}" for k, q in enumerate(qs))

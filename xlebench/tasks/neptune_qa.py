@@ -7,7 +7,7 @@ CMP comparison, ID identification, SUM summarisation, OTH other), so the results
 every score down per capability with its n. Like Neptune's QADs, each item also carries
 ``decoys`` wrong answers (``answer.options`` / ``answer.label``), so the QAD filter
 (``qad_rank``) and the option-only filter apply, and the named subsets are config overlays
-(``+neptune=mmh`` / ``+neptune=mma``).
+(``neptune=mmh`` / ``neptune=mma``).
 
 * ``generator=offline`` (no model; tests and the demo): questions of six capabilities written
   from the record's narrations by rules that make the answer unambiguous

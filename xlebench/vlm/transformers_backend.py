@@ -157,6 +157,34 @@ class TransformersVLM(CachedVLM):
                                                       skip_special_tokens=True)[0].strip())
         return answers
 
+    def option_logprobs(self, messages: list[dict], options: list[str]) -> list[float]:
+        """Per option, the mean log-probability of its tokens as the model's reply to
+        ``messages`` (frames and question): EgoSchema's per-option scoring for a model that
+        cannot be trusted to name an option. The mean, not the sum, so a long option is not
+        penalised for its length."""
+        import torch
+
+        processor, model = self._loaded
+        prompt, frames = self._prompt(messages)
+        images = self._images(frames) or None
+        head = processor(text=[prompt], images=images, return_tensors="pt",
+                         truncation=False)["input_ids"]
+        scores = []
+        with torch.inference_mode():
+            for option in options:
+                x = processor(text=[prompt + option], images=images, return_tensors="pt",
+                              truncation=False).to(self.device)
+                start = int(head.shape[1])
+                logits = model(**x).logits[0, start - 1:-1].float()
+                target = x["input_ids"][0, start:]
+                if not len(target):
+                    scores.append(float("-inf"))
+                    continue
+                logp = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])
+                scores.append(round(float(logp.mean()), 6))
+        self.report("option scores", len(options))
+        return scores
+
     def _padded(self, prompts: list[tuple[str, list[str]]]) -> list[str]:
         """One left-padded batch through ``generate``."""
         import torch

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from xlebench.eval.metrics import rouge_l
