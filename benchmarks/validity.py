@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ["object_retrieval", "people_retrieval", "moment_retrieval", "single_summary",
            "multi_summary", "holistic_summary", "action_counting", "summary_ordering",
-           "egoschema_mcq", "summary_mcq", "multihop_qa", "event_srl", "event_roles"]
+           "egoschema_mcq", "summary_mcq", "multihop_qa", "neptune_qa", "event_srl",
+           "event_roles"]
 RULES = ("centroid", "outlier", "longest", "shortest", "question_overlap")
 
 

@@ -296,3 +296,26 @@ def test_qaw_shot_and_n_shot_chainings(tmp_path: Path, chaining: str, calls: dic
     if chaining == "qaw_shot":
         assert items[0]["provenance"]["prompt_ids"]["wrong"] == "tasks/egoschema_w.v1"
         assert items[1]["answer"]["spans"]  # the correct-answer call's evidence seconds
+
+
+def test_no_q_shows_the_options_without_the_question(monkeypatch) -> None:
+    """EgoSchema's No-Q diagnostic through the blind filter: the question never reaches the
+    model; the options do."""
+    import xlebench.llm.structured as S
+
+    seen: list[str] = []
+
+    def fake(client, messages, parse, **kw):
+        seen.append(messages[-1]["content"])
+        return parse("Option 0")
+    monkeypatch.setattr(S, "ask_text", fake)
+    item = _mcq(["alpha", "beta", "gamma", "delta", "epsilon"], 0)
+    item["provenance"] = {"question": "What does C cook for dinner?"}
+
+    class _Settings:
+        max_retries = 1
+    llm = type("L", (), {"settings": _Settings()})()
+    spec = {"kind": "blind", "seeds": 1, "drop_if_correct_at_least": 1, "no_question": True}
+    apply_filters([item], [spec], FilterContext(llm, random.Random(0)))
+    assert "What does C cook" not in seen[0] and "epsilon" in seen[0]
+    assert "not shown" in seen[0]

@@ -126,6 +126,41 @@ def _stemmer() -> _MemoStemmer:
     return _MemoStemmer()
 
 
+_TOKEN = __import__("re").compile(r"[a-z0-9]+")
+
+
+class _NoSynonyms:
+    """WordNet's place in METEOR, empty: the corpus cannot be downloaded here, so METEOR
+    matches exact words and Porter stems only (its synonym stage finds nothing)."""
+
+    @staticmethod
+    def synsets(*_args: object, **_kw: object) -> list:
+        return []
+
+
+def bleu4(pred: str, ref: str) -> float:
+    """Sentence BLEU-4 (nltk; uniform 1-4-gram weights, smoothing method 1 so a missing
+    4-gram is not an automatic 0) over lower-cased word tokens."""
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    p, r = _TOKEN.findall(pred.lower()), _TOKEN.findall(ref.lower())
+    if not p or not r:
+        return 0.0
+    return round(float(sentence_bleu([r], p, smoothing_function=SmoothingFunction().method1)),
+                 10)
+
+
+def meteor(pred: str, ref: str) -> float:
+    """METEOR (nltk's, alpha 0.9, beta 3, gamma 0.5) over lower-cased word tokens, exact and
+    Porter-stem matches (no WordNet synonyms: see `_NoSynonyms`)."""
+    from nltk.translate.meteor_score import meteor_score
+
+    p, r = _TOKEN.findall(pred.lower()), _TOKEN.findall(ref.lower())
+    if not p or not r:
+        return 0.0
+    return round(float(meteor_score([r], p, wordnet=_NoSynonyms())), 10)
+
+
 def porter_stem(word: str) -> str:
     """rouge-score's Porter stemmer on one word, whatever its length (its tokenizer leaves
     words of three letters or fewer alone: "fry", "fries" -> "fry", "fri")."""
@@ -219,6 +254,11 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("score10_judge", "mean", True, "LLM judge's 1-10 grade / 10 (MultiHop-EgoQA)"),
     Metric("acc", "mean", True, "share of multiple-choice items answered with the right "
            "option (chance: 1 / options, 20% for five)"),
+    Metric("bleu4", "mean", True, "sentence BLEU-4 of the answer text (nltk, smoothing 1)"),
+    Metric("meteor", "mean", True, "METEOR of the answer text (nltk; exact and stem matches, "
+           "no WordNet synonyms)"),
+    Metric("cider_d_answer", "mean", True, "CIDEr-D of the answer text, document frequencies "
+           "over the subtask's references"),
     Metric("answer_acc", "mean", True, "share of short answers equivalent to the reference by "
            "the rule of their shape: the exact count, the exact order, token F1 >= 0.5 "
            "otherwise (xlebench.eval.scorers.short)"),

@@ -297,8 +297,8 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
                   for sub, m, c in extra]
     tags = tag_lines(table)
     if tags:
-        lines += ["", "Per tag (Neptune's capability; primary metric, floor = strongest blind "
-                  "strategy on the same items):", "", *tags]
+        lines += ["", "Per tag (Neptune's capability, MultiHop-EgoQA's category; primary "
+                  "metric, floor = strongest blind strategy on the same items):", "", *tags]
     if table.get("validity"):
         lines += ["", "Does each recipe measure the video? Its full-information oracle (reads the "
                   "exact annotations its items came from) against its strongest blind "

@@ -14,6 +14,8 @@ Kinds:
   way is a text-only cue).
 * ``blind`` — multiple choice (EgoSchema): a text-only model answers from question and options
   in each of ``seeds`` samples; drop when it is right in at least ``drop_if_correct_at_least``.
+  ``no_question: true`` is EgoSchema's No-Q diagnostic: the model sees the options alone
+  (the offline panel's option-only rules are its model-free counterpart).
 * ``qad_rank`` — multiple choice (Neptune): a text-only model ranks the lettered options in each
   of ``seeds`` samples; drop when its top option is right in at least
   ``drop_if_correct_at_least`` (Neptune: 2 of 3).
@@ -111,7 +113,9 @@ def _seeded(item: dict, spec: Mapping[str, Any], fctx: FilterContext, prompt: st
     from xlebench.llm.prompts import load_prompt
     from xlebench.llm.structured import ask_text
 
-    messages = load_prompt(prompt).render(question=_question(item),
+    question = "(not shown: answer from the options alone)" if spec.get("no_question") \
+        else _question(item)
+    messages = load_prompt(prompt).render(question=question,
                                           options=_option_lines(item, letters))
     picks = [ask_text(fctx.llm, messages, parse, max_retries=fctx.llm.settings.max_retries,
                       usage=Usage(), sample=seed, what=f"{spec['kind']} filter")

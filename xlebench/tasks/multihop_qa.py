@@ -5,7 +5,10 @@ needs several moments, each answer part grounded by ``<Tk>`` tokens to its time 
 filter (30-60 narrations, first to last at least 150 s apart), nodes that recur strictly more
 than 2 and fewer than 5 times. ``scope=log`` asks about hops in different records of the day —
 the question only a life log can pose. Questions come from templates offline (categories A:
-a repeated action, B: several actions on one object, C: one verb on several objects) or from
+a repeated action, B: several actions on one object, C: one verb on several objects, D: one
+object in several places — node ``pobj``, the paper's third attribute — E: what followed each
+time a recurring action happened, F: whether a recurring or a one-off action came first;
+`xlebench.tasks.hop_events`) or from
 the LLM with the paper's generation prompt, validated (balanced, sequential tokens, one span
 per token, inside the window) and re-asked with the exact problem; an optional LLM judge drops
 unreasonable pairs.
@@ -23,12 +26,13 @@ from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.metrics import union
 from xlebench.eval.scorers import GroundedAnswer, strip_tokens
-from xlebench.library.language import join_and, past
+from xlebench.library.language import at_place, join_and, past
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
+from xlebench.tasks import hop_events as E
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_of
+from xlebench.tasks.common import evidence, segment_of
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.hops import Mined, Occurrence, mine, occurrences, recurring
@@ -54,11 +58,22 @@ class MultiHopParams(RecipeParams):
     scope: str = knob("clip", choices=("clip", "log"))
     window_s: float = knob(180.0, gt=0, le=3600)
     narrations: NarrationRule = field(default_factory=NarrationRule)
-    nodes: list[str] = field(default_factory=lambda: ["action", "dobj", "verb"])
+    #: action (A), dobj (B), verb (C), pobj (D: an object's places).
+    nodes: list[str] = knob(factory=lambda: ["action", "dobj", "verb", "pobj"],
+                            choices=("action", "dobj", "verb", "pobj"), each=True)
     recurrence: Recurrence = field(default_factory=Recurrence)
     #: scope=log counts a node over the whole day: more occurrences are expected.
     log_recurrence: Recurrence = field(default_factory=lambda: Recurrence(2, 9))
     min_node_span_s: float = knob(10.0, ge=0)
+    #: The paper's categories the templates write (Table 6): A repeated activities, B multiple
+    #: actions, C multiple objects, D multiple locations, E event composition, F comparison.
+    categories: list[str] = knob(factory=lambda: list("ABCDEF"), choices=tuple("ABCDEF"),
+                                 each=True)
+    #: Shares of the categories among a log's items where candidates allow (MultiHop-EgoQA,
+    #: Table 6); a category's candidates share its weight.
+    category_shares: dict[str, float] = knob(factory=lambda: {
+        "A": 0.396, "B": 0.224, "C": 0.179, "D": 0.067, "E": 0.103, "F": 0.031}, ge=0,
+        each=True)
     generator: str = knob("template", choices=("template", "llm"))
     llm_filter: bool = False
     prompts: dict[str, str] = field(default_factory=lambda: {
@@ -75,13 +90,16 @@ FORMAT = ("Answer in one or two sentences, then on a new line `Evidence:` follow
 
 @dataclass
 class Candidate:
-    category: str  # A | B | C
+    category: str  # A-F
     node_kind: str
     node: str
     parts: list[tuple[str, list[tuple[dict, Occurrence]]]]  # (phrase, occurrences) per token
     period: tuple[float, float]
     window: tuple[float, float] | None  # source seconds (scope=clip)
     narration_pass: int | None
+    other: str | None = None  # F: the one-off action compared with the node
+    how: str = ""  # F: node_first | other_first | between
+    said: tuple[str, str] = ("", "")  # E: the node's verb and object, as the question says
 
 
 # -- mining ---------------------------------------------------------------------------------
@@ -110,9 +128,10 @@ def _clip_candidates(ctx: Context, p: MultiHopParams, out: Built) -> list[Candid
             if narrs[-1].t - narrs[0].t < p.narrations.min_first_last_s:
                 out.stats["windows whose narrations span too little"] += 1
                 continue
-            mined = mine(occurrences(narrs, b))
+            occs = occurrences(narrs, b)
             period = (to_day(seg, a), to_day(seg, b))
-            found += _from_nodes(mined, p, p.recurrence, seg, period, (a, b), which + 1)
+            found += _from_nodes(mine(occs), p, p.recurrence, seg, period, (a, b), which + 1,
+                                 ordered=[(seg, o) for o in occs])
     return found
 
 
@@ -130,7 +149,8 @@ def _log_candidates(ctx: Context, p: MultiHopParams, out: Built) -> list[Candida
     seg_of = {id(o): s for s, o in tagged}
     segs = ctx.log["segments"]
     period = (float(segs[0]["start_s"]), float(segs[-1]["end_s"])) if segs else (0.0, 0.0)
-    found = _from_nodes(mined, p, p.log_recurrence, None, period, None, None, seg_of)
+    found = _from_nodes(mined, p, p.log_recurrence, None, period, None, None, seg_of,
+                        ordered=tagged)
     kept = [c for c in found if len({s["index"] for _, occ in c.parts for s, _ in occ}) >= 2]
     out.stats["nodes within one record only"] += len(found) - len(kept)
     return kept
@@ -138,15 +158,24 @@ def _log_candidates(ctx: Context, p: MultiHopParams, out: Built) -> list[Candida
 
 def _from_nodes(mined: Mined, p: MultiHopParams, rec: Recurrence, seg: dict | None,
                 period: tuple[float, float], window: tuple[float, float] | None,
-                which: int | None, seg_of: dict | None = None) -> list[Candidate]:
+                which: int | None, seg_of: dict | None = None,
+                ordered: list[tuple[dict, Occurrence]] | None = None) -> list[Candidate]:
     def tag(occs: list[Occurrence]) -> list[tuple[dict, Occurrence]]:
         return [(seg if seg is not None else seg_of[id(o)], o) for o in occs]
 
     out = []
     for (kind, node), occs in sorted(mined.occurrences.items()):
-        if kind not in p.nodes or not recurring(occs, rec.gt, rec.lt, p.min_node_span_s):
+        if not recurring(occs, rec.gt, rec.lt, p.min_node_span_s):
+            continue
+        places = sorted({o.pobj for o in occs if o.pobj}) if kind == "dobj" else []
+        if "pobj" in p.nodes and len(places) >= 2:
+            out.append(Candidate("D", "pobj", node, [
+                (pl, tag([o for o in occs if o.pobj == pl])) for pl in places], period,
+                window, which))
+        if kind not in p.nodes:
             continue
         if kind == "action":
+            out += _events(node, occs, ordered or [], tag, period, window, which)
             parts = [(node, tag(occs))]
             cat = "A"
         elif kind == "dobj" and len(verbs := mined.verbs_of(node)) >= 2:
@@ -159,6 +188,23 @@ def _from_nodes(mined: Mined, p: MultiHopParams, rec: Recurrence, seg: dict | No
         else:
             continue
         out.append(Candidate(cat, kind, node, parts, period, window, which))
+    return [c for c in out if c.category in p.categories]
+
+
+def _events(node: str, occs: list[Occurrence], ordered: list, tag, period, window, which
+            ) -> list[Candidate]:
+    """E and F candidates of a recurring action (`xlebench.tasks.hop_events`)."""
+    out = []
+    nxt = E.after_each(ordered, node)
+    if nxt:
+        out.append(Candidate("E", "action", node, [(E.phrase(o), [(s, o)]) for s, o in nxt],
+                             period, window, which, said=(occs[0].verb, occs[0].dobj or "")))
+    off = E.one_off(ordered, node)
+    how = E.relation(ordered, node, E.action(off[1])) if off else None
+    if off and how:
+        out.append(Candidate("F", "action", node, [(E.phrase(occs[0]), tag(occs)),
+                                                   (E.phrase(off[1]), [off])],
+                             period, window, which, E.action(off[1]), how))
     return out
 
 
@@ -195,12 +241,12 @@ def _whole_seconds(spans: list) -> list[list[float]]:
 
 
 def wording(category: str, node: str, parts: list[str], n: int, time_only: bool,
-            action: tuple[str, str] = ("", "")) -> tuple[str, str]:
-    """(question without its period, answer with tokens) of categories A, B, C: A asks how
+            action: tuple[str, str] = ("", ""), how: str = "") -> tuple[str, str]:
+    """(question without its period, answer with tokens) of categories A-D: A asks how
     often an action (``action``: its verb and object, "pick up", "cutting board") recurred
     (``n`` times), B everything done to an object (``parts``: the verbs), C everything a verb
-    was done to (``parts``: the objects); answers list every part, each grounded by its own
-    token."""
+    was done to (``parts``: the objects), D where an object was handled (``parts``: the
+    places); answers list every part, each grounded by its own token."""
     if category == "A":
         verb, obj = action
         if time_only:
@@ -211,14 +257,26 @@ def wording(category: str, node: str, parts: list[str], n: int, time_only: bool,
         done = [f"<T1>{_past(parts[0])} the {node}</T1>"] + [
             f"<T{i + 1}>{_past_it(v)}</T{i + 1}>" for i, v in enumerate(parts[1:], start=1)]
         return f"What did I do with the {node}", f"You {join_and(done)}."
+    if category == "E":
+        verb, obj = action
+        return (f"What did I do right after I {verb} the {obj} each time",
+                E.composition_answer(parts, _past))
+    if category == "F":
+        return (f"Did I {parts[0]} or {parts[1]} first",
+                E.comparison_answer(parts[0], parts[1], how, _past))
+    if category == "D":
+        where = [f"<T{i + 1}>{at_place(pl)}</T{i + 1}>" for i, pl in enumerate(parts)]
+        return f"Where did I handle the {node}", f"You handled the {node} {join_and(where)}."
     things = [f"<T{i + 1}>the {o}</T{i + 1}>" for i, o in enumerate(parts)]
     return f"What did I {node}", f"You {_past(node)} {join_and(things)}."
 
 
 def _template(c: Candidate, time_only: bool) -> tuple[str, str]:
     first = c.parts[0][1][0][1]
+    if c.category == "E":  # the node's own action, not its first successor's
+        first = Occurrence(0, 0, *c.said, None)
     return wording(c.category, c.node, [phrase for phrase, _ in c.parts],
-                   len(c.parts[0][1]), time_only, (first.verb, first.dobj or ""))
+                   len(c.parts[0][1]), time_only, (first.verb, first.dobj or ""), c.how)
 
 
 def _item(ctx: Context, p: MultiHopParams, c: Candidate, k: int, question: str, answer: str,
@@ -234,13 +292,31 @@ def _item(ctx: Context, p: MultiHopParams, c: Candidate, k: int, question: str, 
         provenance={"node": c.node, "node_kind": c.node_kind, "occurrences": len(occs),
                     "narration_pass": c.narration_pass, "window_s": p.window_s,
                     "source_file": ctx.ann.narration_file, **extra},
-        extra={"hop_category": c.category, "hops": len(spans)})
+        extra={"hop_category": c.category, "hops": len(spans),
+               "tags": {"category": c.category}})
 
 
 def _from_template(ctx: Context, p: MultiHopParams, c: Candidate, k: int) -> dict:
     question, answer = _template(c, ctx.rng.random() < p.time_only_share)
     grounding = {f"T{i + 1}": _spans(occ, p.min_span_s) for i, (_, occ) in enumerate(c.parts)}
-    return _item(ctx, p, c, k, question, answer, grounding, {"generator": "template"})
+    return _item(ctx, p, c, k, question, answer, grounding,
+                 {"generator": "template", **({"other": c.other} if c.other else {})})
+
+
+def _weighted(ctx: Context, found: list[Candidate], p: MultiHopParams) -> list[Candidate]:
+    """At most ``max_items_per_log`` candidates, in order, drawn without replacement with
+    weights that give each category its share (Efraimidis-Spirakis keys from the unit's
+    generator)."""
+    k = p.max_items_per_log
+    if k is None or len(found) <= k:
+        return found
+    per = {cat: sum(c.category == cat for c in found) for cat in {c.category for c in found}}
+    keys = []
+    for i, c in enumerate(found):
+        w = p.category_shares.get(c.category, 0.0) / per[c.category]
+        keys.append((ctx.rng.random() ** (1 / w) if w > 0 else -1.0, i))
+    keep = sorted(i for _, i in sorted(keys, reverse=True)[:k])
+    return [found[i] for i in keep]
 
 
 def build(ctx: Context, p: MultiHopParams) -> Built:
@@ -250,7 +326,7 @@ def build(ctx: Context, p: MultiHopParams) -> Built:
         out.stats["logs without a recurring node"] += 1
         return out
     usage = Usage()
-    for k, c in enumerate(sample(ctx.rng, found, p.max_items_per_log)):
+    for k, c in enumerate(_weighted(ctx, found, p)):
         if p.generator == "llm":
             item = _from_llm(ctx, p, c, k, usage)
         else:
@@ -289,18 +365,41 @@ def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
     grounds every one."""
     kind, node = item["provenance"]["node_kind"], item["provenance"]["node"]
     occs = _reread(ctx, p, item)
+    if item.get("hop_category") in ("E", "F"):
+        return _event_oracle(p, item, occs)
     if kind == "action":
         hits = [(s, o) for s, o in occs if o.dobj and f"{o.verb} {o.dobj}" == node]
         category, parts = "A", [node]
     elif kind == "dobj":
         hits = [(s, o) for s, o in occs if o.dobj == node]
         category, parts = "B", sorted({o.verb for _, o in hits})
+    elif kind == "pobj":
+        hits = [(s, o) for s, o in occs if o.dobj == node and o.pobj]
+        category, parts = "D", sorted({o.pobj for _, o in hits if o.pobj})
     else:
         hits = [(s, o) for s, o in occs if o.verb == node and o.dobj]
         category, parts = "C", sorted({o.dobj for _, o in hits if o.dobj})
     action = (hits[0][1].verb, hits[0][1].dobj or "") if hits else ("", "")
     _, answer = wording(category, node, parts, len(hits), bool(item["answer"].get("time_only")),
                         action)
+    return f"{strip_tokens(answer)}\nEvidence: {W.span_text(_spans(hits, p.min_span_s))}"
+
+
+def _event_oracle(p: MultiHopParams, item: dict, occs: list) -> str:
+    """E: the action after each occurrence of the node; F: which came first, the node or
+    the one-off action the item names — both re-read from the narrations."""
+    node, time_only = item["provenance"]["node"], bool(item["answer"].get("time_only"))
+    mine_ = [(s, o) for s, o in occs if E.action(o) == node]
+    if item["hop_category"] == "E":
+        hits = E.after_each(occs, node) or []
+        parts, how = [E.phrase(o) for _, o in hits], ""
+    else:
+        other = item["provenance"]["other"]
+        off = [(s, o) for s, o in occs if E.action(o) == other]
+        hits, how = mine_ + off, E.relation(occs, node, other) or ""
+        parts = [E.phrase(mine_[0][1]), E.phrase(off[0][1])] if mine_ and off else ["", ""]
+    said = (mine_[0][1].verb, mine_[0][1].dobj or "") if mine_ else ("", "")
+    _, answer = wording(item["hop_category"], node, parts, len(hits), time_only, said, how)
     return f"{strip_tokens(answer)}\nEvidence: {W.span_text(_spans(hits, p.min_span_s))}"
 
 

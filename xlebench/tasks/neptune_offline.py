@@ -175,7 +175,7 @@ def question(cap: str, subject: dict) -> str:
     if cap == "ID":
         return f"Where does C {phrase(subject['verb'] + ' ' + subject['dobj'])}"
     if cap == "SC":
-        return f"What does C do with the {subject['dobj']}, in order"
+        return f"In order, what does C do with the {subject['dobj']}"
     return "Summarize in one sentence what C does"
 
 

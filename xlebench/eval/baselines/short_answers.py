@@ -51,8 +51,8 @@ def answer_short(item: dict, captions: Sequence[Caption], words: Callable[[str],
         k = _best(pool, q.removeprefix("Where does C "), words)
         parsed = parse_narration("#C " + pool[k].text) if k is not None else None
         return f"the {parsed.pobj}" if parsed and parsed.pobj else NO_INFO
-    if q.startswith("What does C do with the "):
-        obj = words(q.removeprefix("What does C do with the ").removesuffix(", in order"))
+    if q.startswith("In order, what does C do with the "):
+        obj = words(q.removeprefix("In order, what does C do with the "))
         said = [c.text for c in pool if obj and obj <= words(c.text)]
         return ", then ".join(dict.fromkeys(said)) or NO_INFO
     return summary(lo, hi)

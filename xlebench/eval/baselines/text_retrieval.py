@@ -24,6 +24,7 @@ from typing import Any
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
+from xlebench.eval.baselines.grounded_events import answer_event
 from xlebench.eval.baselines.short_answers import answer_short
 from xlebench.eval.parse import clock_seconds
 from xlebench.library.language import at_place, join_and, third_person
@@ -78,8 +79,8 @@ class TextRetrievalBaseline:
     reads = "the Ego4D narrations as captions"
     #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
-    #: apart). Short answers were added without a bump: no earlier reply changes.
-    version = "5"
+    #: apart; 6: short answers, MultiHop's places and events).
+    version = "6"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).
     no_source = ("There is no information available: the library has no narrations of "
@@ -170,7 +171,14 @@ class TextRetrievalBaseline:
         """The captions of the period that hold the question's content words, each grounding
         the span until the next caption; the answer text strings them together."""
         question = item["query"].split(" in the record provided")[0]
+        lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+        event = answer_event(question, [c for c in captions if lo <= c.virtual_s <= hi],
+                             word_set, self.p.nlq_window_s)
+        if event is not None:
+            return event
         q = word_set(question) - {"time", "many", "do", "did"}
+        if question.startswith("Where did I handle the "):  # MultiHop D: the object's places
+            q -= {"handle"}
         lo, hi = item["period"]["start_s"], item["period"]["end_s"]
         pool = [c for c in captions if lo <= c.virtual_s <= hi]
         hits = [(c, pool[k + 1].virtual_s if k + 1 < len(pool) else hi)

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from xlebench.clock import fmt_hhmmss
-from xlebench.eval.metrics import grounding_overlap, rouge_l
+from xlebench.eval.cider import cider_d
+from xlebench.eval.metrics import bleu4, grounding_overlap, meteor, rouge_l
 from xlebench.eval.parse import parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
@@ -65,20 +66,24 @@ class GroundedAnswer(Base):
             return None
         out = grounding_overlap(spans, item["answer"]["spans"])
         if not item["answer"].get("time_only"):
-            out["rougeL"] = rouge_l(text, split_evidence(item["answer"]["text"])[0])
+            ref = split_evidence(item["answer"]["text"])[0]
+            out.update(rougeL=rouge_l(text, ref), bleu4=bleu4(text, ref),
+                       meteor=meteor(text, ref))
         return out
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
         out = {"iou": 0.0, "iop": 0.0, "iog": 0.0, "iou@0.3": 0.0}
         if not item["answer"].get("time_only"):
-            out.update(rougeL=0.0, **({"sent_sim": 0.0} if s.bertscore else {}))
+            out.update(rougeL=0.0, bleu4=0.0, meteor=0.0, cider_d_answer=0.0,
+                       **({"sent_sim": 0.0} if s.bertscore else {}))
         return out
 
     def _random(self, item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
         scores = random_windows(item, model["widths"], model["k"], ctx, grounding_overlap)
         if not item["answer"].get("time_only"):
             ref = split_evidence(item["answer"]["text"])[0]
-            scores["rougeL"] = rouge_l(self.GENERIC, ref)
+            scores.update(rougeL=rouge_l(self.GENERIC, ref), bleu4=bleu4(self.GENERIC, ref),
+                          meteor=meteor(self.GENERIC, ref))
             if ctx.settings.bertscore:
                 scores["sent_sim"] = similarity([self.GENERIC], [ref])[0]
         return scores
@@ -92,6 +97,7 @@ class GroundedAnswer(Base):
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
+        _cider_answers(rows, items)
         todo = [(r, it) for r, it in zip(rows, items, strict=True)
                 if r["status"] == "ok" and not it["answer"].get("time_only")]
         if not (s.bertscore and todo):
@@ -100,3 +106,18 @@ class GroundedAnswer(Base):
                           [split_evidence(it["answer"]["text"])[0] for _, it in todo])
         for (r, _), v in zip(todo, sims, strict=True):
             r["scores"]["sent_sim"] = v
+
+
+def _cider_answers(rows: list[dict], items: Sequence[dict]) -> None:
+    """CIDEr-D of each answer text (MultiHop-EgoQA's table), document frequencies over every
+    reference of the subtask; a row that is not ``ok`` answers nothing (0). Rows whose
+    scores are expected values of a random strategy (no reply) are left alone."""
+    todo = [(r, it) for r, it in zip(rows, items, strict=True)
+            if not it["answer"].get("time_only")
+            and (r["status"] != "ok" or r.get("response") is not None)]
+    if not todo:
+        return
+    cands = [split_evidence(r["response"])[0] if r["status"] == "ok" else "" for r, _ in todo]
+    refs = [[split_evidence(it["answer"]["text"])[0]] for _, it in todo]
+    for (r, _), v in zip(todo, cider_d(cands, refs), strict=True):
+        r["scores"]["cider_d_answer"] = v
