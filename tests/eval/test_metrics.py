@@ -86,3 +86,20 @@ def test_top1_iou_is_the_official_miou_per_query() -> None:
     s = ScoreSettings(ks=(1, 3, 5), tious=(0.3,), bertscore=False)
     got = SpanRecall().score(item, "[00:00:00 - 00:00:10], [00:00:04 - 00:00:14]", s)
     assert got["mIoU"] == 5 / 15 and got["R@1,0.3"] == 1.0 and got["R@3,0.3"] == 1.0
+
+
+def test_lea_matches_the_papers_worked_example() -> None:
+    """Moosavi and Strube (2016), section 4: key {a,b,c} {d,e,f,g}, response {a,b} {c,d}
+    {f,g,h,i}: recall (3 x 1/3 + 4 x 1/6) / 7, precision (2 x 1 + 2 x 0 + 4 x 1/6) / 8."""
+    from xlebench.eval.lea import lea, lea_soft
+
+    slot = {m: (k, "Arg1") for k, m in enumerate("abcdefghi")}
+    key = {slot[m]: ("x" if m in "abc" else "y") for m in "abcdefg"}
+    response = {slot[m]: {"a": "p", "b": "p", "c": "q", "d": "q"}.get(m, "s")
+                for m in "abcdfghi"}
+    recall, precision = (1 + 4 / 6) / 7, (2 + 4 / 6) / 8
+    assert lea(key, response) == pytest.approx(2 * recall * precision / (recall + precision))
+    assert lea(key, key) == 1.0 and lea_soft(key, key) == 1.0
+    # the same co-reference with other words: LEA is blind to the values, LEA-soft is not
+    renamed = {s: {"x": "a cup", "y": "a knife"}[v] for s, v in key.items()}
+    assert lea(key, renamed) == 1.0 and lea_soft(key, renamed) == 0.0

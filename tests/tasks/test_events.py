@@ -111,7 +111,8 @@ def test_roles_are_asked_given_the_true_verbs() -> None:
     assert "cut, hold" in roles["query"] and "cut" not in verbs["query"]
     assert "verbs:" not in roles["answer"]["text"] and "Arg1: onion" in roles["answer"]["text"]
     s = ScoreSettings(bertscore=False)
-    assert ROLES.scorer.score(roles, roles["answer"]["text"], s) == {"rouge_args": 1.0}
+    assert ROLES.scorer.score(roles, roles["answer"]["text"], s) == {
+        "rouge_args": 1.0, "lea": 1.0, "lea_soft": 1.0}
     from xlebench.eval.score import corpus_metrics, score_items
 
     rows = score_items([roles], {roles["item_id"]: roles["answer"]["text"]},
@@ -165,3 +166,27 @@ def test_coreference_is_exact_string_match() -> None:
                                          ["cut", "hold"], ["cut", "wash"]]
     assert coreference(events) == [{"entity": "C", "events": [0, 1, 3, 4]},
                                    {"entity": "onion", "events": [0, 1, 3, 4]}]
+
+
+def test_every_annotators_roles_are_references() -> None:
+    """Two narrations of one event (Ego4D's two passes) give two references for its roles:
+    a reply with the second annotator's object scores as well as one with the first's, and
+    the co-reference of a reply is scored by LEA."""
+    from xlebench.eval.scorers import EventRoles
+    from xlebench.tasks.event_srl import _event
+
+    passes = [[Narration(0.5, "#C C cuts the onion with the knife", "a")],
+              [Narration(0.7, "#C C slices the vegetable with the knife", "b")]]
+    ev = events_in(passes, 0.0, 2.0, 1, "kitchen")[0]
+    assert ev.roles["Arg1"] == "onion" and ev.other_roles[0]["Arg1"] == "vegetable"
+    answer = _event(ev, (0.0, 2.0), ["Arg0", "Arg1", "Arg2", "ALoc", "AScn"])
+    assert answer["references"][0]["Arg1"] == "vegetable"
+    item = {"answer": {"events": [answer]}}
+    scorer = EventRoles()
+    first = scorer.score(item, "Event 1: Arg0: C; Arg1: onion; Arg2: knife", ScoreSettings())
+    second = scorer.score(item, "Event 1: Arg0: C; Arg1: vegetable; Arg2: knife",
+                          ScoreSettings())
+    assert second["rouge_args"] == first["rouge_args"] == 0.75  # AScn left out of both
+    details = scorer.details(item, "Event 1: Arg0: C; Arg1: vegetable; Arg2: knife")
+    assert ["Arg1", "onion", "vegetable", "cut", ["vegetable"]] in details["roles"]
+    assert {"lea", "lea_soft"} <= set(first)

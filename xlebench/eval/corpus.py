@@ -73,7 +73,9 @@ def _cider(details: Sequence[dict], key: int = 0) -> Prepared:
     from xlebench.eval.cider import cider_d
 
     slots = [(k, slot) for k, d in enumerate(details) for slot in d["roles"]]
-    scores = cider_d([s[2] for _, s in slots], [[s[1]] for _, s in slots]) if slots else []
+    # every annotator's value is a reference (slot[4]: the others', where items carry them)
+    scores = cider_d([s[2] for _, s in slots],
+                     [[s[1], *(s[4] if len(s) > 4 else [])] for _, s in slots]) if slots else []
     per_row: list[list[tuple[str, float, float]]] = [[] for _ in details]
     for (k, slot), v in zip(slots, scores, strict=True):
         per_row[k].append((slot[key], v, 1.0))

@@ -259,6 +259,10 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
            "no WordNet synonyms)"),
     Metric("cider_d_answer", "mean", True, "CIDEr-D of the answer text, document frequencies "
            "over the subtask's references"),
+    Metric("lea", "mean", True, "LEA F1 of the co-reference of role values across a window's "
+           "events (exact strings; VidSitu)"),
+    Metric("lea_soft", "mean", True, "LEA with each entity match weighted by the ROUGE-L of "
+           "the two values (a stand-in for VidSitu's CIDEr-weighted Lea-S)"),
     Metric("answer_acc", "mean", True, "share of short answers equivalent to the reference by "
            "the rule of their shape: the exact count, the exact order, token F1 >= 0.5 "
            "otherwise (xlebench.eval.scorers.short)"),

@@ -95,13 +95,23 @@ def window_items(ctx: Context, p: EventParams, ask: Callable[[list[Event], dict]
         out.items.append(ctx.item(
             k=k, query=(f"In the record provided for the {fmt_hhmmss(a)} - {fmt_hhmmss(b)} "
                         f"period, {ask(events, seg)}"), period=(a, b), text=text(events),
-            answer={"events": [{"interval": list(t), "verbs_gt": e.verbs,
-                                "roles": {r: v for r, v in e.roles.items() if r in p.roles}}
+            answer={"events": [_event(e, t, p.roles)
                                for e, t in zip(events, event_times(events, seg), strict=True)]},
             evidence=[evidence(seg, start, start + p.window_s)],
             provenance={"source_file": ctx.ann.narration_file, "window_s": p.window_s,
                         "coreference": coreference(events),
                         "narrated_events": sum(e.narrated for e in events)}))
+    return out
+
+
+def _event(e: Event, interval: tuple[float, float], roles: list[str]) -> dict:
+    """An event of the answer: its verbs, its roles, and (where other narrations of it give
+    other values) ``references``: the other annotators' roles."""
+    out = {"interval": list(interval), "verbs_gt": e.verbs,
+           "roles": {r: v for r, v in e.roles.items() if r in roles}}
+    others = [{r: v for r, v in alt.items() if r in roles} for alt in e.other_roles]
+    if any(others):
+        out["references"] = [o for o in others if o]
     return out
 
 

@@ -37,6 +37,9 @@ class Event:
     verbs: list[str] = field(default_factory=list)
     roles: dict[str, str] = field(default_factory=dict)
     narrated: bool = False
+    #: The roles other narrations of the event give (the other annotator's pass, a second
+    #: line): VidSitu scores a role against every annotator's value.
+    other_roles: list[dict[str, str]] = field(default_factory=list)
 
 
 def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
@@ -88,7 +91,10 @@ def events_in(passes: list[list[Narration]], start: float, event_s: float, n: in
                     if parsed:
                         if parsed[0] not in ev.verbs:
                             ev.verbs.append(parsed[0])
-                        ev.roles = ev.roles or parsed[1]
+                        if not ev.roles:
+                            ev.roles = parsed[1]
+                        elif parsed[1] != ev.roles and parsed[1] not in ev.other_roles:
+                            ev.other_roles.append(parsed[1])
         out.append(ev)
     return out
 

@@ -19,6 +19,7 @@ from xlebench.eval.corpus import (
     cider_micro,
     verb_recall_macro,
 )
+from xlebench.eval.lea import lea, lea_soft
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
@@ -143,18 +144,26 @@ class EventRoles(Base):
         for k, ev in enumerate(item["answer"]["events"], start=1):
             got = pred.get(k, {"roles": {}})["roles"]
             verb = ev["verbs_gt"][0] if ev["verbs_gt"] else ""
-            roles += [[r, v, got.get(r, ""), verb] for r, v in sorted(ev["roles"].items())]
+            others = ev.get("references", [])
+            roles += [[r, v, got.get(r, ""), verb,
+                       sorted({o[r] for o in others if o.get(r) and o[r] != v})]
+                      for r, v in sorted(ev["roles"].items())]
         return {"roles": roles}
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
-        if not parse_events(reply):
+        pred = parse_events(reply)
+        if not pred:
             return None
         roles = self.details(item, reply)["roles"]
-        return {"rouge_args": float(np.mean([rouge_l(p, g) for _, g, p, _ in roles]))
-                if roles else 0.0}
+        key = {(k, r): v for k, ev in enumerate(item["answer"]["events"], start=1)
+               for r, v in ev["roles"].items()}
+        said = {(k, r): v for k, got in pred.items() for r, v in got["roles"].items()}
+        return {"rouge_args": float(np.mean([max(rouge_l(p, g) for g in [g, *alts])
+                                             for _, g, p, _, alts in roles]))
+                if roles else 0.0, "lea": lea(key, said), "lea_soft": lea_soft(key, said)}
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {"rouge_args": 0.0}
+        return {"rouge_args": 0.0, "lea": 0.0, "lea_soft": 0.0}
 
     def corpus(self) -> dict[str, CorpusMetric]:
         return {"cider_d": cider_micro, "cider_d_arg": cider_by_argument,
