@@ -168,8 +168,18 @@ def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Pat
 
     monkeypatch.setattr(TransformersVLM, "_shared_prefix", counted)
     shared = _tiny_vlm(tiny, tmp_path / "b", batch_size=8, device="cpu", temperature=0.0)
+    processor = type(shared._loaded[0])
+    with_images = []
+    call = processor.__call__
+
+    def seen(self, *args, **kw):
+        with_images.append(kw.get("images") is not None)
+        return call(self, *args, **kw)
+    monkeypatch.setattr(processor, "__call__", seen)
     assert EndToEnd(shared, lambda log: frames).respond(items, RECIPES, LOG) == alone
     assert runs == [8], "one prefix for the log's eight questions"
+    assert sum(with_images) == 1, "the frames are preprocessed once, not once per question"
+    assert shared._replay_checked
     assert len(set(alone.values())) > 1, "the answers depend on the question"
 
 

@@ -11,8 +11,10 @@ log share their whole prefix â€” system prompt, every frame, the clock blocks â€
 in the question after it. Requests of a batch that share a prefix holding all their images
 run it once; its key/value cache is copied for each question, which then prefills only its
 own tokens. Under greedy decoding answers are the tokens separate requests give (tested);
-sampling is seeded by each request's prompt. The frames are encoded once per log instead of
-once per question.
+sampling is seeded by each request's prompt. The frames are preprocessed and encoded once
+per log instead of once per question: the other questions' inputs replay the processor's
+image-token expansion and only run the tokenizer (checked against the processor's own tokens
+on the first request; any difference falls back to processing each request).
 """
 
 from __future__ import annotations
@@ -125,8 +127,13 @@ class TransformersVLM(CachedVLM):
 
         processor, model = self._loaded
         images = self._images(prompts[0][1])
-        inputs = [processor(text=[p], images=images or None, return_tensors="pt", padding=True)
-                  .to(self.device) for p, _ in prompts]
+        first = processor(text=[prompts[0][0]], images=images or None, return_tensors="pt",
+                          padding=True).to(self.device)
+        inputs = [first, *(self._tokens_only(first, prompts[0][0], text) for text, _ in
+                           prompts[1:])]
+        if any(x is None for x in inputs):  # the expansion could not be replayed: as before
+            inputs = [processor(text=[p], images=images or None, return_tensors="pt",
+                                padding=True).to(self.device) for p, _ in prompts]
         ids = [x["input_ids"][0] for x in inputs]
         common = _common_prefix(ids)
         image_token = getattr(model.config, "image_token_id", None) or getattr(
@@ -156,6 +163,35 @@ class TransformersVLM(CachedVLM):
                 answers.append(processor.batch_decode(out[:, x["input_ids"].shape[1]:],
                                                       skip_special_tokens=True)[0].strip())
         return answers
+
+    def _tokens_only(self, first: Any, first_text: str, text: str) -> dict | None:
+        """The inputs of another question on the same frames without preprocessing the
+        frames again: the processor expands each image placeholder into a fixed number of
+        image tokens, so the expansion read off the first request is replayed on this text
+        and only the tokenizer runs. Checked on the first request (None when the replay does
+        not give the processor's tokens exactly)."""
+        import torch
+
+        processor = self._loaded[0]
+        marker = getattr(processor, "image_token", None)
+        image_id = getattr(processor, "image_token_id", None)
+        n = first_text.count(marker) if marker else 0
+        if not n or image_id is None:
+            return None
+        count = int((first["input_ids"][0] == image_id).sum())
+        if count % n:
+            return None
+        per = count // n
+
+        def tokens(t: str) -> Any:
+            return processor.tokenizer(t.replace(marker, marker * per),
+                                       return_tensors="pt")["input_ids"].to(self.device)
+        if "_replay_checked" not in self.__dict__:
+            self._replay_checked = bool(torch.equal(tokens(first_text), first["input_ids"]))
+        if not self._replay_checked:
+            return None
+        ids = tokens(text)
+        return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
     def option_logprobs(self, messages: list[dict], options: list[str]) -> list[float]:
         """Per option, the mean log-probability of its tokens as the model's reply to
