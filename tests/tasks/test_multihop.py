@@ -108,6 +108,26 @@ def test_llm_generation_is_validated_re_asked_and_judged(tmp_path: Path) -> None
     assert item["provenance"]["filter"]["judgement"] == 0
     assert item["answer"]["grounding"]["T1"] == [[36010.0, 36012.0]], "as the model said"
     assert item["answer"]["text"].startswith("You <T1>opens the fridge</T1> and then <T2>")
+    # the paper's prompt of the node's attribute (an action node: the verb's)
+    assert item["provenance"]["prompt_ids"]["generate"] == "tasks/multihop_generate_verb.v1"
+
+
+@pytest.mark.parametrize("attribute", ["verb", "dobj", "pobj"])
+def test_each_attribute_prompt_has_seven_examples_that_parse(attribute: str) -> None:
+    """MultiHop-EgoQA (A.3): seven in-context examples per attribute; every example output
+    is an answer the validator accepts."""
+    import json
+    import re
+
+    from xlebench.llm.prompts import load_prompt
+    from xlebench.tasks.multihop_qa import validate_generated
+
+    prompt = load_prompt(f"tasks/multihop_generate_{attribute}.v1")
+    outputs = re.findall(r"^Example \d+ output:\n(.+)$", prompt.user, re.MULTILINE)
+    assert len(outputs) == 7
+    for out in outputs:
+        validate_generated(json.loads(out), 180.0)
+    assert prompt.render(window_s="180", node="knife", descriptions="1,2,C cuts.")
 
 
 def test_log_scope_asks_about_hops_in_different_records() -> None:

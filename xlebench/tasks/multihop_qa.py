@@ -77,12 +77,21 @@ class MultiHopParams(RecipeParams):
     generator: str = knob("template", choices=("template", "llm"))
     llm_filter: bool = False
     prompts: dict[str, str] = field(default_factory=lambda: {
-        "generate": "tasks/multihop_generate.v1", "filter": "tasks/multihop_filter.v1"})
+        "generate": "tasks/multihop_generate.v1", "filter": "tasks/multihop_filter.v1",
+        "generate_verb": "tasks/multihop_generate_verb.v1",
+        "generate_dobj": "tasks/multihop_generate_dobj.v1",
+        "generate_pobj": "tasks/multihop_generate_pobj.v1"})
+    #: generator=llm: the paper's one prompt per attribute of the node (verb, dobj, pobj; an
+    #: action node uses the verb's), each with seven examples; false: ``generate`` for all.
+    attribute_prompts: bool = True
     time_only_share: float = knob(0.3, ge=0, le=1)
     max_items_per_log: int | None = knob(8, ge=1)
     #: True spans shorter than this are widened symmetrically (a narration at s = e is 0 s).
     min_span_s: float = knob(1.0, ge=0)
 
+
+#: The paper's attribute (and generation prompt) of each node kind.
+ATTRIBUTE = {"action": "verb", "verb": "verb", "dobj": "dobj", "pobj": "pobj"}
 
 FORMAT = ("Answer in one or two sentences, then on a new line `Evidence:` followed by the "
           "supporting time spans as [HH:MM:SS - HH:MM:SS], separated by commas.")
@@ -469,7 +478,9 @@ def _from_llm(ctx: Context, p: MultiHopParams, c: Candidate, k: int, usage: Usag
     seg = c.parts[0][1][0][0]
     origin = c.window[0] if c.window else float(seg.get("source_start_s", 0.0))
     span = c.window[1] - c.window[0] if c.window else float(seg["source_end_s"]) - origin
-    messages = load_prompt(p.prompts["generate"]).render(
+    prompt = (p.prompts[f"generate_{ATTRIBUTE[c.node_kind]}"] if p.attribute_prompts
+              else p.prompts["generate"])
+    messages = load_prompt(prompt).render(
         window_s=f"{span:g}", node=c.node, descriptions=_descriptions(c, origin))
     q, a, spans = ask_json(ctx.llm, messages, lambda v: validate_generated(v, span),
                            max_retries=ctx.llm.settings.max_retries, usage=usage,
@@ -479,7 +490,7 @@ def _from_llm(ctx: Context, p: MultiHopParams, c: Candidate, k: int, usage: Usag
                  for key, v in sorted(spans.items())}
     return _item(ctx, p, c, k, q, a, grounding,
                  {"generator": "llm", "model": ctx.llm.settings.model,
-                  "prompt_ids": {"generate": p.prompts["generate"]}})
+                  "prompt_ids": {"generate": prompt}})
 
 
 def _reasonable(ctx: Context, p: MultiHopParams, item: dict, usage: Usage, out: Built
@@ -508,5 +519,7 @@ RECIPE = Recipe(
     name="multihop_qa", task="grounded_qa", schema=MultiHopParams, build=build,
     scorer=GroundedAnswer(), primary="iou", answer_format=FORMAT,
     answer_source="Ego4D narrations", needs=("narrations",),
-    prompts=("tasks/multihop_generate.v1", "tasks/multihop_filter.v1"), oracle=oracle,
+    prompts=("tasks/multihop_generate.v1", "tasks/multihop_generate_verb.v1",
+             "tasks/multihop_generate_dobj.v1", "tasks/multihop_generate_pobj.v1",
+             "tasks/multihop_filter.v1"), oracle=oracle,
     description="Multi-hop questions whose answers are grounded in several moments.")
