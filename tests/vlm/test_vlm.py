@@ -267,12 +267,13 @@ ARGS = ("library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[J
 def test_every_system_runs_offline_with_the_scripted_vlm(tmp_path: Path) -> None:
     ran = run_inprocess(tmp_path, *ARGS, "eval.captioner=vlm", "eval.e2e_frames=24",
                         "eval.systems=[oracle_text_retrieval,socratic,retrieve_socratic,"
-                        "end_to_end]", "eval.max_logs=1")
+                        "end_to_end,oracle_certificate_frames]", "eval.max_logs=1")
     assert ran.rc == 0, ran.text[-3000:]
     results = tmp_path / "benchmarks" / "demo" / "results"
     assert sorted(p.name for p in results.iterdir() if p.is_dir()) == [
-        "end_to_end@scripted", "oracle_text_retrieval", "retrieve_socratic@scripted",
-        "socratic@scripted"]
+        "end_to_end@scripted", "oracle_certificate_frames@scripted", "oracle_text_retrieval",
+        "retrieve_socratic@scripted", "socratic@scripted"]
+    assert "ORACLE" in (results / "oracle_certificate_frames@scripted" / "table.md").read_text()
     md = (results / "socratic@scripted" / "table.md").read_text()
     assert "ORACLE" not in md and "Evaluated on 1 of 2 life logs" in md and "STAND-IN" in md
     assert "ORACLE" in (results / "oracle_text_retrieval" / "table.md").read_text()
@@ -319,3 +320,23 @@ def test_shards_split_the_replies_and_a_last_run_merges(tmp_path: Path) -> None:
     assert (respond["done"], respond["cached"]) == (0, 4)
     assert (tmp_path / "benchmarks" / "demo" / "results" / "end_to_end@scripted" / "table.md"
             ).is_file()
+
+
+def test_certificate_frames_come_from_the_evidence_spans_only(monkeypatch) -> None:
+    """EgoSchema's certificate chooses the frames: spread over the evidence spans in
+    proportion to their lengths, labelled on the day's clock, nothing from elsewhere."""
+    import xlebench.eval.frames as F
+
+    asked: dict[str, list[float]] = {}
+
+    def fake(media, uid, times, root, spec):
+        asked[uid] = list(times)
+        return {t: f"{uid}-{t}.jpg" for t in times}
+    monkeypatch.setattr(F, "frames_at", fake)
+    item = {"evidence": [{"video_uid": "v", "source_start_s": 10.0, "source_end_s": 20.0},
+                         {"video_uid": "w", "source_start_s": 0.0, "source_end_s": 30.0}]}
+    frames = F.evidence_frames(item, LOG, 8, lambda uid: Path(uid), Path("/f"), None)
+    assert len(asked["v"]) == 2 and len(asked["w"]) == 6  # 10 s and 30 s of 40
+    assert all(10 <= t <= 20 for t in asked["v"]) and all(0 <= t <= 30 for t in asked["w"])
+    assert [f.clock for f in frames][:2] == ["07:00:12", "07:00:17"]
+    assert frames == sorted(frames, key=lambda f: f.virtual_s)

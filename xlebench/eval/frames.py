@@ -3,6 +3,8 @@
 * `log_frames`: N frames spread uniformly over the log's output time (the segments back to
   back, gaps removed — the rendered video's time), each labelled with its virtual-clock time;
   the end-to-end system's input (paper: 1200 frames).
+* `evidence_frames`: N frames spread over one item's evidence spans (its certificate's
+  subclips) — the oracle that sees only where the answer is.
 * `segment_sets`: the frames of every 30-second source segment a log uses, at
   ``segment_fps`` and 560x420 — what a captioner describes, one caption per segment.
 
@@ -39,6 +41,31 @@ def log_frames(log: dict, n: int, media: Media, root: Path, spec: FrameSpec) -> 
     files = {uid: frames_at(media(uid), uid, times, root, spec) for uid, times in by_uid.items()}
     return [Frame(root / files[p.video_uid][p.source_s], fmt_hhmmss(p.virtual_s), p.virtual_s)
             for p in where]
+
+
+def evidence_frames(item: dict, log: dict, n: int, media: Media, root: Path,
+                    spec: FrameSpec) -> list[Frame]:
+    """N frames spread uniformly over the total length of the item's evidence spans (each
+    span gets frames in proportion to its length, at least one), in time order, labelled on
+    the day's clock."""
+    spans = [(e["video_uid"], float(e["source_start_s"]), float(e["source_end_s"]))
+             for e in item.get("evidence", []) if e["source_end_s"] > e["source_start_s"]]
+    total = sum(b - a for _, a, b in spans)
+    if not spans or n <= 0:
+        return []
+    by_uid: dict[str, list[float]] = defaultdict(list)
+    for uid, a, b in spans:
+        k = max(1, round(n * (b - a) / total))
+        by_uid[uid] += [round(a + (b - a) * (j + 0.5) / k, 3) for j in range(k)]
+    out = []
+    for uid, times in by_uid.items():
+        seg = next((s for s in log["segments"] if s["video_uid"] == uid), None)
+        if seg is None:
+            continue
+        files = frames_at(media(uid), uid, sorted(set(times)), root, spec)
+        out += [Frame(root / files[t], fmt_hhmmss(to_day(seg, t)), to_day(seg, t))
+                for t in sorted(set(times))]
+    return sorted(out, key=lambda f: f.virtual_s)
 
 
 def segment_sets(seg: dict, media: Media, root: Path, spec: FrameSpec

@@ -13,6 +13,8 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 ``end_to_end``         a VLM answering from ``eval.e2e_frames`` frames of the whole day
 ``end_to_end_likelihood``  the same frames; each option of a multiple-choice item scored by its
                        mean token log-likelihood (vlm=transformers; EgoSchema's scoring)
+``oracle_certificate_frames``  the VLM on ``eval.e2e_frames`` frames of each item's evidence
+                       spans only (EgoSchema's certificate; reads where the answer is)
 ``oracle_annotations``  each recipe's full-information oracle: the answer re-derived from the
                        exact annotations the item was built from (a consistency check, the
                        ceiling of what the annotations support; never a baseline)
@@ -35,7 +37,7 @@ from xlebench.runner.fingerprint import file_digest
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
-           "end_to_end_likelihood", "oracle_annotations")
+           "end_to_end_likelihood", "oracle_certificate_frames", "oracle_annotations")
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,19 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | 
         n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
         system = Likelihood(out.vlm, lambda log: log_frames(log, n, media, root, spec))
         return system, {"system": name, "version": Likelihood.version,
+                        "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
+                        "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
+    if name == "oracle_certificate_frames":
+        from xlebench.eval.baselines.certificate_frames import CertificateFrames
+        from xlebench.eval.baselines.end_to_end import PROMPT
+        from xlebench.eval.frames import evidence_frames
+
+        media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
+        n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
+        out.network |= cfg.vlm.backend == "litellm"
+        system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
+            it, log, n, media, root, spec))
+        return system, {"system": name, "version": CertificateFrames.version,
                         "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
                         "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
     if name == "end_to_end":
