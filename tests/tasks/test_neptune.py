@@ -190,11 +190,7 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
     assert len(rows) == len(items) and rows[0]["verdict"] == ""
     assert rows[0]["answer"] in "ABCDE" and rows[0]["A"]
     rows[0]["verdict"], rows[1]["needs"], rows[2]["verdict"] = "BAD", "audio", "good"
-    filled = tmp_path / "filled.csv"
-    with filled.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    filled = _write(rows, tmp_path / "filled.csv")
     ran = run_inprocess(tmp_path, *ARGS, "stages=[library,persona,plan,simulate,annotate]",
                         f"tasks.neptune_qa.filters=[{{kind: raters, verdicts: {filled}, "
                         "drop: [BAD, audio]}]", "name=rated")
@@ -203,14 +199,20 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
                        .read_text())
     assert after["skipped"]["neptune_qa"]["dropped by the raters filter"] == 2
     rows[3]["verdict"] = "PERHAPS"
-    with filled.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    _write(rows, filled)
     ran = run_inprocess(tmp_path, *ARGS, "stages=[library,persona,plan,simulate,annotate]",
                         f"tasks.neptune_qa.filters=[{{kind: raters, verdicts: {filled}, "
                         "drop: [BAD]}]", "name=rated2")
     assert ran.rc == 2 and "filled.csv: row 5, verdict" in ran.text
+
+
+def _write(rows: list[dict], path: Path) -> Path:
+    """A filled rater sheet, as a spreadsheet saves it."""
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
 
 
 def test_the_named_subsets_ask_for_what_they_need(tmp_path: Path) -> None:

@@ -28,24 +28,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xlebench.library.language import gerund, third_person
-from xlebench.tasks.actions import parse_narration
+from xlebench.tasks.actions import Narrated, parse_narration
 from xlebench.tasks.source import Narration
 
 OFFLINE_CAPABILITIES = ("TO", "CT", "PR", "ID", "SC", "SUM")
 
 
 @dataclass(frozen=True)
-class Event:
-    """One ``#C C`` narration: when (video seconds) and what."""
+class Event(Narrated):
+    """One ``#C C`` narration: what (`Narrated`) and when (video seconds)."""
 
-    t: float
-    verb: str
-    dobj: str | None
-    pobj: str | None
-
-    @property
-    def action(self) -> str:
-        return f"{self.verb} {self.dobj}" if self.dobj else self.verb
+    t: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -61,7 +54,7 @@ def events(passes: Sequence[Sequence[Narration]], a: float, b: float) -> list[Ev
     video describe the same events: never mixed)."""
     best: list[Event] = []
     for narr in passes:
-        found = [Event(n.t, p.verb, p.dobj, p.pobj) for n in narr if a <= n.t < b
+        found = [Event(p.verb, p.dobj, p.pobj, t=n.t) for n in narr if a <= n.t < b
                  if (p := parse_narration(n.text)) and (p.dobj or " " in p.verb)]
         if len(found) > len(best):
             best = found
