@@ -340,3 +340,22 @@ def test_certificate_frames_come_from_the_evidence_spans_only(monkeypatch) -> No
     assert all(10 <= t <= 20 for t in asked["v"]) and all(0 <= t <= 30 for t in asked["w"])
     assert [f.clock for f in frames][:2] == ["07:00:12", "07:00:17"]
     assert frames == sorted(frames, key=lambda f: f.virtual_s)
+
+
+def test_batches_hold_requests_of_similar_shape(tmp_path: Path) -> None:
+    """Padding-aware batching: uncached requests are chunked by frames, then by length, so a
+    chunk pads to requests like its own; replies come back in the callers' order."""
+    from xlebench.vlm.cached import CachedVLM
+    from xlebench.vlm.messages import message
+
+    chunks: list[list[int]] = []
+
+    class Lengths(CachedVLM):
+        def _generate(self, batch):
+            chunks.append([len(m[0]["content"][0]) for m in batch])
+            return [str(len(m[0]["content"][0])) for m in batch]
+    vlm = Lengths(VLMConfig(backend="scripted", model="x", batch_size=2), tmp_path / "c")
+    lengths = [40, 3, 39, 4, 41, 2]
+    out = vlm.answer_batch([[message("user", "q" * n)] for n in lengths])
+    assert [c.text for c in out] == [str(n) for n in lengths]
+    assert chunks == [[2, 3], [4, 39], [40, 41]]

@@ -58,7 +58,9 @@ class CachedVLM:
             hit = self.cache.get(key)
             out.append(None if hit is None else Completion(
                 hit.text, hit.prompt_tokens, hit.completion_tokens, hit.cost_usd, True))
-        todo = [k for k, c in enumerate(out) if c is None]
+        # padding-aware: chunks of similar requests (the same frames together, then by length)
+        todo = sorted((k for k, c in enumerate(out) if c is None),
+                      key=lambda k: request_shape(batch[k]))
         with self._lock:
             self.cache_hits += len(batch) - len(todo)
         self.report("cached replies", len(batch) - len(todo))
@@ -78,3 +80,13 @@ class CachedVLM:
 
     def _generate(self, batch: list[list[dict]]) -> list[str]:
         raise NotImplementedError
+
+
+def request_shape(messages: list[dict]) -> tuple[int, tuple[str, ...], int]:
+    """How a request batches: its frame count and frames (requests on the same frames share a
+    prefix), then its text length (requests of one chunk pad to the longest)."""
+    from xlebench.vlm.messages import Frame
+
+    frames = tuple(str(p.path) for m in messages for p in m["content"] if isinstance(p, Frame))
+    text = sum(len(p) for m in messages for p in m["content"] if isinstance(p, str))
+    return len(frames), frames, text

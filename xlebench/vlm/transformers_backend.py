@@ -4,7 +4,9 @@
 ``AutoModelForImageTextToText`` loads). Device and dtype are automatic — CUDA with bfloat16
 when available, else CPU float32 — or set. Requests are generated ``vlm.batch_size`` at a
 time, left-padded, greedy at temperature 0 and sampled otherwise; each answer is cached on
-its own. The optional extra ``xlebench[vlm]`` names what it needs beyond the base install.
+its own. Chunks are padding-aware: a call's uncached requests are sorted by their frames, then
+by length (`xlebench.vlm.cached.request_shape`), so a chunk pads only to requests like its
+own and a log's questions on the same frames meet in one chunk. The optional extra ``xlebench[vlm]`` names what it needs beyond the base install.
 
 **Encode once, ask many** (``vlm.prefix_cache``): the questions of one life
 log share their whole prefix — system prompt, every frame, the clock blocks — and differ only
