@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from xlebench.errors import ConfigError, DataError
@@ -48,11 +49,18 @@ def curation_csv(items: Iterable[dict], logs: dict[str, dict]) -> str:
 
 def read_verdicts(path: str | Path) -> dict[str, dict[str, str]]:
     """``{item_id: {verdict, needs}}`` of a filled sheet (blank cells: not rated). A missing
-    column or an unknown value is an error naming the file, the row and what to write."""
+    column or an unknown value is an error naming the file, the row and what to write. Read
+    once per version of the file (the filter asks for every item)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{p}: no such rater sheet; export one with "
                           "export.formats=[curation] and give the filled-in CSV")
+    st = p.stat()
+    return _parsed(p.resolve(), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=16)
+def _parsed(p: Path, _mtime_ns: int, _size: int) -> dict[str, dict[str, str]]:
     rows = list(csv.DictReader(p.read_text(encoding="utf-8-sig").splitlines()))
     if not rows or not {"item_id", "verdict"} <= set(rows[0]):
         raise DataError(str(p), "header", "the columns item_id and verdict (and optionally "

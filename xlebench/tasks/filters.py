@@ -225,17 +225,21 @@ def load_transcripts(path: str) -> dict[str, list]:
     from xlebench.errors import ConfigError, DataError
 
     p = Path(path)
-    if p not in _TRANSCRIPTS:
-        if not p.is_file():
-            raise ConfigError(f"{p}: no such transcript file (transcript_only filter); give "
-                              "JSON {video_uid: [{start_s, end_s, text}]}")
-        data = json.loads(p.read_text())
+    if not p.is_file():
+        raise ConfigError(f"{p}: no such transcript file (transcript_only filter); give "
+                          "JSON {video_uid: [{start_s, end_s, text}]}")
+    key = (p.resolve(), p.stat().st_mtime_ns, p.stat().st_size)
+    if key not in _TRANSCRIPTS:
+        try:
+            data = json.loads(p.read_text())
+        except json.JSONDecodeError as exc:
+            raise DataError(str(p), f"line {exc.lineno}", "valid JSON") from None
         if not isinstance(data, dict) or not all(
                 isinstance(v, list) and all({"start_s", "end_s", "text"} <= set(t) for t in v)
                 for v in data.values()):
             raise DataError(str(p), "$", "an object {video_uid: [{start_s, end_s, text}]}")
-        _TRANSCRIPTS[p] = data
-    return _TRANSCRIPTS[p]
+        _TRANSCRIPTS[key] = data
+    return _TRANSCRIPTS[key]
 
 
 _TRANSCRIPTS: dict[Any, dict[str, list]] = {}
