@@ -8,7 +8,8 @@ its commit.
 
 Plots and parquet files embed their writer's version: they are compared only under the
 matplotlib / pyarrow versions the digests were recorded with, and the test says when it
-leaves them out. The manifest's ``git_revision`` is blanked before hashing.
+leaves them out. The manifest's ``git_revision`` and ``packages`` are blanked before
+hashing.
 
 Across CPUs: on the AVX2 EPYC of 2026-11-23 one life log of ``paper_full`` picked the other
 of two videos whose float32 cosines were equal there (0.51917; 7e-9 apart in float64) because
@@ -52,11 +53,15 @@ VERSIONED = {".png": "matplotlib", ".parquet": "pyarrow"}
 
 #: The manifest names the code's commit, which every commit changes.
 REVISION = re.compile(rb'"git_revision": "[^"]*"')
+#: ... and the installed packages' versions: a fresh install resolves the unpinned ones
+#: (litellm, pydantic) to whatever PyPI holds that day, which says nothing of our bytes.
+PACKAGES = re.compile(rb'"packages": \{[^}]*\}')
 
 
 def digests(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(
-        REVISION.sub(b'"git_revision": ""', p.read_bytes())).hexdigest()
+    def normal(data: bytes) -> bytes:
+        return PACKAGES.sub(b'"packages": {}', REVISION.sub(b'"git_revision": ""', data))
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(normal(p.read_bytes())).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
