@@ -230,15 +230,19 @@ def _from_llm(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
 
 
 def _candidates(ctx: Context, seg: dict, p: EgoSchemaParams) -> list[str]:
+    return nearest_summaries(ctx, seg, p.pool)
+
+
+def nearest_summaries(ctx: Context, seg: dict, pool: int | None) -> list[str]:
     """Summaries of the ``pool`` segments other logs recorded nearest in clock time (other
     videos; one entry per segment, so a video used often appears often), or of the library's
-    videos when the benchmark has no other log."""
+    videos when the benchmark has no other log; every one of them for ``pool=None``."""
     at = float(seg["start_s"]) % DAY
     found = sorted((_clock_gap(float(s["start_s"]) % DAY, at), lid, s["index"], s["video_uid"])
                    for lid, log in ctx.logs.items() if lid != ctx.log["lifelog_id"]
                    for s in log["segments"] if s["video_uid"] != seg["video_uid"])
     uids = [uid for *_, uid in found] or sorted(u for u in ctx.videos if u != seg["video_uid"])
-    return [ctx.videos[u].summary for u in uids if u in ctx.videos][: p.pool]
+    return [ctx.videos[u].summary for u in uids if u in ctx.videos][:pool]
 
 
 def _clock_gap(a: float, b: float) -> float:

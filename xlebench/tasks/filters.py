@@ -108,7 +108,9 @@ def _question(item: dict) -> str:
 
 
 def _seeded(item: dict, spec: Mapping[str, Any], fctx: FilterContext, prompt: str,
-            letters: bool, parse: Callable[[str], int]) -> Verdict:
+            letters: bool, parse: Callable[[str], int], **slots: str) -> Verdict:
+    """A text-only model's pick in each of ``seeds`` samples (``slots``: what else its
+    prompt shows, e.g. a transcript); dropped when right often enough."""
     from xlebench.llm.client import Usage
     from xlebench.llm.prompts import load_prompt
     from xlebench.llm.structured import ask_text
@@ -116,7 +118,7 @@ def _seeded(item: dict, spec: Mapping[str, Any], fctx: FilterContext, prompt: st
     question = "(not shown: answer from the options alone)" if spec.get("no_question") \
         else _question(item)
     messages = load_prompt(prompt).render(question=question,
-                                          options=_option_lines(item, letters))
+                                          options=_option_lines(item, letters), **slots)
     picks = [ask_text(fctx.llm, messages, parse, max_retries=fctx.llm.settings.max_retries,
                       usage=Usage(), sample=seed, what=f"{spec['kind']} filter")
              for seed in range(int(spec["seeds"]))]
@@ -141,17 +143,21 @@ def parse_rank(text: str) -> list[int]:
     return order
 
 
-def _blind(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+def _named_option(item: dict) -> Callable[[str], int]:
+    """The parser of a reply naming one option (``Option k``, a letter or its text)."""
     from xlebench.eval.parse import parse_choice
-
-    _mcq_check(item, "blind", fctx)
 
     def parse(text: str) -> int:
         k = parse_choice(text, item["answer"]["options"])
         if k is None:
             raise ValueError('name exactly one option, as "Option k"')
         return k
-    return _seeded(item, spec, fctx, BLIND_PROMPT, False, parse)
+    return parse
+
+
+def _blind(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    _mcq_check(item, "blind", fctx)
+    return _seeded(item, spec, fctx, BLIND_PROMPT, False, _named_option(item))
 
 
 def _option_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
@@ -193,28 +199,11 @@ def transcript_lines(item: dict, transcripts: Mapping[str, list]) -> str:
 
 
 def _transcript_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
-    from xlebench.eval.parse import parse_choice
-    from xlebench.llm.client import Usage
-    from xlebench.llm.prompts import load_prompt
-    from xlebench.llm.structured import ask_text
-
     _mcq_check(item, "transcript_only", fctx)
     speech = transcript_lines(item, load_transcripts(spec["transcripts"]))
-    messages = load_prompt(TRANSCRIPT_PROMPT).render(
-        question=_question(item), options=_option_lines(item, False), transcript=speech)
-
-    def parse(text: str) -> int:
-        k = parse_choice(text, item["answer"]["options"])
-        if k is None:
-            raise ValueError('name exactly one option, as "Option k"')
-        return k
-    picks = [ask_text(fctx.llm, messages, parse, max_retries=fctx.llm.settings.max_retries,
-                      usage=Usage(), sample=seed, what="transcript_only filter")
-             for seed in range(int(spec["seeds"]))]
-    right = sum(p == item["answer"]["label"] for p in picks)
-    return right < int(spec["drop_if_correct_at_least"]), {
-        "picked": picks, "correct": right, "seeds": int(spec["seeds"]),
-        "prompt": TRANSCRIPT_PROMPT, "speech_lines": speech.count("\n") + 1}
+    passed, verdict = _seeded(item, spec, fctx, TRANSCRIPT_PROMPT, False, _named_option(item),
+                              transcript=speech)
+    return passed, {**verdict, "speech_lines": speech.count("\n") + 1}
 
 
 def load_transcripts(path: str) -> dict[str, list]:

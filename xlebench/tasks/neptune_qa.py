@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 from itertools import permutations
 
-from xlebench.clock import DAY
 from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.scorers.short import ShortAnswer, parse_number
@@ -39,6 +38,7 @@ from xlebench.tasks import neptune_offline as N
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, segment_of, segment_period, whole
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.egoschema_mcq import nearest_summaries
 from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
 from xlebench.tasks.items import to_day
 from xlebench.tasks.registry import Recipe
@@ -132,15 +132,8 @@ def _offline_decoys(ctx: Context, seg: dict, answer: dict, evs: list[N.Event], n
 
 
 def _other_summaries(ctx: Context, seg: dict, answer: str, pool: int = 40) -> list[str]:
-    at = float(seg["start_s"]) % DAY
-
-    def gap(s: dict) -> float:
-        d = abs(float(s["start_s"]) % DAY - at)
-        return min(d, DAY - d)
-    found = sorted((gap(s), lid, s["index"], s["video_uid"]) for lid, log in ctx.logs.items()
-                   if lid != ctx.log["lifelog_id"] for s in log["segments"]
-                   if s["video_uid"] != seg["video_uid"])
-    texts = [ctx.videos[u].summary for *_, u in found if u in ctx.videos]
+    """Other logs' record summaries nearest in clock time, each text once, not the answer."""
+    texts = nearest_summaries(ctx, seg, None)
     return list(dict.fromkeys(t for t in texts if t.strip() and t != answer))[:pool]
 
 

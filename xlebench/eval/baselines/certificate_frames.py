@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-from xlebench.vlm.client import answer_all
+from xlebench.eval.baselines.end_to_end import replies
 from xlebench.vlm.messages import Frame
 
 
@@ -23,10 +22,5 @@ class CertificateFrames:
         self.vlm, self.frames = vlm, frames
 
     def respond(self, items: Sequence[dict], recipes: dict, log: dict) -> dict[str, str]:
-        requests = []
-        for it in items:
-            shown = self.frames(it, log)[: self.vlm.max_images]
-            requests.append(_with_frames(PROMPT, blocks(shown, log), question=it["query"],
-                                         answer_format=recipes[it["subtask"]].answer_format))
-        return {it["item_id"]: c.text for it, c in
-                zip(items, answer_all(self.vlm, requests), strict=True)}
+        return replies(self.vlm, items, recipes, log,
+                       lambda it: self.frames(it, log)[: self.vlm.max_images])

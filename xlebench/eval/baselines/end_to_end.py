@@ -46,6 +46,17 @@ def _with_frames(prompt: str, frame_parts: list, **slots: str) -> list[dict]:
     return [message("system", system["content"]), message("user", head, *frame_parts, tail)]
 
 
+def replies(vlm: Any, items: Sequence[dict], recipes: dict, log: dict,
+            frames_of: Callable[[dict], list[Frame]]) -> dict[str, str]:
+    """Each item asked with the frames ``frames_of(item)`` gives it, in the paper's blocks,
+    one batch for the log."""
+    requests = [_with_frames(PROMPT, blocks(frames_of(it), log), question=it["query"],
+                             answer_format=recipes[it["subtask"]].answer_format)
+                for it in items]
+    return {it["item_id"]: c.text for it, c in
+            zip(items, answer_all(vlm, requests), strict=True)}
+
+
 class EndToEnd:
     name = "end_to_end"
     reads = None
@@ -58,11 +69,7 @@ class EndToEnd:
         if self.vlm.settings.frames_strategy == "notes":
             return self._with_notes(items, recipes, log, frames)
         shown = evenly(frames, self.vlm.max_images)
-        requests = [_with_frames(PROMPT, blocks(shown, log), question=it["query"],
-                                 answer_format=recipes[it["subtask"]].answer_format)
-                    for it in items]
-        return {it["item_id"]: c.text for it, c in
-                zip(items, answer_all(self.vlm, requests), strict=True)}
+        return replies(self.vlm, items, recipes, log, lambda _it: shown)
 
     def _with_notes(self, items: Sequence[dict], recipes: dict, log: dict,
                     frames: list[Frame]) -> dict[str, str]:
