@@ -9,8 +9,10 @@ side in one run:
 
 * ``separate``: one request per question (batch 1, no shared prefix) — every question encodes
   the day's frames again;
+* ``across_logs``: no shared prefix, but the logs answered together (``vlm.logs_per_batch``)
+  in padded batches of ``--batch-size`` requests (what batching alone gives);
 * ``shared``: a log's questions together (``vlm.prefix_cache``): the frames' prefix runs once
-  and its key/value cache serves every question.
+  and its key/value cache serves every question, which then prefill and decode as one batch.
 
 Reported per configuration: items/s of both and their ratio (target >= 3x with >= 8 items a log
 on the GPU), whether the answers are identical (greedy), prefill tokens/s of one whole request
@@ -29,6 +31,7 @@ import argparse
 import json
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from PIL import Image
@@ -36,6 +39,7 @@ from PIL import Image
 from xlebench.config.schema import VLMConfig
 from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
 from xlebench.tasks.registry import load_recipe
+from xlebench.vlm.lockstep import run_lockstep
 from xlebench.vlm.messages import Frame
 from xlebench.vlm.tiny import random_qwen2_vl
 from xlebench.vlm.transformers_backend import TransformersVLM
@@ -120,12 +124,16 @@ def measure_prefill(vlm: TransformersVLM, request: list[dict], sync) -> dict:
             "tflops_per_s": round(flops_per_request(model, n, image_tokens) / seconds / 1e12, 2)}
 
 
-def run_mode(loaded, tmp: Path, name: str, logs: list[list[list[dict]]], items: int,
-             sync) -> tuple[dict, list[str]]:
-    shared = name == "shared"
+MODES = {"separate": dict(prefix_cache=False), "across_logs": dict(prefix_cache=False),
+         "shared": dict(prefix_cache=True)}
+
+
+def run_mode(loaded, tmp: Path, name: str, logs: list[list[list[dict]]], sync,
+             batch_size: int) -> tuple[dict, list[str]]:
+    batch = {"separate": 1, "across_logs": batch_size, "shared": sum(map(len, logs))}[name]
     vlm = TransformersVLM(VLMConfig(backend="transformers", model=f"random-{name}",
                                     max_tokens=16, temperature=0.0, max_images=1 << 12,
-                                    batch_size=items if shared else 1, prefix_cache=shared),
+                                    batch_size=batch, **MODES[name]),
                           tmp / f"cache-{name}-{time.perf_counter_ns()}", loaded=loaded)
     vlm.answer_batch(logs[0][:1])  # warm-up outside the timing
     vlm.cache = type(vlm.cache)(tmp / f"cache-{name}-timed-{time.perf_counter_ns()}")
@@ -133,11 +141,18 @@ def run_mode(loaded, tmp: Path, name: str, logs: list[list[list[dict]]], items: 
     vlm.report = lambda counter, n: prefixes.append(n) if counter == "shared prefixes" else None
     sync()
     start = time.perf_counter()
-    answers = [c.text for log in logs for c in vlm.answer_batch(log)]
+    if name == "across_logs":
+        replies = run_lockstep([partial(vlm.answer_batch, log) for log in logs])
+        failed = [r for r in replies if isinstance(r, BaseException)]
+        if failed:
+            raise failed[0]
+        answers = [c.text for log in replies for c in log]
+    else:
+        answers = [c.text for log in logs for c in vlm.answer_batch(log)]
     sync()
     seconds = time.perf_counter() - start
     return {"seconds": round(seconds, 2), "items_per_s": round(len(answers) / seconds, 3),
-            "prefix_runs": sum(prefixes)}, answers
+            "batch_size": batch, "prefix_runs": sum(prefixes)}, answers
 
 
 def configuration(size: str, n_frames: int, args, tmp: Path, device: str, peak: float | None
@@ -158,17 +173,19 @@ def configuration(size: str, n_frames: int, args, tmp: Path, device: str, peak: 
     row["prefill"] = measure_prefill(probe, logs[0][0], sync)
     if peak:
         row["prefill"]["mfu"] = round(row["prefill"]["tflops_per_s"] / peak, 3)
-    row["separate"], separate = run_mode(loaded, tmp, "separate", logs, args.items, sync)
-    row["shared"], shared = run_mode(loaded, tmp, "shared", logs, args.items, sync)
-    row["shared_vs_separate"] = round(row["shared"]["items_per_s"]
-                                      / row["separate"]["items_per_s"], 2)
-    row["identical_answers"] = separate == shared
+    answers = {}
+    for mode in MODES:
+        row[mode], answers[mode] = run_mode(loaded, tmp, mode, logs, sync, args.batch_size)
+    for mode in ("across_logs", "shared"):
+        row[f"{mode}_vs_separate"] = round(row[mode]["items_per_s"]
+                                           / row["separate"]["items_per_s"], 2)
+    row["identical_answers"] = all(a == answers["separate"] for a in answers.values())
     if cuda:
         row["peak_gpu_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 1)
     per_log = args.items_per_log
     row["paper_grid_hours"] = {
         mode: round(PAPER_LOGS * per_log / row[mode]["items_per_s"] / 3600, 1)
-        for mode in ("separate", "shared")}
+        for mode in MODES}
     return row
 
 
@@ -193,6 +210,8 @@ def main() -> None:
     ap.add_argument("--frames", default="32,64")
     ap.add_argument("--items", type=int, default=8)
     ap.add_argument("--logs", type=int, default=2)
+    ap.add_argument("--batch-size", type=int, default=8 if cuda else 2,
+                    help="across_logs' padded batch (a CPU's attention holds T^2 per row)")
     ap.add_argument("--items-per-log", type=int, default=30,
                     help="for the paper-grid projection (or counted with --benchmark)")
     ap.add_argument("--benchmark", type=Path, default=None)

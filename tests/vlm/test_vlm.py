@@ -151,7 +151,7 @@ def test_likelihood_scoring_picks_the_most_likely_option_wherever_it_stands(
 def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Path,
                                                             monkeypatch) -> None:
     """Encode once, ask many: the same tokens as separate requests, the frames' prefix run
-    once per batch of a log's questions."""
+    once per batch of a log's questions, the questions decoded as one batch after it."""
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     frames = _frames(tmp_path, 6)
@@ -176,8 +176,13 @@ def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Pat
         with_images.append(kw.get("images") is not None)
         return call(self, *args, **kw)
     monkeypatch.setattr(processor, "__call__", seen)
+    model = shared._loaded[1]
+    generate, decoded = model.generate, []
+    monkeypatch.setattr(model, "generate", lambda **kw: decoded.append(
+        kw["input_ids"].shape[0]) or generate(**kw))
     assert EndToEnd(shared, lambda log: frames).respond(items, RECIPES, LOG) == alone
     assert runs == [8], "one prefix for the log's eight questions"
+    assert decoded == [8], "the eight questions decode together, as one batch"
     assert sum(with_images) == 1, "the frames are preprocessed once, not once per question"
     assert shared._replay_checked
     assert len(set(alone.values())) > 1, "the answers depend on the question"
@@ -210,6 +215,92 @@ def test_a_qwen2_vl_shares_its_frames_prefix_with_the_same_answers(tmp_path: Pat
     assert shared == alone
     assert len(runs) == 1 and len(runs[0]) == 4, "one prefix answered the log's four questions"
     assert vlm("c").device == "cpu" and vlm("c").fingerprint()["config_sha256"]
+
+
+def test_questions_decoded_together_after_the_prefix_get_the_logits_of_separate_requests(
+        tmp_path: Path, monkeypatch) -> None:
+    """Qwen2-VL's 3-D positions with padding between the shared prefix and each question:
+    every step's logits are those of the question asked alone (a random model's answers
+    barely move with the question, its logits do)."""
+    import torch
+
+    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    processor, model = loaded = random_qwen2_vl("tiny", seed=3)
+    vlm = TransformersVLM(VLMConfig(backend="transformers", model="q", max_tokens=3,
+                                    temperature=0.0), tmp_path / "c", loaded=loaded)
+    frames = _frames(tmp_path, 4)
+    questions = ["Why?", "Where was the red cup after lunch?", "What did I do at step 7 of "
+                 "the morning routine in the kitchen?"]
+    prompts = [vlm._prompt(_with_frames(PROMPT, blocks(frames, LOG), question=q,
+                                        answer_format=q)) for q in questions]
+
+    def scores(**kw) -> torch.Tensor:
+        out = generate(**kw, output_scores=True, return_dict_in_generate=True)
+        seen.append(torch.stack(out.scores, 1))
+        return out.sequences
+    generate, seen = model.generate, []
+    monkeypatch.setattr(model, "generate", scores)
+    vlm._shared_prefix(prompts)
+    images = vlm._images(prompts[0][1])
+    for text, _ in prompts:
+        model.generate(**processor(text=[text], images=images, return_tensors="pt",
+                                   padding=True), max_new_tokens=3, do_sample=False)
+    together, alone = seen[0], torch.cat(seen[1:])
+    assert together.shape == alone.shape
+    assert float((together - alone).abs().max()) < 1e-5
+    assert float((alone - alone[:1]).abs().max()) > 1e-3, "the questions' logits differ"
+
+
+@pytest.mark.parametrize("prefix_cache", [False, True])
+def test_logs_answered_together_get_the_answers_each_gets_alone(tiny, tmp_path: Path,
+                                                                prefix_cache: bool) -> None:
+    """Batches across life logs (`vlm.logs_per_batch`): two logs' questions meet in one
+    padded batch (or one prefix per log), and every answer is the token sequence a separate
+    request gives."""
+    from xlebench.vlm.lockstep import run_lockstep
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    days = [_frames(tmp_path / "a", 6), _frames(tmp_path / "b", 2)]
+    questions = ["What did I do at step 3?", "Where was the red cup after lunch?",
+                 "Count the dogs.", "Why?", "What did I do at step 7 of the morning routine?"]
+    items = [dict(ITEM, item_id=f"i{k}", query=q) for k, q in enumerate(questions)]
+    one = _tiny_vlm(tiny, tmp_path / "one", batch_size=1, device="cpu", temperature=0.0,
+                    prefix_cache=False)
+    alone = [EndToEnd(one, lambda log, f=f: f).respond(items, RECIPES, LOG) for f in days]
+    together = _tiny_vlm(tiny, tmp_path / "two", batch_size=16, device="cpu",
+                         temperature=0.0, prefix_cache=prefix_cache)
+    batches = []
+    padded = TransformersVLM._padded
+    together._padded = lambda prompts: batches.append(len(prompts)) or padded(together,
+                                                                              prompts)
+    answers = run_lockstep([lambda f=f: EndToEnd(together, lambda log: f).respond(
+        items, RECIPES, LOG) for f in days])
+    assert answers == alone
+    assert alone[0] != alone[1] and len(set(alone[0].values())) > 1, "answers vary"
+    assert batches == ([] if prefix_cache else [10]), "one batch held both logs' questions"
+
+
+@pytest.mark.ffmpeg
+def test_the_respond_stage_answers_logs_in_waves_with_the_same_replies(
+        tmp_path: Path) -> None:
+    """``vlm.logs_per_batch=2``: the demo's two logs are answered together (the model's
+    calls batched round by round), and every reply is the one a log-by-log run gives."""
+    args = (*ARGS, "eval.captioner=vlm", "eval.e2e_frames=12",
+            "eval.systems=[socratic,end_to_end]")
+    replies = {}
+    for n in (1, 2):
+        ran = run_inprocess(tmp_path / str(n), *args, f"vlm.logs_per_batch={n}")
+        assert ran.rc == 0, ran.text[-3000:]
+        replies[n] = {p.parent.name: json.loads(
+            p.read_text())["responses"] for p in sorted(
+            (tmp_path / str(n) / "cache" / "respond").glob("*/units/*/record.json"))}
+        activity = _activity(_summaries(tmp_path / str(n))[-1], "respond")
+        assert (activity.get("calls batched across logs", 0) > 0) == (n == 2), activity
+    assert len(replies[1]) == 4 and replies[1] == replies[2]
 
 
 @pytest.mark.gpu

@@ -187,8 +187,15 @@ class VLMConfig(EndpointConfig):
     #: transformers: requests sharing their frames run the shared prefix once and reuse its
     #: key/value cache (greedy: the same answers; frames encoded once per life log).
     prefix_cache: bool = True
+    #: in-process backends: life logs answered together, their calls batched round by round
+    #: (`xlebench.vlm.lockstep`: the same logs, the same batches, whatever the timing).
+    logs_per_batch: int = knob(1, ge=1, le=256)
     device: str = "auto"  # auto = cuda when available, else cpu
     dtype: str = knob("auto", choices=("auto", "bfloat16", "float16", "float32"))
+    #: transformers: attention kernels; auto = flash_attention_2 on CUDA when the
+    #: flash-attn package is installed, else PyTorch's SDPA.
+    attn_implementation: str = knob("auto", choices=("auto", "sdpa", "flash_attention_2",
+                                                     "eager"))
 
 
 # --- persona / planner / simulation ----------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -21,6 +22,7 @@ from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, Unit, UnitContext
 from xlebench.stages.annotate import annotations_root, configured_recipes, stage_annotations
 from xlebench.tasks.registry import Recipe
+from xlebench.vlm.lockstep import run_lockstep
 
 
 def system_key(fingerprint: dict) -> str:
@@ -50,9 +52,14 @@ class RespondStage(BaseStage):
         # thread for an in-process model, as many as the API allows for a remote one.
         self.waits_on_network(max(8, systems.vlm.settings.max_concurrency)
                               if systems.network and systems.vlm is not None else 1)
-        if systems.vlm is not None and systems.vlm.settings.backend == "transformers":
-            self.serial = True
+        vlm = systems.vlm.settings if systems.vlm is not None else None
+        self.per_wave = vlm.logs_per_batch if vlm is not None and vlm.backend != "litellm" \
+            else 1
+        if vlm is not None and (vlm.backend == "transformers" or self.per_wave > 1):
+            self.serial = True  # one model in this process; waves need the pending order
         self._items: dict[str, list[dict]] = {}
+        self._pending: list[Unit] = []
+        self._ahead: dict[str, dict[str, str] | BaseException] = {}
 
     def setup(self, ctx: StageContext) -> None:
         from xlebench.library.view import LibraryView
@@ -73,8 +80,11 @@ class RespondStage(BaseStage):
                 for k, v in rec.get("oracle", {}).items()}
 
     def prepare(self, pending: list[Unit], ctx: StageContext) -> None:
-        """Replies to compute: first check every remote model's key and server."""
+        """Replies to compute: first check every remote model's key and server. The pending
+        order fixes the waves of ``vlm.logs_per_batch`` logs (this stage runs serially, in
+        the runner's process, whenever it batches across logs)."""
         self.systems.probe()
+        self._pending, self._ahead = list(pending), {}
 
     def units(self, ctx: StageContext) -> list[Unit]:
         items = log_items(ctx)
@@ -84,11 +94,36 @@ class RespondStage(BaseStage):
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         lid, name = unit.payload["lifelog"], unit.payload["system"]
+        outcome = self._ahead.pop(unit.id, None)
+        if outcome is None:
+            wave = self._wave(unit)
+            outcomes = run_lockstep([partial(self._replies, u, ctx) for u in wave])
+            self._ahead.update((u.id, o) for u, o in zip(wave[1:], outcomes[1:], strict=True))
+            outcome = outcomes[0]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        ctx.count("answers", len(outcome))
+        return {"system": name, "lifelog_id": lid, "responses": dict(sorted(outcome.items()))}
+
+    def _replies(self, unit: Unit, ctx: UnitContext) -> dict[str, str]:
+        lid, name = unit.payload["lifelog"], unit.payload["system"]
         items = [it for it in self._items[lid] if it["subtask"] in self.recipes]
         log = ctx.upstream["simulate"].records[lid]
-        replies = self.systems.by_name[name].respond(items, self.recipes, log)
-        ctx.count("answers", len(replies))
-        return {"system": name, "lifelog_id": lid, "responses": dict(sorted(replies.items()))}
+        return self.systems.by_name[name].respond(items, self.recipes, log)
+
+    def _wave(self, unit: Unit) -> list[Unit]:
+        """``unit`` and the pending units of the same system after it, up to
+        ``vlm.logs_per_batch`` logs answered together (a retried unit: alone)."""
+        if self.per_wave <= 1 or unit not in self._pending:
+            return [unit]
+        at = self._pending.index(unit)
+        same = [u for u in self._pending[at + 1:]
+                if u.payload["system"] == unit.payload["system"] and u.id not in self._ahead]
+        del self._pending[:at + 1]
+        wave = [unit, *same[:self.per_wave - 1]]
+        for u in wave[1:]:
+            self._pending.remove(u)
+        return wave
 
 
 def build_respond_stage(cfg: DictConfig) -> StageSpec:

@@ -15,6 +15,7 @@ from typing import Any
 from xlebench.config.schema import VLMConfig
 from xlebench.llm.cache import CachedResponse, ResponseCache, cache_key
 from xlebench.llm.client import Completion
+from xlebench.vlm import lockstep
 from xlebench.vlm.messages import key_messages
 
 
@@ -52,6 +53,15 @@ class CachedVLM:
         return self.answer_batch([messages], sample=sample)[0]
 
     def answer_batch(self, batch: Sequence[list[dict]], *, sample: int = 0) -> list[Completion]:
+        """Answers of ``batch``; inside a `lockstep` group, in the group's next round (with the
+        other logs' calls), else at once."""
+        slot = lockstep.current()
+        if slot is not None:
+            return slot[0].submit(slot[1], self, batch, sample)
+        return self.answer_now(list(batch), sample)
+
+    def answer_now(self, batch: Sequence[list[dict]], sample: int = 0) -> list[Completion]:
+        """Cached answers, the others generated ``vlm.batch_size`` at a time."""
         keys = [self._key(m, sample) for m in batch]
         out: list[Completion | None] = []
         for key in keys:

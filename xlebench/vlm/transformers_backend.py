@@ -2,18 +2,22 @@
 
 ``vlm.path`` holds a processor and weights (Qwen2-VL, LLaVA-OneVision, LLaVA... anything
 ``AutoModelForImageTextToText`` loads). Device and dtype are automatic — CUDA with bfloat16
-when available, else CPU float32 — or set. Requests are generated ``vlm.batch_size`` at a
-time, left-padded, greedy at temperature 0 and sampled otherwise; each answer is cached on
-its own. Chunks are padding-aware: a call's uncached requests are sorted by their frames, then
-by length (`xlebench.vlm.cached.request_shape`), so a chunk pads only to requests like its
-own and a log's questions on the same frames meet in one chunk. The optional extra ``xlebench[vlm]`` names what it needs beyond the base install.
+when available, else CPU float32 — or set; attention runs through flash-attn 2 on CUDA when it
+is installed, else PyTorch's SDPA (``vlm.attn_implementation``). Requests are generated
+``vlm.batch_size`` at a time, left-padded, greedy at temperature 0 and sampled otherwise; each
+answer is cached on its own. Chunks are padding-aware: a call's uncached requests are sorted
+by their frames, then by length (`xlebench.vlm.cached.request_shape`), so a chunk pads only to
+requests like its own and a log's questions on the same frames meet in one chunk; with
+``vlm.logs_per_batch`` several logs' calls meet in one call (`xlebench.vlm.lockstep`). The
+optional extra ``xlebench[vlm]`` names what it needs beyond the base install.
 
 **Encode once, ask many** (``vlm.prefix_cache``): the questions of one life
 log share their whole prefix — system prompt, every frame, the clock blocks — and differ only
 in the question after it. Requests of a batch that share a prefix holding all their images
-run it once; its key/value cache is copied for each question, which then prefills only its
-own tokens. Under greedy decoding answers are the tokens separate requests give (tested);
-sampling is seeded by each request's prompt. The frames are preprocessed and encoded once
+run it once; its key/value cache is repeated for each question, and the questions then
+prefill only their own tokens and decode together, as one batch (`_after_prefix`). Under
+greedy decoding answers are the tokens separate requests give (tested; the logits agree to
+1e-6 on the tiny models); sampling is seeded by the group's prompts. The frames are preprocessed and encoded once
 per log instead of once per question: the other questions' inputs replay the processor's
 image-token expansion and only run the tokenizer (checked against the processor's own tokens
 on the first request; any difference falls back to processing each request).
@@ -58,8 +62,14 @@ class TransformersVLM(CachedVLM):
             for name in ("config.json", "generation_config.json", "processor_config.json"):
                 if (folder / name).is_file():
                     digest.update((folder / name).read_bytes())
+        s = self.settings
+        # batching can move bf16 numerics: its settings are part of the key (those left at
+        # their defaults stay out, so keys made before they existed still match)
+        moved = {k: getattr(s, k) for k, default in (("logs_per_batch", 1),
+                                                     ("attn_implementation", "auto"))
+                 if getattr(s, k) != default}
         return {**super().fingerprint(), "config_sha256": digest.hexdigest()[:16],
-                "batch_size": self.settings.batch_size, "dtype": self.settings.dtype}
+                "batch_size": s.batch_size, "dtype": s.dtype, **moved}
 
     @cached_property
     def device(self) -> str:
@@ -82,8 +92,22 @@ class TransformersVLM(CachedVLM):
         tokenizer = getattr(processor, "tokenizer", None)
         if tokenizer is not None:
             tokenizer.padding_side = "left"  # decoder-only generation continues on the right
-        model = AutoModelForImageTextToText.from_pretrained(self.settings.path, dtype=dtype)
+        model = AutoModelForImageTextToText.from_pretrained(
+            self.settings.path, dtype=dtype, attn_implementation=self.attention)
         return processor, model.to(self.device).eval()
+
+    @cached_property
+    def attention(self) -> str:
+        """``vlm.attn_implementation``; auto: flash attention 2 on CUDA when installed (it
+        needs half precision), else SDPA."""
+        import importlib.util
+
+        choice = self.settings.attn_implementation
+        if choice != "auto":
+            return choice
+        flash = self.device.startswith("cuda") and self.settings.dtype != "float32" \
+            and importlib.util.find_spec("flash_attn") is not None
+        return "flash_attention_2" if flash else "sdpa"
 
     def _prompt(self, messages: list[dict]) -> tuple[str, list[str]]:
         """The chat-templated prompt and its frames' paths, in order."""
@@ -121,10 +145,8 @@ class TransformersVLM(CachedVLM):
 
     def _shared_prefix(self, prompts: list[tuple[str, list[str]]]) -> list[str] | None:
         """Answers of requests with the same frames, their common prefix (holding every image
-        token) run once; None when the prefix does not hold the images. Sampling is seeded
-        by each request's own prompt."""
-        import copy
-
+        token) run once, then every question in one batch; None when the prefix does not hold
+        the images."""
         import torch
 
         processor, model = self._loaded
@@ -153,18 +175,18 @@ class TransformersVLM(CachedVLM):
                                                      device=self.device),
                            use_cache=True, **extra).past_key_values
             self.report("shared prefixes", 1)
-            answers = []
+            rows, mask = _after_prefix(ids, common, processor.tokenizer.pad_token_id or 0)
+            prefix.batch_repeat_interleave(len(ids))  # one copy per question, in place
             sample = self.settings.temperature > 0
-            for (text, _), x in zip(prompts, inputs, strict=True):
-                torch.manual_seed(int(hashlib.sha256(text.encode()).hexdigest()[:8], 16))
-                out = model.generate(input_ids=x["input_ids"], attention_mask=x["attention_mask"],
-                                     past_key_values=copy.deepcopy(prefix), do_sample=sample,
-                                     max_new_tokens=self.settings.max_tokens,
-                                     **({"temperature": self.settings.temperature} if sample
-                                        else {}))
-                answers.append(processor.batch_decode(out[:, x["input_ids"].shape[1]:],
-                                                      skip_special_tokens=True)[0].strip())
-        return answers
+            # Sampling is seeded by the group's prompts: the same requests, the same answers.
+            torch.manual_seed(int(hashlib.sha256("".join(t for t, _ in prompts).encode())
+                                  .hexdigest()[:8], 16))
+            out = model.generate(input_ids=rows, attention_mask=mask, past_key_values=prefix,
+                                 do_sample=sample, max_new_tokens=self.settings.max_tokens,
+                                 **({"temperature": self.settings.temperature} if sample
+                                    else {}))
+        return [t.strip() for t in processor.batch_decode(out[:, rows.shape[1]:],
+                                                          skip_special_tokens=True)]
 
     def _tokens_only(self, first: Any, first_text: str, text: str) -> dict | None:
         """The inputs of another question on the same frames without preprocessing the
@@ -251,6 +273,23 @@ def _prefix_holds_images(texts: list[str], marker: str | None) -> bool:
         return True  # unknown placeholder: the token-level check decides
     common = os.path.commonprefix(texts)
     return all(t.rfind(marker) + len(marker) <= len(common) for t in texts)
+
+
+def _after_prefix(ids: list, common: int, pad: int) -> tuple[Any, Any]:
+    """One batch of every question after their shared prefix: each row is the prefix, then
+    padding, then the question's own tokens, so the questions end together and decode as one
+    batch; the mask hides the padding, and positions follow the mask (generation counts them
+    from it), so each row's tokens sit where a separate request puts them."""
+    import torch
+
+    width = max(len(x) for x in ids)
+    rows, masks = [], []
+    for x in ids:
+        gap = width - len(x)
+        rows.append(torch.cat([x[:common], x.new_full((gap,), pad), x[common:]]))
+        masks.append(torch.cat([x.new_ones(common), x.new_zeros(gap),
+                                x.new_ones(len(x) - common)]))
+    return torch.stack(rows), torch.stack(masks)
 
 
 def _common_prefix(ids: list) -> int:
