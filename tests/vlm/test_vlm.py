@@ -188,6 +188,30 @@ def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Pat
     assert len(set(alone.values())) > 1, "the answers depend on the question"
 
 
+def test_notes_on_one_chunk_share_its_frames_for_every_question(tiny, tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """The ``notes`` strategy asks every question's notes on a chunk together: one prefix per
+    chunk of frames, and the same answers as separate requests."""
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    frames = _frames(tmp_path, 12)
+    items = [dict(ITEM, item_id=f"i{k}", query=q) for k, q in enumerate(
+        ["Where was the red cup?", "Count the dogs.", "What did I do at step 7?"])]
+    kw = dict(device="cpu", temperature=0.0, max_images=4, frames_strategy="notes")
+    alone = EndToEnd(_tiny_vlm(tiny, tmp_path / "a", batch_size=1, prefix_cache=False, **kw),
+                     lambda log: frames).respond(items, RECIPES, LOG)
+    runs = []
+    original = TransformersVLM._shared_prefix
+    monkeypatch.setattr(TransformersVLM, "_shared_prefix", lambda self, prompts: runs.append(
+        len(prompts)) or original(self, prompts))
+    shared = EndToEnd(_tiny_vlm(tiny, tmp_path / "b", batch_size=16, **kw),
+                      lambda log: frames).respond(items, RECIPES, LOG)
+    assert shared == alone
+    # three chunks, each encoded once for the three questions; then the three text-only
+    # answers, which share their instructions' prefix
+    assert runs == [3, 3, 3, 3]
+
+
 def test_a_qwen2_vl_shares_its_frames_prefix_with_the_same_answers(tmp_path: Path,
                                                                    monkeypatch) -> None:
     """Qwen2-VL (the benchmark's architecture: 3-D rotary positions over the image grid, a

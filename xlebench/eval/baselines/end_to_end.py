@@ -6,7 +6,8 @@ A backend takes at most ``vlm.max_images`` images per request. ``vlm.frames_stra
 ``subsample`` sends that many of the N frames, spread evenly (what a model with a small image
 budget can see of the day); ``notes`` splits the N frames into consecutive chunks, asks for
 time-stamped notes on each (``eval/notes.v1``), and answers from all the notes in one last,
-text-only request.
+text-only request; the notes of every question on one chunk are asked together, so the
+chunk's frames are encoded once for all of them.
 """
 
 from __future__ import annotations
@@ -73,15 +74,19 @@ class EndToEnd:
 
     def _with_notes(self, items: Sequence[dict], recipes: dict, log: dict,
                     frames: list[Frame]) -> dict[str, str]:
+        """Every item's notes on every chunk in one call, ordered chunk by chunk (the
+        questions on one chunk share its frames' prefix: encoded once in-process, a prefix
+        cache hit on a server), then every item's answer from its notes in a second call."""
         k = self.vlm.max_images
         chunks = [frames[i:i + k] for i in range(0, len(frames), k)]
-        out = {}
-        for it in items:
-            notes = answer_all(self.vlm, [_with_frames(NOTES, blocks(c, log),
-                                                       question=it["query"]) for c in chunks])
-            text = "\n".join(n.text.strip() for n in notes)
-            final = _with_frames(PROMPT, [f"Notes taken from all the frames:\n{text}\n"],
-                                 question=it["query"],
-                                 answer_format=recipes[it["subtask"]].answer_format)
-            out[it["item_id"]] = answer_all(self.vlm, [final])[0].text
-        return out
+        asks = [_with_frames(NOTES, blocks(c, log), question=it["query"])
+                for c in chunks for it in items]
+        notes = [n.text.strip() for n in answer_all(self.vlm, asks)]
+        finals = []
+        for j, it in enumerate(items):
+            text = "\n".join(notes[c * len(items) + j] for c in range(len(chunks)))
+            finals.append(_with_frames(PROMPT, [f"Notes taken from all the frames:\n{text}\n"],
+                                       question=it["query"],
+                                       answer_format=recipes[it["subtask"]].answer_format))
+        return {it["item_id"]: c.text
+                for it, c in zip(items, answer_all(self.vlm, finals), strict=True)}
