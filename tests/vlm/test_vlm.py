@@ -338,6 +338,50 @@ def test_the_tiny_vlm_on_cuda(tiny, tmp_path: Path) -> None:
     assert isinstance(out[ITEM["item_id"]], str)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_shared_prefix_and_batches_across_logs_on_cuda(tmp_path: Path, dtype: str) -> None:
+    """On CUDA, tiny Qwen2-VL: the shared prefix (questions decoded together) and two logs
+    batched together give the answers separate requests give (float32: exactly; bfloat16:
+    the same for at least 7 of 8 greedy answers, batched bf16 kernels may break a near tie);
+    likelihood scoring runs there too."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    from xlebench.vlm.lockstep import run_lockstep
+    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    loaded = random_qwen2_vl("tiny", device="cuda", dtype=dtype, seed=3)
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    days = [_frames(tmp_path / "a", 6), _frames(tmp_path / "b", 4)]
+    items = [dict(ITEM, item_id=f"i{k}", query=q) for k, q in enumerate(
+        ["Why?", "Where was the red cup after lunch?", "Count the dogs.", "Step 7?"])]
+
+    def vlm(cache: str, **kw) -> TransformersVLM:
+        return TransformersVLM(VLMConfig(backend="transformers", model="q", max_tokens=5,
+                                         temperature=0.0, **kw), tmp_path / cache,
+                               loaded=loaded)
+    one = vlm("one", batch_size=1, prefix_cache=False)
+    assert one.device.startswith("cuda")
+    alone = [EndToEnd(one, lambda log, f=f: f).respond(items, RECIPES, LOG) for f in days]
+    for name, kw in (("shared", {}), ("padded", {"prefix_cache": False})):
+        together = vlm(name, batch_size=16, **kw)
+        got = run_lockstep([lambda f=f, v=together: EndToEnd(v, lambda log: f).respond(
+            items, RECIPES, LOG) for f in days])
+        same = sum(g[k] == a[k] for g, a in zip(got, alone, strict=True) for k in a)
+        assert same == 8 if dtype == "float32" else same >= 7, (name, got, alone)
+    scores = one.option_logprobs(_with_frames_request(days[0]), ["C cooks.", "C reads."])
+    assert all(s < 0 for s in scores)
+
+
+def _with_frames_request(frames: list[Frame]) -> list[dict]:
+    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
+
+    return _with_frames(PROMPT, blocks(frames, LOG), question="What does C do?",
+                        answer_format="One sentence.")
+
+
 def _video(path: Path, seconds: int, colour: tuple[int, int, int]) -> Path:
     """A small mp4 written with PyAV (no ffmpeg binary): 2 fps, 64x48."""
     import av

@@ -5,6 +5,9 @@ asked per item), so they are units of their own: cached and resumed per log, run
 when a system waits on an API, and split across jobs with ``shard.index/shard.count``; the
 evaluate stage then scores them all. A unit's id carries a key of its system's fingerprint
 (model, prompts, frames, captioner), so adding a system reuses every other system's replies.
+With an in-process model and ``vlm.logs_per_batch=K``, a unit answers the next K - 1 pending
+logs of its system too, their model calls batched round by round (`xlebench.vlm.lockstep`); it
+records only its own replies and hands the others to their own units, which record them.
 """
 
 from __future__ import annotations

@@ -66,11 +66,13 @@ class SimulateStage(BaseStage):
         self._lib: Library | None = None
         self._encode = None
         self._vocab: Vocabulary | None = None
+        self._plans: dict[str, tuple[DayPlan, np.ndarray]] = {}
 
     def prompt_files(self) -> list[Path]:
         return prompt_files([self.llm.prompts.reflection]) if self.llm else []
 
     def setup(self, ctx: StageContext) -> None:
+        self._plans = {}
         uid, _ = ctx["library"].only()
         view = LibraryView(ctx["library"].unit_dir(uid), self.faiss_threads)
         self._lib = Library(view.videos, view.index, CandidateFilter(view.videos))
@@ -82,16 +84,23 @@ class SimulateStage(BaseStage):
             # LLM reflection may rewrite descriptions; those are embedded here (cached).
             self._encode = make_encoder(self.embedder_cfg, self.embedding_store)
 
-    @staticmethod
-    def _prior_queries(ctx: StageContext) -> list[tuple[PlanChunk, np.ndarray, str]]:
+    def _prior_queries(self, ctx: StageContext) -> list[tuple[PlanChunk, np.ndarray, str]]:
         """Every chunk of every plan (sorted by persona), with its vector and country."""
         out = []
         for pid in sorted(ctx["plan"].records):
-            plan = DayPlan.from_dict(ctx["plan"].records[pid])
-            vectors = np.load(ctx["plan"].unit_dir(pid) / CHUNK_EMBEDDINGS)
+            plan, vectors = self._plan(ctx, pid)
             country = ctx["persona"].records[pid]["location"]
             out += [(c, vectors[k], country) for k, c in enumerate(plan.chunks)]
         return out
+
+    def _plan(self, ctx: StageContext, pid: str) -> tuple[DayPlan, np.ndarray]:
+        """A persona's plan and its chunks' vectors, read once per process (its life logs
+        and the popularity prior share them; both are immutable)."""
+        if pid not in self._plans:
+            plan = ctx["plan"]
+            self._plans[pid] = (DayPlan.from_dict(plan.records[pid]),
+                                np.load(plan.unit_dir(pid) / CHUNK_EMBEDDINGS))
+        return self._plans[pid]
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{pid}-{cat}", {"persona": pid, "category": cat, "n": n})
@@ -99,8 +108,7 @@ class SimulateStage(BaseStage):
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         pid, n = unit.payload["persona"], int(unit.payload["n"])
-        plan = DayPlan.from_dict(ctx.upstream["plan"].records[pid])
-        vectors = np.load(ctx.upstream["plan"].unit_dir(pid) / CHUNK_EMBEDDINGS)
+        plan, vectors = self._plan(ctx.upstream, pid)
         persona = ctx.upstream["persona"].records[pid]
         rng = unit_random(ctx.seed, self.name, unit.id)
         picked = per_day_indices(plan.chunks, n, rng)
