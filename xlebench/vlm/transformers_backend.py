@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ class TransformersVLM(CachedVLM):
         """`loaded`: a (processor, model) already in memory (a benchmark's random model of
         a real size, a notebook's own), used as it is instead of ``vlm.path``."""
         super().__init__(settings, cache_dir)
+        # One forward at a time: the model keeps per-call state between its forward passes
+        # (Qwen2-VL's rope offsets), and threads answering logs together share it.
+        self._model_lock = threading.RLock()
         self._in_memory = loaded is not None
         if loaded is not None:
             self.__dict__["_loaded"] = (loaded[0], loaded[1].eval())
@@ -119,6 +123,10 @@ class TransformersVLM(CachedVLM):
                 [str(p.path) for m in messages for p in m["content"] if isinstance(p, Frame)])
 
     def _generate(self, batch: list[list[dict]]) -> list[str]:
+        with self._model_lock:
+            return self._generate_locked(batch)
+
+    def _generate_locked(self, batch: list[list[dict]]) -> list[str]:
         prompts = [self._prompt(m) for m in batch]
         out: list[str | None] = [None] * len(batch)
         if self.settings.prefix_cache:
@@ -222,6 +230,10 @@ class TransformersVLM(CachedVLM):
         ``messages`` (frames and question): EgoSchema's per-option scoring for a model that
         cannot be trusted to name an option. The mean, not the sum, so a long option is not
         penalised for its length."""
+        with self._model_lock:
+            return self._option_logprobs(messages, options)
+
+    def _option_logprobs(self, messages: list[dict], options: list[str]) -> list[float]:
         import torch
 
         processor, model = self._loaded
