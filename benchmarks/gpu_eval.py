@@ -14,6 +14,9 @@ side in one run:
 * ``shared``: a log's questions together (``vlm.prefix_cache``): the frames' prefix runs once
   and its key/value cache serves every question, which then prefill and decode as one batch.
 
+Also EgoSchema's likelihood scoring of one question's 5 options: the prompt run once with the
+options batched on its cache vs a full pass per option (time and the largest score gap).
+
 Reported per configuration: items/s of both and their ratio (target >= 3x with >= 8 items a log
 on the GPU), whether the answers are identical (greedy), prefill tokens/s of one whole request
 and its model FLOPs utilisation against the GPU's bfloat16 peak (``--peak-tflops``, else by
@@ -155,6 +158,30 @@ def run_mode(loaded, tmp: Path, name: str, logs: list[list[list[dict]]], sync,
             "batch_size": batch, "prefix_runs": sum(prefixes)}, answers
 
 
+OPTIONS = ["C cooks dinner and then washes the dishes.", "C rides a bus to the city centre.",
+           "C plays cards with friends.", "C repairs a bicycle in the garage.",
+           "C reads a book in the park."]
+
+
+def measure_likelihood(vlm: TransformersVLM, request: list[dict], sync) -> dict:
+    """EgoSchema's per-option scoring of one question with 5 options: the prompt (frames and
+    question) run once with the options batched on its cache vs a full pass per option."""
+    prompt, frames = vlm._prompt(request)
+    vlm.option_logprobs(request, OPTIONS[:1])  # warm-up
+    times, scores = {}, {}
+    for name, run in (("per_option", lambda: vlm._option_logprobs_each(
+            prompt, vlm._images(frames), OPTIONS)),
+                      ("shared", lambda: vlm.option_logprobs(request, OPTIONS))):
+        sync()
+        start = time.perf_counter()
+        scores[name] = run()
+        sync()
+        times[name] = round(time.perf_counter() - start, 3)
+    gap = max(abs(a - b) for a, b in zip(scores["shared"], scores["per_option"], strict=True))
+    return {"seconds": times, "speedup": round(times["per_option"] / times["shared"], 2),
+            "max_score_gap": round(gap, 6)}
+
+
 def configuration(size: str, n_frames: int, args, tmp: Path, device: str, peak: float | None
                   ) -> dict:
     import torch
@@ -171,6 +198,7 @@ def configuration(size: str, n_frames: int, args, tmp: Path, device: str, peak: 
     probe = TransformersVLM(VLMConfig(backend="transformers", model="probe",
                                       max_images=1 << 12), tmp / "probe", loaded=loaded)
     row["prefill"] = measure_prefill(probe, logs[0][0], sync)
+    row["likelihood_5_options"] = measure_likelihood(probe, logs[0][0], sync)
     if peak:
         row["prefill"]["mfu"] = round(row["prefill"]["tflops_per_s"] / peak, 3)
     answers = {}

@@ -148,6 +148,32 @@ def test_likelihood_scoring_picks_the_most_likely_option_wherever_it_stands(
         Likelihood(object(), lambda log: frames)
 
 
+@pytest.mark.parametrize("arch", ["llava", "qwen2_vl"])
+def test_likelihood_runs_the_frames_once_with_the_scores_of_a_pass_per_option(
+        tiny, tmp_path: Path, arch: str) -> None:
+    """Option scores from one pass over the prompt and a batch of options on its cache equal
+    the scores of a full pass per option (frames included each time)."""
+    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    if arch == "llava":
+        vlm = _tiny_vlm(tiny, tmp_path / "c", device="cpu")
+    else:
+        vlm = TransformersVLM(VLMConfig(backend="transformers", model="q"), tmp_path / "c",
+                              loaded=random_qwen2_vl("tiny", seed=3))
+    messages = _with_frames(PROMPT, blocks(_frames(tmp_path, 4), LOG),
+                            question="What does C do?", answer_format="One sentence.")
+    options = ["C cooks pasta.", "C walks the dog in the park after lunch.", "C reads.", "x"]
+    reference = vlm._option_logprobs_each
+    vlm._option_logprobs_each = lambda *a: pytest.fail("fell back to a pass per option")
+    shared = vlm.option_logprobs(messages, options)
+    prompt, frames = vlm._prompt(messages)
+    each = reference(prompt, vlm._images(frames), options)
+    assert shared == pytest.approx(each, abs=1e-4)
+    assert len(set(each)) == len(options)
+
+
 def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Path,
                                                             monkeypatch) -> None:
     """Encode once, ask many: the same tokens as separate requests, the frames' prefix run

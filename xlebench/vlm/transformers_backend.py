@@ -234,26 +234,69 @@ class TransformersVLM(CachedVLM):
             return self._option_logprobs(messages, options)
 
     def _option_logprobs(self, messages: list[dict], options: list[str]) -> list[float]:
+        """The prompt (frames and question) runs once; its key/value cache, repeated per
+        option, scores every option in one batch (right-padded: a causal model's logits at a
+        token never see the padding after it). An option's tokens are those after the
+        prompt's (its tokens that tokenising prompt + option leaves unchanged). Falls back to
+        a full pass per option (`_option_logprobs_each`) when the images' expansion cannot
+        be replayed."""
         import torch
 
         processor, model = self._loaded
         prompt, frames = self._prompt(messages)
         images = self._images(frames) or None
         head = processor(text=[prompt], images=images, return_tensors="pt",
-                         truncation=False)["input_ids"]
+                         padding=True).to(self.device)
+        rows = [self._tokens_only(head, prompt, prompt + o) if images else
+                {"input_ids": processor.tokenizer(prompt + o, return_tensors="pt")[
+                    "input_ids"].to(self.device)} for o in options]
+        if any(r is None for r in rows):
+            return self._option_logprobs_each(prompt, images, options)
+        ids = [r["input_ids"][0] for r in rows]
+        starts = [_common_prefix([head["input_ids"][0], x]) for x in ids]
+        shared = min(starts)
+        image_token = getattr(model.config, "image_token_id", None) or getattr(
+            model.config, "image_token_index", None)
+        where = (head["input_ids"][0] == image_token).nonzero()
+        if shared < 1 or (len(where) and int(where[-1]) >= shared):
+            return self._option_logprobs_each(prompt, images, options)
+        extra = {k: v[:, :shared] if k.endswith("_ids") else v for k, v in head.items()
+                 if k not in ("input_ids", "attention_mask")}
+        tails = [x[shared:] for x in ids]
+        width = max(len(t) for t in tails)
+        pad = processor.tokenizer.pad_token_id or 0
+        # right padding needs no mask: causal attention keeps it out of every real token
+        batch = torch.stack([torch.cat([t, t.new_full((width - len(t),), pad)]) for t in tails])
+        with torch.inference_mode():
+            out = model(input_ids=head["input_ids"][:, :shared],
+                        attention_mask=head["attention_mask"][:, :shared], use_cache=True,
+                        **extra)
+            last, cache = out.logits[0, -1:], out.past_key_values
+            cache.batch_repeat_interleave(len(tails))
+            logits = model(input_ids=batch, past_key_values=cache).logits
+        # logits predicting ids[k][shared:], then kept from the option's own first token on
+        scores = [_mean_logprob(torch.cat([last, logits[k, :len(t) - 1]])[start - shared:],
+                                ids[k][start:])
+                  for k, (t, start) in enumerate(zip(tails, starts, strict=True))]
+        self.report("option scores", len(options))
+        return scores
+
+    def _option_logprobs_each(self, prompt: str, images: list | None,
+                              options: list[str]) -> list[float]:
+        """One full pass per option, frames included: the reference way."""
+        import torch
+
+        processor, model = self._loaded
+        head = processor(text=[prompt], images=images, return_tensors="pt",
+                         truncation=False)["input_ids"][0].to(self.device)
         scores = []
         with torch.inference_mode():
             for option in options:
                 x = processor(text=[prompt + option], images=images, return_tensors="pt",
                               truncation=False).to(self.device)
-                start = int(head.shape[1])
-                logits = model(**x).logits[0, start - 1:-1].float()
-                target = x["input_ids"][0, start:]
-                if not len(target):
-                    scores.append(float("-inf"))
-                    continue
-                logp = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])
-                scores.append(round(float(logp.mean()), 6))
+                start = _common_prefix([head, x["input_ids"][0]])
+                scores.append(_mean_logprob(model(**x).logits[0, start - 1:-1],
+                                            x["input_ids"][0, start:]))
         self.report("option scores", len(options))
         return scores
 
@@ -276,6 +319,17 @@ class TransformersVLM(CachedVLM):
                                     else {}))
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in processor.batch_decode(new, skip_special_tokens=True)]
+
+
+def _mean_logprob(logits: Any, target: Any) -> float:
+    """Mean log-probability of ``target`` under ``logits`` (one row per target token);
+    -inf for an empty target."""
+    import torch
+
+    if not len(target):
+        return float("-inf")
+    logp = torch.log_softmax(logits.float(), dim=-1).gather(1, target[:, None])
+    return round(float(logp.mean()), 6)
 
 
 def _prefix_holds_images(texts: list[str], marker: str | None) -> bool:

@@ -23,7 +23,7 @@ ANSWER_FORMAT = "Answer with the correct option's text."
 class Likelihood:
     name = "end_to_end_likelihood"
     reads = None
-    version = "1"
+    version = "2"  # 2: an option is the tokens after those it shares with the prompt alone
 
     def __init__(self, vlm: Any, frames: Callable[[dict], list[Frame]]) -> None:
         if not hasattr(vlm, "option_logprobs"):
