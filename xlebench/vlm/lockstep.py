@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 _member = threading.local()
 
+
 class Lockstep:
     """One group of members advancing call by call (see the module's docstring)."""
 
@@ -30,7 +31,6 @@ class Lockstep:
         self._active = members
         self._calls: dict[int, tuple[Any, list[list[dict]], int]] = {}
         self._results: dict[int, list[Any] | BaseException] = {}
-        self.rounds = 0
 
     def submit(self, index: int, backend: Any, batch: Sequence[list[dict]],
                sample: int) -> list[Any]:
@@ -57,7 +57,6 @@ class Lockstep:
         if not self._calls or len(self._calls) < self._active:
             return
         calls, self._calls = sorted(self._calls.items()), {}
-        self.rounds += 1
         # one backend call per (backend, sample), its requests in member order
         by_call: dict[tuple[int, int], list[tuple[int, Any, list[list[dict]]]]] = {}
         for index, (backend, batch, sample) in calls:

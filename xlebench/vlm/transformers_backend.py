@@ -17,10 +17,11 @@ in the question after it. Requests of a batch that share a prefix holding all th
 run it once; its key/value cache is repeated for each question, and the questions then
 prefill only their own tokens and decode together, as one batch (`_after_prefix`). Under
 greedy decoding answers are the tokens separate requests give (tested; the logits agree to
-1e-6 on the tiny models); sampling is seeded by the group's prompts. The frames are preprocessed and encoded once
-per log instead of once per question: the other questions' inputs replay the processor's
-image-token expansion and only run the tokenizer (checked against the processor's own tokens
-on the first request; any difference falls back to processing each request).
+1e-6 on the tiny models); sampling is seeded by the group's prompts. The frames are
+preprocessed and encoded once per log instead of once per question: the other questions'
+inputs replay the processor's image-token expansion and only run the tokenizer (checked
+against the processor's own tokens on the first request; any difference falls back to
+processing each request). Likelihood scoring likewise runs the frames once per item.
 """
 
 from __future__ import annotations
