@@ -182,7 +182,7 @@ class TransformersVLM(CachedVLM):
             prefix = model(input_ids=ids[0][None, :common],
                            attention_mask=torch.ones(1, common, dtype=torch.long,
                                                      device=self.device),
-                           use_cache=True, **extra).past_key_values
+                           use_cache=True, **extra, **_last_logits_only(model)).past_key_values
             self.report("shared prefixes", 1)
             rows, mask = _after_prefix(ids, common, processor.tokenizer.pad_token_id or 0)
             prefix.batch_repeat_interleave(len(ids))  # one copy per question, in place
@@ -271,7 +271,7 @@ class TransformersVLM(CachedVLM):
         with torch.inference_mode():
             out = model(input_ids=head["input_ids"][:, :shared],
                         attention_mask=head["attention_mask"][:, :shared], use_cache=True,
-                        **extra)
+                        **extra, **_last_logits_only(model))
             last, cache = out.logits[0, -1:], out.past_key_values
             cache.batch_repeat_interleave(len(tails))
             logits = model(input_ids=batch, past_key_values=cache).logits
@@ -320,6 +320,16 @@ class TransformersVLM(CachedVLM):
                                     else {}))
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in processor.batch_decode(new, skip_special_tokens=True)]
+
+
+def _last_logits_only(model: Any) -> dict:
+    """``logits_to_keep=1`` where the model takes it: a prefix pass needs its cache and its
+    last position's logits, not a vocabulary row per token (on a 7B model and a day's 20k
+    tokens, 6 GB and a 22-TFLOP product spared)."""
+    import inspect
+
+    takes = "logits_to_keep" in inspect.signature(model.forward).parameters
+    return {"logits_to_keep": 1} if takes else {}
 
 
 def _mean_logprob(logits: Any, target: Any) -> float:
