@@ -169,33 +169,46 @@ class TransformersVLM(CachedVLM):
                                 padding=True).to(self.device) for p, _ in prompts]
         ids = [x["input_ids"][0] for x in inputs]
         common = _common_prefix(ids)
-        image_token = getattr(model.config, "image_token_id", None) or getattr(
-            model.config, "image_token_index", None)
-        where = (ids[0] == image_token).nonzero() if image_token is not None else None
-        if common < 1 or where is None or (len(where) and int(where[-1]) >= common) \
-                or any(len(x) == common for x in ids):
+        if any(len(x) == common for x in ids):  # a question must follow the prefix
             return None
-        # images as they are; per-token inputs (Qwen2-VL's mm_token_type_ids) cut to the prefix
-        extra = {k: v[:, :common] if k.endswith("_ids") else v for k, v in inputs[0].items()
-                 if k not in ("input_ids", "attention_mask")}
         with torch.inference_mode():
-            prefix = model(input_ids=ids[0][None, :common],
-                           attention_mask=torch.ones(1, common, dtype=torch.long,
-                                                     device=self.device),
-                           use_cache=True, **extra, **_last_logits_only(model)).past_key_values
+            out = self._prefix_pass(inputs[0], common)
+            if out is None:
+                return None
+            prefix = out.past_key_values
             self.report("shared prefixes", 1)
             rows, mask = _after_prefix(ids, common, processor.tokenizer.pad_token_id or 0)
             prefix.batch_repeat_interleave(len(ids))  # one copy per question, in place
             sample = self.settings.temperature > 0
-            # Sampling is seeded by the group's prompts: the same requests, the same answers.
-            torch.manual_seed(int(hashlib.sha256("".join(t for t, _ in prompts).encode())
-                                  .hexdigest()[:8], 16))
+            _seed([t for t, _ in prompts])
             out = model.generate(input_ids=rows, attention_mask=mask, past_key_values=prefix,
                                  do_sample=sample, max_new_tokens=self.settings.max_tokens,
                                  **({"temperature": self.settings.temperature} if sample
                                     else {}))
         return [t.strip() for t in processor.batch_decode(out[:, rows.shape[1]:],
                                                           skip_special_tokens=True)]
+
+    def _prefix_pass(self, inputs: Any, length: int) -> Any | None:
+        """The model run over the first ``length`` tokens of one processed request, its
+        cache kept, only the last position's logits; None when an image token (or the
+        model's lack of one) falls outside them. Images go as they are, per-token inputs
+        (Qwen2-VL's mm_token_type_ids) cut to the prefix. Called under inference mode."""
+        import torch
+
+        model = self._loaded[1]
+        image_token = getattr(model.config, "image_token_id", None) or getattr(
+            model.config, "image_token_index", None)
+        if length < 1 or image_token is None:
+            return None
+        where = (inputs["input_ids"][0] == image_token).nonzero()
+        if len(where) and int(where[-1]) >= length:
+            return None
+        extra = {k: v[:, :length] if k.endswith("_ids") else v for k, v in inputs.items()
+                 if k not in ("input_ids", "attention_mask")}
+        return model(input_ids=inputs["input_ids"][:, :length],
+                     attention_mask=torch.ones(1, length, dtype=torch.long,
+                                               device=self.device),
+                     use_cache=True, **extra, **_last_logits_only(model))
 
     def _tokens_only(self, first: Any, first_text: str, text: str) -> dict | None:
         """The inputs of another question on the same frames without preprocessing the
@@ -256,22 +269,15 @@ class TransformersVLM(CachedVLM):
         ids = [r["input_ids"][0] for r in rows]
         starts = [_common_prefix([head["input_ids"][0], x]) for x in ids]
         shared = min(starts)
-        image_token = getattr(model.config, "image_token_id", None) or getattr(
-            model.config, "image_token_index", None)
-        where = (head["input_ids"][0] == image_token).nonzero()
-        if shared < 1 or (len(where) and int(where[-1]) >= shared):
-            return self._option_logprobs_each(prompt, images, options)
-        extra = {k: v[:, :shared] if k.endswith("_ids") else v for k, v in head.items()
-                 if k not in ("input_ids", "attention_mask")}
         tails = [x[shared:] for x in ids]
-        width = max(len(t) for t in tails)
+        width = max(1, max(len(t) for t in tails))  # empty options: scored -inf, not an error
         pad = processor.tokenizer.pad_token_id or 0
         # right padding needs no mask: causal attention keeps it out of every real token
         batch = torch.stack([torch.cat([t, t.new_full((width - len(t),), pad)]) for t in tails])
         with torch.inference_mode():
-            out = model(input_ids=head["input_ids"][:, :shared],
-                        attention_mask=head["attention_mask"][:, :shared], use_cache=True,
-                        **extra, **_last_logits_only(model))
+            out = self._prefix_pass(head, shared)
+            if out is None:
+                return self._option_logprobs_each(prompt, images, options)
             last, cache = out.logits[0, -1:], out.past_key_values
             cache.batch_repeat_interleave(len(tails))
             logits = model(input_ids=batch, past_key_values=cache).logits
@@ -311,8 +317,7 @@ class TransformersVLM(CachedVLM):
         inputs = processor(text=texts, images=images or None, return_tensors="pt",
                            padding=True).to(self.device)
         sample = self.settings.temperature > 0
-        # Sampling is seeded by the batch's prompts: the same requests, the same answers.
-        torch.manual_seed(int(hashlib.sha256("".join(texts).encode()).hexdigest()[:8], 16))
+        _seed(texts)
         with torch.inference_mode():
             out = model.generate(**inputs, max_new_tokens=self.settings.max_tokens,
                                  do_sample=sample,
@@ -330,6 +335,13 @@ def _last_logits_only(model: Any) -> dict:
 
     takes = "logits_to_keep" in inspect.signature(model.forward).parameters
     return {"logits_to_keep": 1} if takes else {}
+
+
+def _seed(texts: list[str]) -> None:
+    """Sampling seeded by the requests' prompts: the same requests, the same answers."""
+    import torch
+
+    torch.manual_seed(int(hashlib.sha256("".join(texts).encode()).hexdigest()[:8], 16))
 
 
 def _mean_logprob(logits: Any, target: Any) -> float:
