@@ -8,7 +8,7 @@ import os
 import random
 from pathlib import Path
 
-from xlebench.library.records import LibraryVideo
+from xlebench.library.records import ClipSummary, LibraryVideo
 from xlebench.tasks.actions import action_of, count_actions
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
@@ -30,14 +30,15 @@ PARAMS = {
 }
 
 
-def _video(uid: str, dur: float, summary: str) -> LibraryVideo:
-    return LibraryVideo(uid, dur, "UK", "bristol", ("Cooking",), "daytime", "indoor", summary)
+def _video(uid: str, dur: float, summary: str, clip: str) -> LibraryVideo:
+    return LibraryVideo(uid, dur, "UK", "bristol", ("Cooking",), "daytime", "indoor", summary,
+                        (ClipSummary(0.0, dur, clip),))
 
 
 VIDEOS = {v.video_uid: v for v in (
-    _video("v-cook", 600.5, "C cooks pasta in the kitchen."),
-    _video("v-walk", 300.0, "C walks the dog in the park."),
-    _video("v-read", 420.0, "C reads a book on the sofa."),
+    _video("v-cook", 600.5, "C cooks pasta in the kitchen.", "C drains the pot at the sink."),
+    _video("v-walk", 300.0, "C walks the dog in the park.", "C throws a ball on the grass."),
+    _video("v-read", 420.0, "C reads a book on the sofa.", "C turns a page by the lamp."),
 )}
 LOG = {
     "lifelog_id": "uk-intj-000000-short", "persona_id": "uk-intj-000000", "category": "short",
@@ -120,7 +121,7 @@ def test_periods_and_ordering() -> None:
     order = built["summary_ordering"][0]
     shown = [s.split(": ", 1)[1].split(" Summary")[0].strip() for s in
              order["query"].split("Summary ")[1:]]
-    truth = [VIDEOS[s["video_uid"]].summary for s in LOG["segments"]]
+    truth = [VIDEOS[s["video_uid"]].clip_summaries[0].text for s in LOG["segments"]]
     assert [shown[i] for i in order["answer"]["order"]] == truth
 
 
@@ -135,7 +136,9 @@ def test_the_authors_library_paired_with_annotations_yields_every_subtask(tmp_pa
     args = [*[a for a in FAST if not a.startswith(("library.", "stages="))],
             "library=xlebench_release", f"library.path={corpus / 'video_info.json'}",
             "stages=[library,persona,plan,simulate,annotate]", "render=none",
-            "annotate.min_duration_s=1.0"]
+            "annotate.min_duration_s=1.0",
+            # the authors' library file has no clip summaries to order by
+            "tasks.summary_ordering.texts=summaries"]
     ran = run_inprocess(tmp_path, *args, f"library.annotations_root={corpus}", "name=paired")
     assert ran.rc == 0, ran.text[-2000:]
     bench = tmp_path / "benchmarks" / "paired" / "annotations"

@@ -399,9 +399,9 @@ class CertificateConfig:
                                   each=True)
 
 
-EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema", "curation")
+EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema", "curation", "questions")
 #: Written unless export.formats says otherwise (curation, a sheet for raters, on request).
-DEFAULT_EXPORTS = ("hf", "lmms_eval", "xlebench", "egoschema")
+DEFAULT_EXPORTS = ("questions", "hf", "lmms_eval", "xlebench", "egoschema")
 
 
 @dataclass
@@ -420,6 +420,10 @@ class ExportConfig:
 class AnnotateConfig:
     #: NLQ and moments windows shorter than this (seconds) are skipped and counted.
     min_duration_s: float = knob(0.0, ge=0, le=3600)
+    #: Keep every life log's item about a source annotation (the paper's repetition, for
+    #: fidelity runs). Off: each source is asked once across the benchmark, the repeats
+    #: dropped and counted per subtask in stats/tasks.json.
+    repeat_sources: bool = False
 
 
 @dataclass

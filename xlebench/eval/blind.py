@@ -3,9 +3,12 @@
 Every scorer declares video-blind strategies (`xlebench.eval.scorers.base.Blind`): a constant
 summary, the query echoed back, option-only rules, count and position priors... This module
 runs them over a set of items and scores their answers like any system's replies. Strategies
-that learn from answers are **cross-fitted by life log**: the logs are split into folds, and
-the items of one fold are answered by a strategy fitted on the other folds only, so no
-strategy ever sees the answer of an item it is scored on (nor any answer from the same day).
+that learn from answers are **cross-fitted by source video** (`xlebench.tasks.provenance`): the
+source videos are split into folds, an item goes with its first video, and the items of one
+fold are answered by a strategy fitted only on items that share no video with any item of the
+fold. Life logs reuse library videos, so folding by life log would let a strategy learn an
+answer from another log's item about the same video and annotation; folding by video never
+shows a strategy an answer about a video it is scored on.
 
 The printed floor of a results cell is the strongest member of the panel on that cell's items
 (`xlebench.eval.table`), named beside it: the honest answer to "how much of this score could a
@@ -21,8 +24,9 @@ from typing import Any
 from xlebench.eval.score import make_row, score_items
 from xlebench.eval.scorers.base import Blind, BlindContext, ScoreSettings
 from xlebench.runner.rng import derive_seed, unit_rng
+from xlebench.tasks.provenance import cluster_of, source_videos
 
-#: Life logs are split into this many folds (fewer when there are fewer logs).
+#: Source videos are split into this many folds (fewer when there are fewer videos).
 FOLDS = 5
 
 
@@ -37,11 +41,22 @@ class Panel:
     skipped: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def folds(lifelogs: Sequence[str], seed: int, k: int = FOLDS) -> dict[str, int]:
-    """Fold of each life log: logs in a seeded order, dealt round-robin (balanced)."""
-    order = sorted(set(lifelogs), key=lambda lid: (derive_seed(seed, "blind-fold", lid), lid))
-    n = max(1, min(k, len(order)))
-    return {lid: i % n for i, lid in enumerate(order)}
+def folds(items: Sequence[dict], seed: int, k: int = FOLDS) -> dict[str, int]:
+    """Fold of each item: its first source video's, the videos in a seeded order dealt
+    round-robin (balanced)."""
+    videos = sorted({cluster_of(it) for it in items},
+                    key=lambda v: (derive_seed(seed, "blind-fold", v), v))
+    n = max(1, min(k, len(videos)))
+    fold_of_video = {v: i % n for i, v in enumerate(videos)}
+    return {it["item_id"]: fold_of_video[cluster_of(it)] for it in items}
+
+
+def training(items: Sequence[dict], fold_of: Mapping[str, int], fold: int) -> list[dict]:
+    """What a strategy answering ``fold`` may learn from: the items that share no source video
+    with any item of the fold (items about several videos are left out more often)."""
+    held = {v for it in items if fold_of[it["item_id"]] == fold for v in source_videos(it)}
+    return [it for it in items if fold_of[it["item_id"]] != fold
+            and held.isdisjoint(source_videos(it))]
 
 
 def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s: ScoreSettings,
@@ -52,9 +67,9 @@ def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s:
     for it in items:
         model = None
         if blind.fit is not None:
-            key = (blind.fit, fold_of[it["lifelog_id"]])
+            key = (blind.fit, fold_of[it["item_id"]])
             if key not in models:
-                models[key] = blind.fit([o for o in items if fold_of[o["lifelog_id"]] != key[1]])
+                models[key] = blind.fit(training(items, fold_of, key[1]))
             model = models[key]
         ctx = BlindContext(s, unit_rng(seed, "blind", blind.name, it["item_id"]), draws)
         out.append(blind.answer(it, model, ctx))
@@ -75,18 +90,18 @@ def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, A
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
                seed: int, draws: int, bertscorer: Any = None) -> Panel:
     """Every subtask's blind strategies over ``items``, scored. Learned strategies need at
-    least two life logs (one to learn from, one to answer)."""
+    least two source videos (one to learn from, one to answer)."""
     by_sub: dict[str, list[dict]] = {}
     for it in items:
         by_sub.setdefault(it["subtask"], []).append(it)
-    fold_of = folds([it["lifelog_id"] for it in items], seed)
+    fold_of = folds(items, seed)
     n_folds = len(set(fold_of.values()))
     panel = Panel()
     for sub, its in by_sub.items():
         rows, sees, skipped, models = {}, {}, {}, {}
         for blind in recipes[sub].scorer.blind():
             if blind.fit is not None and n_folds < 2:
-                skipped[blind.name] = "learns from other life logs: needs at least two"
+                skipped[blind.name] = "learns from items about other videos: needs two"
                 continue
             answers = _answers(blind, its, fold_of, s, seed, draws, models)
             rows[blind.name] = _rows(its, answers, recipes, s, bertscorer)

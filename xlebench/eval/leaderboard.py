@@ -156,8 +156,8 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
     heads = [s["key"] + (" (ORACLE)" if s["oracle"] else "")
              + (" (STAND-IN)" if s["stand_in"] else "") for s in board["systems"]]
     lines = ["# Leaderboard", "",
-             "Headline metric x100 over every evaluated item [95% CI, bootstrap over life "
-             "logs]; n = items (shown in a cell when it differs); floor = the strongest "
+             "Headline metric x100 over every evaluated item [95% CI, bootstrap over source "
+             "videos]; n = items (shown in a cell when it differs); floor = the strongest "
              "video-blind strategy on those items. ORACLE systems read the annotations the "
              "answers came from; STAND-IN ones answer without a model.", "",
              "| subtask | metric | n | floor | " + " | ".join(heads) + " |",

@@ -42,7 +42,8 @@ def load_predictions(path: Path) -> dict[str, str]:
         out[item] = row["response"]
     if not out:
         raise DataError(str(path), "$", "expected one JSON object per line, found none",
-                        'write {"item_id": ..., "response": ...} for each item of '
+                        'write {"item_id": ..., "response": ...} for each question of '
+                        "export/questions/*.jsonl (its question_id) or item of "
                         "annotations/*.jsonl")
     return out
 
@@ -53,9 +54,9 @@ def check_covers(path: Path, responses: dict[str, str], items: list[dict]) -> No
     if missing:
         raise DataError(str(path), "item_id", f"covers {len(items) - len(missing)} of "
                         f"{len(items)} items of this benchmark (missing e.g. "
-                        f"{', '.join(missing[:3])})", "predict every item of "
-                        "annotations/*.jsonl, or set eval.allow_partial=true to score the "
-                        "missing ones as wrong answers")
+                        f"{', '.join(missing[:3])})", "predict every question of "
+                        "export/questions/*.jsonl, or set eval.allow_partial=true to score "
+                        "the missing ones as wrong answers")
 
 
 def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
@@ -65,4 +66,4 @@ def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
     if unknown:
         raise DataError(str(path), "item_id", f"{len(unknown)} of {len(responses)} ids are not "
                         f"items of this benchmark (e.g. {', '.join(unknown[:3])})",
-                        "predict the items of this benchmark's annotations/*.jsonl")
+                        "predict the questions of this benchmark's export/questions/*.jsonl")

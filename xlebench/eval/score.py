@@ -24,6 +24,7 @@ from typing import Any
 from xlebench.eval.metrics import finite
 from xlebench.eval.parse import reply_status
 from xlebench.eval.scorers import ScoreSettings
+from xlebench.tasks.provenance import cluster_of
 
 #: Statuses the paper's protocol leaves out of its averages.
 PAPER_EXCLUDES = ("no_information", "refusal")
@@ -35,7 +36,8 @@ __all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "make_row", "score_ite
 def make_row(item: dict, recipe: Any, status: str, scores: dict[str, float],
          response: str | None) -> dict[str, Any]:
     row = {"item_id": item["item_id"], "subtask": item["subtask"],
-           "lifelog_id": item["lifelog_id"], "category": item["category"],
+           "lifelog_id": item["lifelog_id"], "cluster": cluster_of(item),
+           "category": item["category"],
            "primary": recipe.primary, "status": status, "scores": scores,
            "weights": recipe.scorer.weights(item), "response": response}
     if item.get("tags"):  # what results are broken down by (Neptune's capability)

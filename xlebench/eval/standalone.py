@@ -42,13 +42,14 @@ def read_items(folder: Path) -> dict[str, list[dict]]:
 def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
                  n_boot: int | None = None, seed: int = 0) -> dict:
     from xlebench.eval.predictions import check_covers, check_known, load_predictions
+    from xlebench.export.questions import resolve_ids
 
     defaults = {f.name: f.default_factory() if callable(f.default_factory) else f.default
                 for f in fields(EvalConfig)}
     by_sub = _in_compile_order(folder, read_items(folder))
     recipes = {sub: load_recipe(sub) for sub in by_sub}
     items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
-    responses = load_predictions(predictions)
+    responses = resolve_ids(predictions, load_predictions(predictions), items)
     check_known(predictions, responses, {it["item_id"] for it in items})
     check_covers(predictions, responses, items)
     settings = ScoreSettings.from_eval({**defaults, "bertscore": bertscore})

@@ -2,12 +2,13 @@
 
 Each cell holds the **headline** — the metric over every item of the benchmark, replies that
 are missing, unparseable, refusals or "no information" scoring a wrong answer's value — with
-its n (all items) and a 95% bootstrap confidence interval clustered by life log (life logs are
-resampled, not items: items of one log are not independent); the **paper protocol** (refusals
+its n (all items) and a 95% bootstrap confidence interval clustered by source video (source
+videos are resampled, not items: life logs reuse library videos, so items about one video —
+often about one annotation — are not independent, whichever log holds them); the **paper protocol** (refusals
 and no-information replies left out, missing ones kept) with its own n and interval; the
 **floor**: the strongest member of the blind panel on the same items with the same metric and
 bootstrap, named (`xlebench.eval.blind`: answers that never see the video, cross-fitted by
-life log), with every member's value; and the count of each failure status. Pooled metrics (counting accuracy) weigh each row by its
+source video), with every member's value; and the count of each failure status. Pooled metrics (counting accuracy) weigh each row by its
 number of queried actions. AVG rows pool the subtasks of a task family over their items, which
 is the paper's query-weighted average, with the same columns.
 """
@@ -30,7 +31,7 @@ FAILURES = tuple(s for s in STATUSES if s != "ok")
 
 def clustered_ci(values: Sequence[tuple[str, float, float]], n_boot: int, seed: int
                  ) -> tuple[float, float] | None:
-    """95% percentile interval of a weighted mean, resampling clusters (life logs).
+    """95% percentile interval of a weighted mean, resampling clusters (source videos).
 
     ``values`` are (cluster, value, weight) triples; a cluster's weighted sum and total weight
     move together, so pooled metrics are resampled as ratios.
@@ -51,23 +52,29 @@ def clustered_ci(values: Sequence[tuple[str, float, float]], n_boot: int, seed: 
     return round(float(lo), 4), round(float(hi), 4)
 
 
+def cluster(row: dict) -> str:
+    """A row's resampling unit: its item's first source video (the life log for rows scored
+    before items named their source)."""
+    return row.get("cluster") or row["lifelog_id"]
+
+
 def _values(rows: Sequence[dict], metric: str) -> list[tuple[str, float, float]]:
-    return [(r["lifelog_id"], r["scores"][metric], r.get("weights", {}).get(metric, 1.0))
+    return [(cluster(r), r["scores"][metric], r.get("weights", {}).get(metric, 1.0))
             for r in rows if finite(r["scores"].get(metric))]
 
 
 def _corpus_estimate(rows: Sequence[dict], fn: Any, n_boot: int, seed: int
                      ) -> dict[str, Any]:
-    """A metric of the whole set of rows (a `CorpusMetric`), its interval by resampling life
-    logs: each resample sums the logs' prepared vectors (a matrix product) and divides."""
+    """A metric of the whole set of rows (a `CorpusMetric`), its interval by resampling source
+    videos: each resample sums the videos' prepared vectors (a matrix product) and divides."""
     num, den = fn.prepare([r["details"] for r in rows])
     value = fn([r["details"] for r in rows]) if rows else float("nan")
-    keys = sorted({r["lifelog_id"] for r in rows})
+    keys = sorted({cluster(r) for r in rows})
     ci = None
     if len(keys) >= 2 and n_boot > 0:
         index = {k: i for i, k in enumerate(keys)}
         member = np.zeros((len(keys), len(rows)))
-        member[[index[r["lifelog_id"]] for r in rows], np.arange(len(rows))] = 1.0
+        member[[index[cluster(r)] for r in rows], np.arange(len(rows))] = 1.0
         picks = np.random.default_rng(seed).integers(0, len(keys), size=(n_boot, len(keys)))
         weight = np.stack([np.bincount(p, minlength=len(keys)) for p in picks]) @ member
         boots = fn.values(weight @ num, weight @ den)
@@ -306,7 +313,7 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
     panel = panel_lines(table)
     if panel:
         lines += ["", "Blind panel (answers that never see the video; learned ones cross-fitted "
-                  "by life log):", "", *panel]
+                  "by source video):", "", *panel]
     if table.get("bertscore"):
         b = table["bertscore"]
         lines += ["", f"BERTScore: model {b['model']}, layer {b['layer']}, no idf, "

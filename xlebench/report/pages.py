@@ -274,7 +274,7 @@ def panel_section(table: Mapping[str, Any]) -> str:
                         f"<td>{escape(sees)}</td>"
                         f"<td>{_pct(floor.get('panel', {}).get(member))}</td></tr>")
     return ("<h2>Blind panel</h2><p>Answers that never see the video (learned ones "
-            "cross-fitted by life log); the strongest is each cell's floor.</p><table><thead>"
+            "cross-fitted by source video); the strongest is each cell's floor.</p><table><thead>"
             "<tr><th>subtask</th><th>strategy</th><th>what it reads</th><th>all</th></tr>"
             "</thead><tbody>" + "".join(rows) + "</tbody></table>") if rows else ""
 
@@ -304,7 +304,7 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
                  items: Mapping[str, dict], validity: Mapping[str, dict] | None = None,
                  leaderboard: Mapping[str, Any] | None = None) -> str:
     parts = ["<h1>Results</h1>", "<p>Scores ×100 over every item (unanswered items count as "
-             "wrong); [95% CI, bootstrap over life logs]; n = items; floor = the strongest "
+             "wrong); [95% CI, bootstrap over source videos]; n = items; floor = the strongest "
              "video-blind strategy on the same items (named).</p>"]
     if leaderboard:
         parts.append(leaderboard_section(leaderboard))

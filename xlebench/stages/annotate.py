@@ -13,6 +13,7 @@ import copy
 import hashlib
 import json
 import logging
+import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict
 from pathlib import Path
@@ -34,11 +35,21 @@ from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
+from xlebench.tasks.leaks import audit, other_queries
+from xlebench.tasks.provenance import keep_owned, owners, with_source
 from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
 from xlebench.tasks.shape import shape_stats
 from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 log = logging.getLogger(__name__)
+
+#: Guards the one computation of a recipe's source owners across threads (network-bound
+#: recipes run their units in threads); module-level so that the stage stays picklable.
+_OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need its sources
+
+
+#: Why an item left the benchmark when its source is asked in another life log.
+REPEATED = "source asked in another life log (kept once)"
 
 
 def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
@@ -73,7 +84,9 @@ def derived_key(keys: dict[str, str], name: str) -> str:
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
     #: 5: each unit keeps its recipe oracle's replies (the consistency check).
-    version: ClassVar[str] = "6"  # 6: stats/tasks.json says each recipe's words and hops
+    #: 6: stats/tasks.json says each recipe's words and hops. 7: items name their source and
+    #: each source is asked once across the benchmark.
+    version: ClassVar[str] = "7"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
@@ -83,7 +96,7 @@ class AnnotateStage(BaseStage):
                  certificate: CertificateConfig | None = None, min_duration_s: float = 0.0,
                  aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, repeat_sources: bool = False) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
@@ -93,6 +106,7 @@ class AnnotateStage(BaseStage):
         self.min_duration_s = min_duration_s
         self.aggregator, self.llm = aggregator, llm
         self.embedder, self.embedding_store = embedder, embedding_store
+        self.repeat_sources = repeat_sources
         if llm is not None:
             self.waits_on_network(llm.settings.max_concurrency)
         self._videos: dict = {}
@@ -101,6 +115,7 @@ class AnnotateStage(BaseStage):
         self._logs: dict = {}
         self._seed = self.validity_seed = seed
         self._compiled: dict[tuple[str, str], tuple[list[dict], Counter]] = {}
+        self._owned: dict[str, dict[str, str]] = {}
 
     def prompt_files(self) -> list[Path]:
         return prompt_files([self.aggregator.prompt]) if self.aggregator else []
@@ -110,6 +125,7 @@ class AnnotateStage(BaseStage):
         self._videos = {v.video_uid: v for v in LibraryView(ctx["library"].unit_dir(uid)).videos}
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
         self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
+        self._owned = {}
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{lid}.{name}.{self.keys[name]}", {"lifelog": lid, "recipe": name})
@@ -154,9 +170,36 @@ class AnnotateStage(BaseStage):
         return {k: v for k, v in replies.items() if v is not None}  # None: no source offline
 
     def compile(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
-        """One recipe's items on one log, with their certificates, after its filters (and why
-        candidates were left out); computed once per process, so a recipe drawing on other
-        logs' items (`source_items`) reads exactly what their own units publish."""
+        """One recipe's items on one log that own their source: an item whose source
+        annotation another life log's item of the recipe also asks about is kept in one of
+        them only (`xlebench.tasks.provenance.owners`), unless ``repeat_sources`` keeps the
+        paper's repetition. Deciding needs the recipe's items on every log, built once per
+        process (a recipe that asks a model builds them in the first unit that asks)."""
+        items, stats = self.built(lifelog_id, name)
+        if self.repeat_sources or name not in self.recipes:
+            return items, stats
+        items, repeats = keep_owned(items, self._owners(name))
+        if repeats:
+            stats[REPEATED] += repeats
+        return items, stats
+
+    def _owners(self, name: str) -> dict[str, str]:
+        with _OWNERS_LOCK:
+            if name not in self._owned:
+                self._owned[name] = owners((it for lid in sorted(self._logs)
+                                            for it in self._built_once(lid, name)[0]),
+                                           self._seed)
+        return self._owned[name]
+
+    def built(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
+        """One recipe's items on one log, with their sources and certificates, after its
+        filters (and why candidates were left out), before sources are deduplicated; computed
+        once per process, so a recipe drawing on other logs' items (`source_items`) reads
+        exactly what their own units publish."""
+        items, stats = self._built_once(lifelog_id, name)
+        return copy.deepcopy(items), Counter(stats)
+
+    def _built_once(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
         key = (lifelog_id, name)
         if key not in self._compiled:
             if name in self.recipes:
@@ -167,15 +210,16 @@ class AnnotateStage(BaseStage):
             rctx = self._context(lifelog_id, name, recipe)
             built = recipe.build(rctx, params)
             for item in built.items:
+                with_source(item)
                 item["certificate"] = certificate(item, self.certificate)
             items, dropped = apply_filters(built.items, self.filters.get(name, []),
                                            FilterContext(self.llm, rctx.rng))
             built.stats.update(dropped)
             self._compiled[key] = (items, built.stats)
-        items, stats = self._compiled[key]
-        return copy.deepcopy(items), Counter(stats)
+        return self._compiled[key]
 
     def source_items(self, name: str, lifelog_id: str) -> list[dict]:
+        """What a derived recipe reads of another on one log: the items that log publishes."""
         return self.compile(lifelog_id, name)[0]
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
@@ -194,9 +238,13 @@ class AnnotateStage(BaseStage):
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
         oracle = {k: v for rec in result.records.values() for k, v in rec.get("oracle", {}).items()}
-        checks = self.validity([it for sub in self.recipes for it in by_sub[sub]], oracle)
+        every = [it for sub in self.recipes for it in by_sub[sub]]
+        checks = self.validity(every, oracle)
+        leaks = audit(every)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
                  "validity": checks,
+                 "printed_answers": leaks,
+                 "other_queries": other_queries(every),
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
                                   for s, v in sorted(by_sub.items()) if v},
@@ -204,6 +252,12 @@ class AnnotateStage(BaseStage):
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
+        for sub, leak in leaks.items():
+            log.warning("%s: %d items print the answer of another item of their life log or "
+                        "source video (%s; e.g. %s): a reader of the query answers it without "
+                        "the video; see stats/tasks.json (printed_answers)", sub, leak["items"],
+                        ", ".join(f"{n} of {s}" for s, n in leak["answers_of"].items()),
+                        leak["example"])
         for sub in self.recipes:
             if not by_sub[sub]:
                 log.warning("%s", empty_subtask_line(sub, self.recipes[sub][0],
@@ -333,11 +387,13 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                                    for n in recipes}, certificate=cert,
                           aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
                           embedding_store=Path(cfg.paths.cache) / "embeddings",
-                          seed=int(cfg.seed))
+                          seed=int(cfg.seed),
+                          repeat_sources=bool(cfg.annotate.repeat_sources))
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
               "min_duration_s": float(cfg.annotate.min_duration_s),
+              "repeat_sources": bool(cfg.annotate.repeat_sources),
               "annotations_root": str(annotations_root(cfg) or ""),
               "certificate": asdict(cert),
               "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}

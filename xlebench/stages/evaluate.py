@@ -33,6 +33,7 @@ from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.eval.validity import validity
+from xlebench.export.questions import resolve_ids
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import save_usage
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
@@ -99,10 +100,9 @@ class EvaluateStage(BaseStage):
     def _responses(self, name: str, system: Any, items: list[dict], ctx: StageContext
                    ) -> dict[str, str]:
         if isinstance(system, PredictionsFile):
-            responses = load_predictions(system.path)
-            check_known(system.path, responses,
-                        {it["item_id"] for r in ctx["annotate"].records.values()
-                         for it in r["items"]})
+            every = [it for r in ctx["annotate"].records.values() for it in r["items"]]
+            responses = resolve_ids(system.path, load_predictions(system.path), every)
+            check_known(system.path, responses, {it["item_id"] for it in every})
             responses = {k: v for k, v in responses.items()
                          if k in {it["item_id"] for it in items}}
             if not self.allow_partial:

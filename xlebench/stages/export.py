@@ -1,7 +1,8 @@
 """Export stage: one unit per format, each written into its unit folder and copied to
 ``export/<format>/`` of the benchmark (`xlebench.export`).
 
-Formats: ``hf`` (one parquet file per subtask with one Arrow schema, the life-log table, the
+Formats: ``questions`` (the questions-only view a system or a predictions submitter reads:
+query, options, period and video under opaque ids, no answer), ``hf`` (one parquet file per subtask with one Arrow schema, the life-log table, the
 dataset card), ``lmms_eval`` (task folders reading the ``hf`` files), ``xlebench`` (the
 X-LeBench release layout), ``egoschema`` (multiple-choice items in EgoSchema's layout).
 """
@@ -26,10 +27,11 @@ from xlebench.export.curation import curation_csv
 from xlebench.export.egoschema import egoschema_files
 from xlebench.export.hf import items_table, lifelogs_table, write_table
 from xlebench.export.lmms import write_lmms_tasks
+from xlebench.export.questions import question_files, video_name
 from xlebench.export.release import release_files
 from xlebench.manifest import content_config
 from xlebench.publish import benchmark_config
-from xlebench.runner.atomic import write_json, write_text
+from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.stages.annotate import configured_recipes
@@ -135,6 +137,11 @@ class ExportStage(BaseStage):
         return {"tasks": names, "items": {sub: len(v) for sub, v in served.items()},
                 "of": n_items}
 
+    def _questions(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        for name, rows in question_files(items, set(ctx["render"].records)).items():
+            write_jsonl(out / name, rows)
+        return {"questions": {s: len(v) for s, v in items.items()}}
+
     def _xlebench(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         files, stats = release_files(logs, [it for v in items.values() for it in v])
         for name, layout in files.items():
@@ -167,6 +174,9 @@ class ExportStage(BaseStage):
             # how to rebuild it into videos/ beside itself)
             for video in sorted((dest / "videos").glob("*.mp4")):
                 _link(video, dest / "export" / "hf" / "videos" / video.name)
+        if "questions" in result.records:  # the view's videos, under their opaque names
+            for video in sorted((dest / "videos").glob("*.mp4")):
+                _link(video, dest / "export" / "questions" / "videos" / video_name(video.stem))
         off = counts.get("xlebench", {}).get("segment_starts_not_whole_minutes", 0)
         if off:
             log.info("export/xlebench: %d of %d segment starts are not whole minutes, so "

@@ -60,7 +60,10 @@ def build(ctx: Context, p: CountingParams) -> Built:
             evidence=[evidence(seg, a, a + length)],
             provenance={"source_file": ctx.ann.narration_file,
                         "narration_pass": which + 1, "annotation_ids": [seg["video_uid"]]},
-            extra={"window_s": [a, a + length]}))
+            # windows of one video overlap and their counts with them: one question a video
+            extra={"window_s": [a, a + length],
+                   "source": {"videos": [seg["video_uid"]], "annotations": [seg["video_uid"]],
+                              "whole": True}}))
     return out
 
 

@@ -10,10 +10,27 @@ from xlebench.plan.answers import parse_clock
 
 #: A period that starts after this (seconds) still belongs to the evening (past midnight).
 LATE = 10 ** 9
+#: The most a padded period reaches into the free time beside its record (seconds).
+MAX_PAD_S = 900.0
 
 
 def segment_period(seg: dict) -> tuple[float, float]:
     return float(seg["start_s"]), float(seg["end_s"])
+
+
+def padded_period(log: dict, seg: dict, rng: random.Random) -> tuple[float, float]:
+    """The record's period widened on each side by a seeded share of the free time there (at
+    most `MAX_PAD_S`): it still holds that record alone, but its length no
+    longer names the video (a record's length is its library video's, which every other log
+    using the video, and Ego4D's public metadata, print)."""
+    segs = sorted(log["segments"], key=lambda s: float(s["start_s"]))
+    k = next(i for i, s in enumerate(segs) if s["index"] == seg["index"])
+    lo, hi = segment_period(seg)
+    before = lo - float(segs[k - 1]["end_s"]) if k else min(lo, MAX_PAD_S)
+    after = float(segs[k + 1]["start_s"]) - hi if k + 1 < len(segs) else MAX_PAD_S
+    lo -= rng.random() * min(max(before, 0.0), MAX_PAD_S)
+    hi += rng.random() * min(max(after, 0.0), MAX_PAD_S)
+    return lo, hi
 
 
 def evidence(seg: dict, a: float, b: float) -> dict:
@@ -66,7 +83,8 @@ def summary_of(videos: dict, seg: dict) -> str:
 
 def segment_of(log: dict, item: dict) -> dict:
     """The segment an item of one record was built on: the record of its first evidence's
-    video whose span holds the item's period start."""
-    uid, start = item["evidence"][0]["video_uid"], float(item["period"]["start_s"])
+    video that the item's period overlaps (a padded period starts before its record)."""
+    uid = item["evidence"][0]["video_uid"]
+    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
     return next(s for s in log["segments"] if s["video_uid"] == uid
-                and float(s["start_s"]) <= start + 1e-6 and start <= float(s["end_s"]) + 1e-6)
+                and float(s["start_s"]) <= hi + 1e-6 and lo <= float(s["end_s"]) + 1e-6)

@@ -44,7 +44,10 @@ def nlq_items(ctx: Context, p: RetrievalParams) -> Built:
                         "query_idx": q.query_idx, "clip_uid": q.clip_uid,
                         "template": q.template, "raw_query": q.raw,
                         # unrounded Ego4D seconds: the release export adds them to HH:MM
-                        "video_spans": [[q.start_s, q.end_s]]}))
+                        "video_spans": [[q.start_s, q.end_s]]},
+            # one NLQ annotation holds many queries: the query is the source
+            extra={"source": {"videos": [seg["video_uid"]],
+                              "annotations": [f"{q.annotation_uid}/{q.query_idx}"]}}))
     return out
 
 

@@ -1,5 +1,6 @@
 """Single-video summary: one item per segment; the answer is the video's one-sentence
-library summary."""
+library summary. The queried period is the record's own (the paper's) or, by default, widened
+into the free time around it, so that its length does not name the video."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks import wording as W
-from xlebench.tasks.common import sample, segment_of, segment_period, summary_of, whole
+from xlebench.tasks.common import (
+    padded_period,
+    sample,
+    segment_of,
+    segment_period,
+    summary_of,
+    whole,
+)
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.registry import Recipe
@@ -20,12 +28,16 @@ SUMMARY_SOURCE = "library summaries"
 @dataclass
 class SingleSummaryParams(RecipeParams):
     max_items_per_log: int | None = knob(None, ge=1)
+    #: ``padded``: the record's period widened by a seeded share of the free time on each
+    #: side; ``record``: the record's own start and end, as the paper asks.
+    period: str = knob("padded", choices=("padded", "record"))
 
 
 def build(ctx: Context, p: SingleSummaryParams) -> Built:
     out = Built()
     for k, seg in enumerate(sample(ctx.rng, list(ctx.log["segments"]), p.max_items_per_log)):
-        period = segment_period(seg)
+        period = padded_period(ctx.log, seg, ctx.rng) if p.period == "padded" \
+            else segment_period(seg)
         out.items.append(ctx.item(
             k=k, query=W.single_summary_query(*period), period=period,
             text=summary_of(ctx.videos, seg), evidence=[whole(seg)],

@@ -3,7 +3,7 @@
 A scorer reads, scores and pools one kind of answer, and declares its **blind panel**: the
 strategies that answer its items without seeing any video — from the query, the options, or
 the answers of *other* life logs — whose strongest member is the floor printed beside every
-score (`xlebench.eval.blind` runs them, cross-fitted by life log).
+score (`xlebench.eval.blind` runs them, cross-fitted by source video).
 """
 
 from __future__ import annotations

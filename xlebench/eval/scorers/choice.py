@@ -109,6 +109,22 @@ def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str,
     return expected(item, _argmax(scores))
 
 
+def fit_option_memory(train: Sequence[dict]) -> dict[str, int]:
+    """Per option text: times it was the right option on other logs, less times it was a
+    wrong one (an option seen as an answer elsewhere is remembered)."""
+    tally: dict[str, int] = {}
+    for it in train:
+        for k, opt in enumerate(it["answer"]["options"]):
+            key = " ".join(rouge_tokens(opt))
+            tally[key] = tally.get(key, 0) + (1 if k == it["answer"]["label"] else -1)
+    return tally
+
+
+def _remembered(item: dict, tally: dict[str, int], ctx: BlindContext) -> dict[str, float]:
+    return expected(item, _argmax([tally.get(" ".join(rouge_tokens(o)), 0)
+                                   for o in item["answer"]["options"]]))
+
+
 class ChoiceAccuracy(Base):
     """Multiple choice: 1 when the reply picks the right option (`parse_choice`: index,
     letter or option text; naming several options is unparseable). ``details`` keep the picked
@@ -116,7 +132,8 @@ class ChoiceAccuracy(Base):
     a uniform guess; option-only rules (the most central, the most isolated, the longest, the
     shortest option, the one sharing most words with the question) and their complement (an
     option none of them picks: what filtering on those rules would teach); the position most
-    often right on other logs; the option whose words were right most often on other logs."""
+    often right on other logs; the option whose words were right most often on other logs;
+    the option seen most often as a right answer on other logs (option memory)."""
 
     kind = "choice"
 
@@ -138,7 +155,9 @@ class ChoiceAccuracy(Base):
                 Blind("position_prior", "other logs' right positions",
                       lambda it, pos, _c: expected(it, [pos]), fit_positions),
                 Blind("word_odds", "the options; the words of other logs' right options",
-                      _by_odds, fit_word_odds))
+                      _by_odds, fit_word_odds),
+                Blind("option_memory", "the options; other logs' right and wrong options",
+                      _remembered, fit_option_memory))
 
     def details(self, item: dict, reply: str | None) -> dict[str, Any]:
         picked = parse_choice(reply, item["answer"]["options"]) if reply else None

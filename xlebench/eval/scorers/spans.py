@@ -3,6 +3,7 @@ panel — windows placed without seeing the video."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -91,11 +92,41 @@ def prior_windows(item: dict, model: dict, k: int) -> list[tuple[float, float]]:
     return [(min(a, hi - w), min(a, hi - w) + w) for a in starts]
 
 
+def _question(item: dict) -> str:
+    """The query without its clock times: one annotation's question in every log."""
+    return re.sub(r"\d+", "#", item["query"])
+
+
+def fit_memory(train: Sequence[dict]) -> dict:
+    """Other logs' answers by question: offsets from their period's start (and the period's
+    length, to prefer a record of the same length: the same video), with the position prior
+    for questions never seen."""
+    seen: dict[str, list[tuple[float, list[tuple[float, float]]]]] = {}
+    for it in train:
+        lo, hi = _period(it)
+        offsets = [(a - lo, b - lo) for a, b in it["answer"]["spans"]]
+        seen.setdefault(_question(it), []).append((hi - lo, offsets))
+    return {"seen": seen, "prior": fit_positions(train)}
+
+
+def memory_windows(item: dict, model: dict, k: int) -> list[tuple[float, float]]:
+    """Windows at the offsets other logs' answers to the same question sat at, those of the
+    nearest period length first, then the position prior's."""
+    lo, hi = _period(item)
+    remembered = sorted(model["seen"].get(_question(item), []),
+                        key=lambda m: abs(m[0] - (hi - lo)))
+    out = [(lo + a, lo + b) for _, offsets in remembered for a, b in offsets
+           if lo + b <= hi + 1e-6]
+    out = list(dict.fromkeys(out))[:k]
+    return out + prior_windows(item, model["prior"], k - len(out)) if len(out) < k else out
+
+
 class SpanRecall(Base):
     """Temporal localisation: Recall@K at tIoU t over the ``eval.ks`` x ``eval.tious`` grid,
     and mIoU (the top-ranked window's tIoU), as the official Ego4D NLQ evaluator prints.
     Blind panel: K random windows inside the queried period with widths of other life logs'
-    answers; K windows at the relative positions where other logs' answers sit most often."""
+    answers; K windows at the relative positions where other logs' answers sit most often;
+    the offsets of other logs' answers to the same question (question memory)."""
 
     kind = "spans"
 
@@ -114,7 +145,13 @@ class SpanRecall(Base):
             s = ctx.settings
             return span_metrics(prior_windows(item, model, max(s.ks)), item["answer"]["spans"],
                                 s)
+        def memory(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
+            s = ctx.settings
+            return span_metrics(memory_windows(item, model, max(s.ks)),
+                                item["answer"]["spans"], s)
         return (Blind("random_windows", "the period; other logs' answer widths", random,
                       answer_widths),
                 Blind("position_prior", "the period; where other logs' answers sit", prior,
-                      fit_positions))
+                      fit_positions),
+                Blind("question_memory", "the question and period; where other logs' "
+                      "answers to the same question sat", memory, fit_memory))

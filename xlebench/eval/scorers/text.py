@@ -88,10 +88,33 @@ def constant_answer(item: dict, model: dict[str, str], ctx: BlindContext) -> str
     return model.get(query_shape(item), model["*"])
 
 
+def period_length(item: dict) -> float:
+    return float(item["period"]["end_s"]) - float(item["period"]["start_s"])
+
+
+def fit_durations(train: Sequence[dict]) -> list[tuple[float, str, str]]:
+    """(period length, query shape, reference) of every training item, sorted: what a reader
+    who remembers other logs' answers by how long their records were knows."""
+    return sorted((period_length(it), query_shape(it), reference(it)) for it in train)
+
+
+def duration_answer(item: dict, model: list[tuple[float, str, str]], ctx: BlindContext
+                    ) -> str:
+    """The reference of the training item of the same query shape whose period is nearest in
+    length (any shape when none shares it): a period the length of one library video names
+    that video wherever another log asked about it."""
+    if not model:
+        return GENERIC_SUMMARY
+    shape, length = query_shape(item), period_length(item)
+    pool = [m for m in model if m[1] == shape] or model
+    return min(pool, key=lambda m: (abs(m[0] - length), m[2]))[2]
+
+
 class TextSimilarity(Base):
     """Free text against a reference: ROUGE-L, and with the model metrics on
     (``eval.bertscore``) BERTScore F1 and Sent.Sim (cosine of MiniLM sentence vectors).
-    Blind panel: the best constant reference of other life logs (per query shape), the query
+    Blind panel: the best constant reference of other life logs (per query shape), the
+    reference of the other item whose period is nearest in length (duration memory), the query
     echoed back, and one fixed generic sentence."""
 
     kind = "text"
@@ -109,6 +132,8 @@ class TextSimilarity(Base):
     def blind(self) -> Sequence[Blind]:
         return (Blind("constant", "other logs' references (best constant per query shape)",
                       constant_answer, fit_constants),
+                Blind("duration_memory", "the period's length; other logs' references by "
+                      "the length of their periods", duration_answer, fit_durations),
                 Blind("query_echo", "the query", lambda it, _m, _c: it["query"]),
                 Blind("generic", "nothing", lambda _it, _m, _c: self.generic))
 

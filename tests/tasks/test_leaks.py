@@ -1,0 +1,72 @@
+"""No item prints another's answer, and no period names its video (issue 41): the paper's
+ordering query prints the day's summary references and its single-summary period is exactly
+the video's length; both leaks are shown working in the paper's form and closed by default."""
+
+from __future__ import annotations
+
+import random
+
+from tests.tasks.test_recipes import LOG, VIDEOS, _annotations
+from xlebench.tasks.aggregate import offline_aggregate
+from xlebench.tasks.common import segment_of
+from xlebench.tasks.context import Context
+from xlebench.tasks.leaks import audit, prints
+from xlebench.tasks.registry import load_recipe
+from xlebench.tasks.summary_ordering import NO_CLIPS
+
+LONG = "C cooks the pasta in the kitchen and then washes the pan at the sink."
+
+
+def _items(name: str, **params) -> list[dict]:
+    recipe = load_recipe(name)
+    ctx = Context(name, recipe.task, LOG, VIDEOS, _annotations(), random.Random(7),
+                  offline_aggregate)
+    return recipe.build(ctx, recipe.params(params)).items
+
+
+def test_prints_needs_most_of_a_long_answer() -> None:
+    assert prints(f"Summary 0: {LONG} Summary 1: C reads.", LONG)
+    assert not prints("C cooks the pasta in the kitchen.", LONG), "a part is not the answer"
+    assert not prints("C reads a book.", "C reads a book."), "short answers are everywhere"
+
+
+def test_the_papers_ordering_query_prints_the_summary_answers_and_clips_do_not() -> None:
+    long = {uid: v.__class__(**{**v.__dict__, "summary": f"{v.summary[:-1]} and then tidies "
+                                "up everything around the place."}) for uid, v in VIDEOS.items()}
+    recipe = load_recipe("summary_ordering")
+    single = load_recipe("single_summary")
+    built = {}
+    for texts in ("summaries", "clips"):
+        ctx = Context("summary_ordering", recipe.task, LOG, long, _annotations(),
+                      random.Random(7), offline_aggregate)
+        order = recipe.build(ctx, recipe.params({"texts": texts})).items
+        sctx = Context("single_summary", single.task, LOG, long, _annotations(),
+                       random.Random(7), offline_aggregate)
+        built[texts] = audit([*order, *single.build(sctx, single.params({})).items])
+    assert built["summaries"]["summary_ordering"]["answers_of"] == {"single_summary": 3}
+    assert built["clips"] == {}
+
+
+def test_a_record_whose_only_clip_is_its_summary_gives_no_ordering_item() -> None:
+    same = {uid: v.__class__(**{**v.__dict__, "summary": LONG,
+                                "clip_summaries": (v.clip_summaries[0].__class__(
+                                    0.0, v.duration_s, LONG),)}) for uid, v in VIDEOS.items()}
+    recipe = load_recipe("summary_ordering")
+    ctx = Context("summary_ordering", recipe.task, LOG, same, _annotations(), random.Random(7),
+                  offline_aggregate)
+    built = recipe.build(ctx, recipe.params({}))
+    assert built.items == [] and built.stats[NO_CLIPS] == 1
+
+
+def test_a_padded_period_holds_its_record_alone_and_is_not_its_length() -> None:
+    padded, record = _items("single_summary"), _items("single_summary", period="record")
+    segs = sorted(LOG["segments"], key=lambda s: s["start_s"])
+    for it, paper in zip(padded, record, strict=True):
+        seg = segment_of(LOG, it)
+        lo, hi = it["period"]["start_s"], it["period"]["end_s"]
+        assert (paper["period"]["start_s"], paper["period"]["end_s"]) == (seg["start_s"],
+                                                                            seg["end_s"])
+        assert lo <= seg["start_s"] and seg["end_s"] <= hi and (lo, hi) != (seg["start_s"],
+                                                                           seg["end_s"])
+        others = [s for s in segs if s is not seg]
+        assert all(s["end_s"] <= lo or s["start_s"] >= hi for s in others)
