@@ -10,7 +10,7 @@ from tests.tasks.test_recipes import LOG, VIDEOS, _annotations
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.common import segment_of
 from xlebench.tasks.context import Context
-from xlebench.tasks.leaks import audit, prints
+from xlebench.tasks.leaks import audit, printed, prints, resolve
 from xlebench.tasks.registry import load_recipe
 from xlebench.tasks.summary_ordering import NO_CLIPS
 
@@ -70,3 +70,50 @@ def test_a_padded_period_holds_its_record_alone_and_is_not_its_length() -> None:
                                                                            seg["end_s"])
         others = [s for s in segs if s is not seg]
         assert all(s["end_s"] <= lo or s["start_s"] >= hi for s in others)
+
+
+def _printer(log: str, k: int, shows: str) -> dict:
+    return {"item_id": f"{log}-summary_mcq-{k:03d}", "subtask": "summary_mcq",
+            "lifelog_id": log, "query": f"Which? 0: {shows} 1: C sleeps all day long at home.",
+            "evidence": [{"video_uid": f"video-{log}"}],
+            "answer": {"text": shows, "options": [shows, "C sleeps."], "label": 0}}
+
+
+def _printed(log: str, k: int, text: str) -> dict:
+    return {"item_id": f"{log}-single_summary-{k:03d}", "subtask": "single_summary",
+            "lifelog_id": log, "query": "Summarize 07:00 - 07:10.",
+            "evidence": [{"video_uid": f"video-{log}"}], "answer": {"text": text}}
+
+
+def test_of_a_printer_and_the_item_it_prints_one_is_dropped() -> None:
+    """Multiple-choice options that print the single-video summary of the same record: the
+    audit names the pair, and resolving drops one of each pair (not always the printer, so
+    both recipes keep items), leaving nothing printed."""
+    items = []
+    for k in range(40):
+        items += [_printer(f"log{k}", 1, f"{LONG} Number {k}."), _printed(f"log{k}", 1,
+                                                                         f"{LONG} Number {k}.")]
+    assert len(printed(items)) == 40
+    drop = resolve(items, seed=0)
+    assert len(drop) == 40 and resolve(items, seed=0) == drop
+    kept = [it for it in items if it["item_id"] not in drop]
+    assert printed(kept) == {} and {it["subtask"] for it in kept} == {"summary_mcq",
+                                                                        "single_summary"}
+
+
+def test_the_annotate_stage_drops_and_counts_printed_pairs_unless_kept() -> None:
+    from xlebench.stages.annotate import PRINTED, AnnotateStage
+
+    recipes = {n: (load_recipe(n), load_recipe(n).params({}))
+               for n in ("single_summary", "summary_mcq")}
+    records = {f"log{k}.{sub}": {"subtask": sub, "items": [it], "stats": {}}
+               for k in range(10) for sub, it in (
+                   ("summary_mcq", _printer(f"log{k}", 1, f"{LONG} Number {k}.")),
+                   ("single_summary", _printed(f"log{k}", 1, f"{LONG} Number {k}.")))}
+    stage = AnnotateStage(recipes=recipes, keys={}, annotations_root=None)
+    out = stage.finish(records)
+    assert sum(len(r["items"]) for r in out.values()) == 10
+    assert sum(r["stats"].get(PRINTED, 0) for r in out.values()) == 10
+    keep = AnnotateStage(recipes=recipes, keys={}, annotations_root=None,
+                         printed_answers="keep")
+    assert keep.finish(records) == records

@@ -210,6 +210,9 @@ ARGS = [*(a for a in FAST if not a.startswith("library.n_videos=")), "library.n_
         "stages=[library,persona,plan,simulate,annotate,evaluate,export]",
         "render=none", "export.formats=[egoschema]",
         "tasks=[egoschema_mcq,summary_mcq,single_summary]", "eval.bertscore=false",
+        # the three answer with one record's library summary, which the options print: kept
+        # together here to test generation (tests/tasks/test_leaks.py tests the drop)
+        "annotate.printed_answers=keep",
         "eval.bootstrap=50", "persona.locations=[Japan,UK,Italy,USA]",
         "persona.mbti=[INTJ,ESFP,INFP,ENTP]"]
 

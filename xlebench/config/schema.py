@@ -424,6 +424,10 @@ class AnnotateConfig:
     #: fidelity runs). Off: each source is asked once across the benchmark, the repeats
     #: dropped and counted per subtask in stats/tasks.json.
     repeat_sources: bool = False
+    #: ``drop``: of an item whose query prints another item's answer (same life log or source
+    #: video) and that item, one is dropped and counted; ``keep``: both ship (the paper's
+    #: forms), counted in stats/tasks.json (printed_answers).
+    printed_answers: str = knob("drop", choices=("drop", "keep"))
 
 
 @dataclass

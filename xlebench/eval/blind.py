@@ -41,26 +41,41 @@ class Panel:
     skipped: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def folds(items: Sequence[dict], seed: int, k: int = FOLDS) -> dict[str, int]:
-    """Fold of each item: its first source video's, the videos in a seeded order dealt
-    round-robin (balanced)."""
-    videos = sorted({cluster_of(it) for it in items},
-                    key=lambda v: (derive_seed(seed, "blind-fold", v), v))
-    n = max(1, min(k, len(videos)))
-    fold_of_video = {v: i % n for i, v in enumerate(videos)}
-    return {it["item_id"]: fold_of_video[cluster_of(it)] for it in items}
+#: What folds split: ``video`` (the panel's: source videos) or ``life_log`` (the protocol of
+#: a reviewer who remembers other logs' answers, for measuring what repeats leak).
+UNITS = ("video", "life_log")
 
 
-def training(items: Sequence[dict], fold_of: Mapping[str, int], fold: int) -> list[dict]:
+def _unit_of(item: dict, unit: str) -> str:
+    return cluster_of(item) if unit == "video" else item["lifelog_id"]
+
+
+def folds(items: Sequence[dict], seed: int, k: int = FOLDS, unit: str = "video"
+          ) -> dict[str, int]:
+    """Fold of each item: its first source video's (or its life log's), the videos (logs) in
+    a seeded order dealt round-robin (balanced)."""
+    keys = sorted({_unit_of(it, unit) for it in items},
+                  key=lambda v: (derive_seed(seed, "blind-fold", v), v))
+    n = max(1, min(k, len(keys)))
+    fold_of_key = {v: i % n for i, v in enumerate(keys)}
+    return {it["item_id"]: fold_of_key[_unit_of(it, unit)] for it in items}
+
+
+def training(items: Sequence[dict], fold_of: Mapping[str, int], fold: int,
+             unit: str = "video") -> list[dict]:
     """What a strategy answering ``fold`` may learn from: the items that share no source video
-    with any item of the fold (items about several videos are left out more often)."""
+    with any item of the fold (items about several videos are left out more often); folded
+    by life log, every item of the other folds."""
+    if unit == "life_log":
+        return [it for it in items if fold_of[it["item_id"]] != fold]
     held = {v for it in items if fold_of[it["item_id"]] == fold for v in source_videos(it)}
     return [it for it in items if fold_of[it["item_id"]] != fold
             and held.isdisjoint(source_videos(it))]
 
 
 def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s: ScoreSettings,
-             seed: int, draws: int, models: dict[tuple[Any, int], Any]) -> list[Any]:
+             seed: int, draws: int, models: dict[tuple[Any, int], Any], unit: str
+             ) -> list[Any]:
     """Each item's answer; ``models`` caches fits per (fit function, fold), shared by the
     strategies that learn the same thing."""
     out = []
@@ -69,7 +84,7 @@ def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s:
         if blind.fit is not None:
             key = (blind.fit, fold_of[it["item_id"]])
             if key not in models:
-                models[key] = blind.fit(training(items, fold_of, key[1]))
+                models[key] = blind.fit(training(items, fold_of, key[1], unit))
             model = models[key]
         ctx = BlindContext(s, unit_rng(seed, "blind", blind.name, it["item_id"]), draws)
         out.append(blind.answer(it, model, ctx))
@@ -88,13 +103,13 @@ def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, A
 
 
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
-               seed: int, draws: int, bertscorer: Any = None) -> Panel:
+               seed: int, draws: int, bertscorer: Any = None, unit: str = "video") -> Panel:
     """Every subtask's blind strategies over ``items``, scored. Learned strategies need at
-    least two source videos (one to learn from, one to answer)."""
+    least two folds' units (one to learn from, one to answer)."""
     by_sub: dict[str, list[dict]] = {}
     for it in items:
         by_sub.setdefault(it["subtask"], []).append(it)
-    fold_of = folds(items, seed)
+    fold_of = folds(items, seed, unit=unit)
     n_folds = len(set(fold_of.values()))
     panel = Panel()
     for sub, its in by_sub.items():
@@ -103,7 +118,7 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             if blind.fit is not None and n_folds < 2:
                 skipped[blind.name] = "learns from items about other videos: needs two"
                 continue
-            answers = _answers(blind, its, fold_of, s, seed, draws, models)
+            answers = _answers(blind, its, fold_of, s, seed, draws, models, unit)
             rows[blind.name] = _rows(its, answers, recipes, s, bertscorer)
             sees[blind.name] = blind.sees
         panel.rows[sub], panel.sees[sub] = rows, sees

@@ -232,6 +232,8 @@ class Runner:
             if u.id not in records and marker_path(stage_dir, u.id).exists():
                 records[u.id] = read_json(stage_dir / "units" / u.id / "record.json")
         records = {u.id: records[u.id] for u in units if u.id in records}
+        if hasattr(stage, "finish"):
+            records = stage.finish(records)
         log.info(
             "stage %s [%s]: %d done, %d cached, %d failed, %d retried (%.1fs)",
             stage.name, fp, counters.done, counters.cached, counters.failed,

@@ -127,6 +127,12 @@ class Stage(Protocol):
         """Compute one unit. Return a JSON-serialisable record; extra files go to ctx.workdir."""
         ...
 
+    def finish(self, records: dict[str, dict]) -> dict[str, dict]:
+        """The stage's records as downstream stages see them, from every unit's record
+        (cached or computed): a decision that needs all units at once (an item that prints
+        another recipe's answer). Pure and cheap: it runs on every run, never cached."""
+        ...
+
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         """Write the user-facing files of this stage into the benchmark folder.
 
@@ -175,6 +181,9 @@ class BaseStage:
         It must not change what any unit computes, and must leave nothing on ``self`` (the
         stage is sent to worker processes afterwards)."""
         return None
+
+    def finish(self, records: dict[str, dict]) -> dict[str, dict]:
+        return records
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         return {"records": len(result.records)}

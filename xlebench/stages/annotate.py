@@ -35,7 +35,7 @@ from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
-from xlebench.tasks.leaks import audit, other_queries
+from xlebench.tasks.leaks import audit, other_queries, resolve
 from xlebench.tasks.provenance import keep_owned, owners, with_source
 from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
 from xlebench.tasks.shape import shape_stats
@@ -50,6 +50,8 @@ _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need i
 
 #: Why an item left the benchmark when its source is asked in another life log.
 REPEATED = "source asked in another life log (kept once)"
+#: ... when its query printed another item's answer, or another's query printed its answer.
+PRINTED = "printed another item's answer or was printed by one (one of the two kept)"
 
 
 def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
@@ -96,7 +98,8 @@ class AnnotateStage(BaseStage):
                  certificate: CertificateConfig | None = None, min_duration_s: float = 0.0,
                  aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
-                 seed: int = 0, repeat_sources: bool = False) -> None:
+                 seed: int = 0, repeat_sources: bool = False,
+                 printed_answers: str = "drop") -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
@@ -106,7 +109,7 @@ class AnnotateStage(BaseStage):
         self.min_duration_s = min_duration_s
         self.aggregator, self.llm = aggregator, llm
         self.embedder, self.embedding_store = embedder, embedding_store
-        self.repeat_sources = repeat_sources
+        self.repeat_sources, self.printed_answers = repeat_sources, printed_answers
         if llm is not None:
             self.waits_on_network(llm.settings.max_concurrency)
         self._videos: dict = {}
@@ -222,6 +225,17 @@ class AnnotateStage(BaseStage):
         """What a derived recipe reads of another on one log: the items that log publishes."""
         return self.compile(lifelog_id, name)[0]
 
+    def finish(self, records: dict[str, dict]) -> dict[str, dict]:
+        """Every recipe's items at once: of an item whose query prints another's answer (same
+        life log or source video, `xlebench.tasks.leaks`) and that other item, one is dropped
+        and counted, unless ``printed_answers=keep`` (the paper's forms; the audit in
+        stats/tasks.json still counts them)."""
+        if self.printed_answers == "keep":
+            return records
+        drop = resolve([it for rec in records.values() for it in rec["items"]],
+                       self.validity_seed)
+        return {uid: _without(rec, drop) for uid, rec in records.items()}
+
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub: dict[str, list] = defaultdict(list)
         counts: dict[str, Counter] = defaultdict(Counter)
@@ -252,6 +266,13 @@ class AnnotateStage(BaseStage):
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
+        for sub in self.recipes:
+            lost = stats["skipped"].get(sub, {}).get(PRINTED, 0)
+            if lost > len(by_sub[sub]):
+                log.warning("%s: %d items dropped, %d kept: their queries printed another "
+                            "recipe's answers or theirs were printed (stats/tasks.json); two "
+                            "recipes asking one source the same thing in two forms are better "
+                            "compiled as separate benchmarks", sub, lost, len(by_sub[sub]))
         for sub, leak in leaks.items():
             log.warning("%s: %d items print the answer of another item of their life log or "
                         "source video (%s; e.g. %s): a reader of the query answers it without "
@@ -286,6 +307,14 @@ class AnnotateStage(BaseStage):
             if v["consistent"] is False or v["headroom"] is False:
                 log.warning("%s: %s", sub, v["verdict"])
         return checks
+
+
+def _without(rec: dict, drop: set[str]) -> dict:
+    kept = [it for it in rec["items"] if it["item_id"] not in drop]
+    if len(kept) == len(rec["items"]):
+        return rec
+    stats = {**rec["stats"], PRINTED: rec["stats"].get(PRINTED, 0) + len(rec["items"]) - len(kept)}
+    return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
 
 
 def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
@@ -388,7 +417,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                           aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
                           embedding_store=Path(cfg.paths.cache) / "embeddings",
                           seed=int(cfg.seed),
-                          repeat_sources=bool(cfg.annotate.repeat_sources))
+                          repeat_sources=bool(cfg.annotate.repeat_sources),
+                          printed_answers=str(cfg.annotate.printed_answers))
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
@@ -398,6 +428,7 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
               "certificate": asdict(cert),
               "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}
     return StageSpec(stage, {**shared, "recipes": keys, "tasks": tasks,
+                             "printed_answers": str(cfg.annotate.printed_answers),
                              "prompts": {p: file_digest(f) for p, f in
                                          zip(prompts, prompt_files(prompts), strict=True)}},
                      cache_config=shared)

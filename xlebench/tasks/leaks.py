@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from xlebench.eval.metrics import rouge_l, rouge_tokens
+from xlebench.runner.rng import derive_seed
 from xlebench.tasks.provenance import source_videos
 
 #: Word n-grams compared, the share of an answer's n-grams that makes it printed, and the
@@ -61,6 +62,28 @@ def printed(items: Sequence[dict]) -> dict[str, list[str]]:
         if hits:
             out[it["item_id"]] = hits
     return out
+
+
+def resolve(items: Sequence[dict], seed: int) -> set[str]:
+    """The items to drop so that no query prints another item's answer: a vertex cover of the
+    pairs (the printer, the printed), greedily — the item in most pairs first, ties by a seeded
+    draw. Dropping every printer would empty a recipe whose options are another's answers (a
+    summary multiple-choice item and the single-video summary of its record); the cover keeps
+    part of both, and drops an ordering query that prints a whole day's answers before them."""
+    adj: dict[str, set[str]] = defaultdict(set)
+    for p, qs in printed(items).items():
+        for q in qs:
+            adj[p].add(q)
+            adj[q].add(p)
+    dropped: set[str] = set()
+    while adj:
+        node = max(adj, key=lambda n: (len(adj[n]), derive_seed(seed, "printed-drop", n), n))
+        dropped.add(node)
+        for other in adj.pop(node):
+            adj[other].discard(node)
+            if not adj[other]:
+                del adj[other]
+    return dropped
 
 
 def _groups(items: Iterable[dict]) -> list[list[dict]]:
