@@ -9,9 +9,10 @@ import random
 
 import pytest
 
-from xlebench.eval.blind import folds, panel_rows, training
+from xlebench.eval.blind import _fitted, folds, own_videos, panel_rows, training
 from xlebench.eval.score import score_items
 from xlebench.eval.scorers import ScoreSettings
+from xlebench.eval.scorers.base import Blind
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.eval.validity import validity
 from xlebench.tasks.filters import FilterContext, apply_filters
@@ -170,3 +171,22 @@ def test_validity_says_in_words_when_a_recipe_measures_nothing(oracle: str, verd
                for it in items}
     result = validity(items, replies, _recipes("single_summary"), S, seed=0, draws=1)
     assert result["single_summary"]["verdict"].startswith(verdict)
+
+
+def test_items_about_several_videos_learn_from_items_sharing_none() -> None:
+    """A day's summary is about four videos: fitted per item, a strategy learns from the
+    items sharing none of them (some always remain), never from one sharing any."""
+    def fit(train: list[dict]) -> list[set[str]]:
+        return [{v["video_uid"] for v in t["evidence"]} for t in train]
+
+    items = []
+    for k, log in enumerate(LOGS * 3):
+        it = _item("holistic_summary", log, k, "Summarize all.", text="C does things.")
+        it["evidence"] = [{"video_uid": f"v{(k + j) % 12}"} for j in range(4)]
+        items.append(it)
+    assert own_videos(items, "video") and not own_videos(items, "life_log")
+    probe, models = Blind("probe", "test", lambda *_: "", fit), {}
+    for it in items:
+        learned = _fitted(probe, it, items, {}, "video", models)
+        mine = {v["video_uid"] for v in it["evidence"]}
+        assert learned and all(mine.isdisjoint(v) for v in learned)
