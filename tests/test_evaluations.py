@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,15 +46,25 @@ def _predictions(bench: Path, path: Path, wrong_every: int) -> Path:
 
 def _popen(out: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "xlebench", f"paths.outputs={out}", *args]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env or cli_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    # the output (results tables and panels, larger than a pipe's buffer) goes to a file: a
+    # pipe nobody drains while the run is held would block it at its last print
+    log = tempfile.TemporaryFile("w+")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env or cli_env(), stdout=subprocess.DEVNULL,
+                            stderr=log, text=True)
+    proc.log = log  # type: ignore[attr-defined]
+    return proc
+
+
+def _stderr(proc: subprocess.Popen) -> str:
+    proc.log.seek(0)  # type: ignore[attr-defined]
+    return proc.log.read()  # type: ignore[attr-defined]
 
 
 def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():
         if proc.poll() is not None:
-            raise AssertionError(f"the held run ended early:\n{proc.stderr.read()[-3000:]}")
+            raise AssertionError(f"the held run ended early:\n{_stderr(proc)[-3000:]}")
         assert time.monotonic() < deadline, "the held run never reached its hold point"
         time.sleep(0.1)
 
@@ -94,7 +105,7 @@ def test_evaluations_accumulate_one_after_another_and_at_once(published: Path,
         (*SMALL, *EVALUATE, "eval.systems=[]", f"eval.predictions={a}"),
         (*SMALL, *EVALUATE, "eval.systems=[]", f"eval.predictions={b}"))
     assert other.returncode == 0, other.stderr[-3000:]
-    err = held.stderr.read()
+    err = _stderr(held)
     assert held.returncode == 0, err[-3000:]
     assert "was published by another run meanwhile" in err, "the runs did overlap"
 
@@ -156,7 +167,7 @@ def test_two_compiles_of_different_configurations_into_one_name(tmp_path: Path) 
     other, held = _run_overlapping(out, tmp_path / "hold", (*compile_, "seed=0"),
                                    (*compile_, "seed=1"))
     assert other.returncode == 0, other.stderr[-3000:]
-    err = held.stderr.read()
+    err = _stderr(held)
     assert held.returncode == 2, err[-3000:]
     assert "published by another run while this one ran" in err and "seed: 1 -> 0" in err
     assert "Traceback" not in err

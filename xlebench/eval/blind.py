@@ -9,7 +9,10 @@ fold are answered by a strategy fitted only on items that share no video with an
 fold (where items are about several videos each, a strategy is fitted per item on the items
 that share none of its videos: `own_videos`). Life logs reuse library videos, so folding by life log would let a strategy learn an
 answer from another log's item about the same video and annotation; folding by video never
-shows a strategy an answer about a video it is scored on.
+shows a strategy an answer about a video it is scored on. Each learned strategy also runs
+fitted on other life logs' items whatever videos they share (``<name>_remembered``): a reader
+who remembers other logs' answers, which beats the video-folded fit where items are about a
+whole day (other days reuse its videos); the floor is the strongest of all.
 
 The printed floor of a results cell is the strongest member of the panel on that cell's items
 (`xlebench.eval.table`), named beside it: the honest answer to "how much of this score could a
@@ -29,6 +32,8 @@ from xlebench.tasks.provenance import cluster_of, source_videos
 
 #: Source videos are split into this many folds (fewer when there are fewer videos).
 FOLDS = 5
+#: The name suffix of a learned strategy fitted on other life logs whatever videos they share.
+REMEMBERED = "_remembered"
 
 
 @dataclass
@@ -142,10 +147,31 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             answers = _answers(blind, its, fold_of, s, seed, draws, models, unit)
             rows[blind.name] = _rows(its, answers, recipes, s, bertscorer)
             sees[blind.name] = blind.sees
+        if unit == "video":
+            _remembering(its, recipes, s, seed, draws, bertscorer, rows, sees)
         panel.rows[sub], panel.sees[sub] = rows, sees
         if skipped:
             panel.skipped[sub] = skipped
     return panel
+
+
+def _remembering(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings,
+                 seed: int, draws: int, bertscorer: Any, rows: dict, sees: dict) -> None:
+    """Each learned strategy again, fitted on other life logs' items whatever videos they
+    share (`REMEMBERED`), after the others so that ties go to them. Life logs reuse videos:
+    asked once, a source gives nothing away, but items about a whole day share videos with
+    other logs' days, and a reader who remembers those answers never sees a frame either."""
+    fold_of = folds(items, seed, unit="life_log")
+    if len(set(fold_of.values())) < 2:
+        return
+    models: dict[tuple[Any, Any], Any] = {}
+    for blind in recipes[items[0]["subtask"]].scorer.blind():
+        if blind.fit is None:
+            continue
+        answers = _answers(blind, items, fold_of, s, seed, draws, models, "life_log")
+        rows[blind.name + REMEMBERED] = _rows(items, answers, recipes, s, bertscorer)
+        sees[blind.name + REMEMBERED] = (f"{blind.sees}; fitted on other life logs' items, "
+                                         "videos shared (remembers their answers)")
 
 
 def strongest(members: Mapping[str, Sequence[dict]], metric: str, estimate: Any
