@@ -21,12 +21,11 @@ from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.leaks import prints
 from xlebench.tasks.registry import Recipe
 
-#: Stats key of a log left without an item: a record has no clip summary that does not print
-#: its library summary (a short video's only clip says what its summary says; the authors'
-#: library file carries none).
-NO_CLIPS = ("logs with a record without a clip summary that does not print its library "
-            "summary (tasks.summary_ordering.texts=summaries shows the library summaries, as "
-            "the paper does, printing the single_summary answers)")
+#: Stats key of a log left without an item: a record whose every clip summary prints its
+#: library summary (a short video's only clip says what its summary says).
+NO_CLIPS = ("logs with a record whose every clip summary prints its library summary "
+            "(tasks.summary_ordering.texts=summaries shows the library summaries, as the "
+            "paper does, printing the single_summary answers)")
 
 
 @dataclass
@@ -38,14 +37,16 @@ class OrderingParams(RecipeParams):
 
 
 def shown_text(videos: dict, seg: dict, texts: str) -> str | None:
-    """What a record is shown by; None where ``clips`` finds no clip summary that does not
-    print the library summary (`xlebench.tasks.leaks.prints`)."""
+    """What a record is shown by: under ``clips`` its clip summary least like its library
+    summary, None where every clip prints that summary; the library summary where the video
+    has no clip summary at all (the authors' library file): the annotate stage then drops
+    one of each item pair whose answer the query prints (`annotate.printed_answers`)."""
     summary = summary_of(videos, seg)
-    if texts == "summaries":
-        return summary
     clips = [c.text for c in videos[seg["video_uid"]].clip_summaries if c.text.strip()]
-    best = min(clips, key=lambda t: rouge_l(t, summary)) if clips else None
-    return None if best is None or prints(best, summary) else best
+    if texts == "summaries" or not clips:
+        return summary
+    best = min(clips, key=lambda t: rouge_l(t, summary))
+    return None if prints(best, summary) else best
 
 
 def build(ctx: Context, p: OrderingParams) -> Built:
