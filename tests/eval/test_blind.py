@@ -187,6 +187,6 @@ def test_items_about_several_videos_learn_from_items_sharing_none() -> None:
     assert own_videos(items, "video") and not own_videos(items, "life_log")
     probe, models = Blind("probe", "test", lambda *_: "", fit), {}
     for it in items:
-        learned = _fitted(probe, it, items, {}, "video", models)
+        learned = _fitted(probe, it, items, {}, "video", models, per_item=True)
         mine = {v["video_uid"] for v in it["evidence"]}
         assert learned and all(mine.isdisjoint(v) for v in learned)

@@ -7,8 +7,9 @@ that learn from answers are **cross-fitted by source video** (`xlebench.tasks.pr
 source videos are split into folds, an item goes with its first video, and the items of one
 fold are answered by a strategy fitted only on items that share no video with any item of the
 fold (where items are about several videos each, a strategy is fitted per item on the items
-that share none of its videos: `own_videos`). Life logs reuse library videos, so folding by life log would let a strategy learn an
-answer from another log's item about the same video and annotation; folding by video never
+that share none of its videos: `own_videos`). Life logs reuse library videos, so folding by
+life log would let a strategy learn an answer from another log's item about the same video
+and annotation; folding by video never
 shows a strategy an answer about a video it is scored on. Each learned strategy also runs
 fitted on other life logs' items whatever videos they share (``<name>_remembered``): a reader
 who remembers other logs' answers, which beats the video-folded fit where items are about a
@@ -47,11 +48,6 @@ class Panel:
     skipped: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-#: What folds split: ``video`` (the panel's: source videos) or ``life_log`` (the protocol of
-#: a reviewer who remembers other logs' answers, for measuring what repeats leak).
-UNITS = ("video", "life_log")
-
-
 def _unit_of(item: dict, unit: str) -> str:
     return cluster_of(item) if unit == "video" else item["lifelog_id"]
 
@@ -88,10 +84,11 @@ def own_videos(items: Sequence[dict], unit: str) -> bool:
 
 
 def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str, int],
-            unit: str, models: dict[tuple[Any, Any], Any]) -> Any:
-    """The strategy's model for ``it``; ``models`` caches fits per (fit function, fold or
-    video set), shared by the strategies that learn the same thing."""
-    if own_videos(items, unit):
+            unit: str, models: dict[tuple[Any, Any], Any], per_item: bool) -> Any:
+    """The strategy's model for ``it`` (per item where ``per_item``: `own_videos`);
+    ``models`` caches fits per (fit function, fold or video set), shared by the strategies
+    that learn the same thing."""
+    if per_item:
         mine = frozenset(source_videos(it))
         key: tuple[Any, Any] = (blind.fit, mine)
         if key not in models:
@@ -108,10 +105,11 @@ def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s:
              ) -> list[Any]:
     """Each item's answer, from the model fitted for it (`_fitted`)."""
     out = []
+    per_item = blind.fit is not None and own_videos(items, unit)  # once, not per item
     for it in items:
         model = None
         if blind.fit is not None:
-            model = _fitted(blind, it, items, fold_of, unit, models)
+            model = _fitted(blind, it, items, fold_of, unit, models, per_item)
         ctx = BlindContext(s, unit_rng(seed, "blind", blind.name, it["item_id"]), draws)
         out.append(blind.answer(it, model, ctx))
     return out

@@ -178,7 +178,8 @@ class AnnotateStage(BaseStage):
         them only (`xlebench.tasks.provenance.owners`), unless ``repeat_sources`` keeps the
         paper's repetition. Deciding needs the recipe's items on every log, built once per
         process (a recipe that asks a model builds them in the first unit that asks)."""
-        items, stats = self.built(lifelog_id, name)
+        built, why = self._built_once(lifelog_id, name)
+        items, stats = copy.deepcopy(built), Counter(why)
         if self.repeat_sources or name not in self.recipes:
             return items, stats
         items, repeats = keep_owned(items, self._owners(name))
@@ -194,15 +195,10 @@ class AnnotateStage(BaseStage):
                                            self._seed)
         return self._owned[name]
 
-    def built(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
+    def _built_once(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
         """One recipe's items on one log, with their sources and certificates, after its
         filters (and why candidates were left out), before sources are deduplicated; computed
-        once per process, so a recipe drawing on other logs' items (`source_items`) reads
-        exactly what their own units publish."""
-        items, stats = self._built_once(lifelog_id, name)
-        return copy.deepcopy(items), Counter(stats)
-
-    def _built_once(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
+        once per process (callers copy what they change)."""
         key = (lifelog_id, name)
         if key not in self._compiled:
             if name in self.recipes:
