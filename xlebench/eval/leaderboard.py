@@ -112,8 +112,11 @@ def _tables(results: Path) -> dict[str, dict]:
 
 
 def leaderboard(tables: dict[str, dict]) -> dict[str, Any]:
-    """Subtasks (rows, the first table's order) by systems (columns): headline mean, CI, n;
-    the floor of the first system evaluated on that subtask with that n."""
+    """Subtasks (rows, the first table's order) by systems (columns): headline mean, CI, n.
+
+    A row's floor is the blind panel's on the most items any system was scored on (the whole
+    benchmark when one evaluation covered it), never whichever system sorts first: a system
+    scored on a subset (``eval.max_logs``) carries its own n and floor in its cell."""
     systems = [{"key": k, "oracle": bool(t.get("oracle")),
                 "stand_in": bool((t.get("model") or {}).get("stand_in"))}
                for k, t in tables.items()]
@@ -121,21 +124,21 @@ def leaderboard(tables: dict[str, dict]) -> dict[str, Any]:
     for t in tables.values():
         subtasks += [s for s in [*t.get("rows", {}), *t.get("not_applicable", {})]
                      if s not in subtasks]
-    rows = []
-    for sub in subtasks:
-        cells, floor, metric = {}, None, None
-        for key, t in tables.items():
-            cell = t.get("rows", {}).get(sub, {}).get("all")
-            if sub in t.get("not_applicable", {}):
-                cells[key] = {"not_applicable": True}
-            if not cell:
-                continue
-            metric = metric or cell.get("metric")
-            floor = floor or cell.get("floor")
-            cells[key] = {"mean": cell.get("mean"), "ci95": cell.get("ci95"),
-                          "n": cell.get("n")}
-        rows.append({"subtask": sub, "metric": metric, "floor": floor, "cells": cells})
-    return {"systems": systems, "rows": rows}
+    return {"systems": systems, "rows": [_row(sub, tables) for sub in subtasks]}
+
+
+def _row(sub: str, tables: dict[str, dict]) -> dict[str, Any]:
+    scored = {key: t["rows"][sub]["all"] for key, t in tables.items()
+              if (t.get("rows", {}).get(sub) or {}).get("all")}
+    full = max(scored.values(), key=lambda c: c.get("n") or 0, default={})
+    cells: dict[str, dict] = {key: {"not_applicable": True} for key, t in tables.items()
+                              if sub in t.get("not_applicable", {})}
+    for key, cell in scored.items():
+        cells[key] = {"mean": cell.get("mean"), "ci95": cell.get("ci95"), "n": cell.get("n")}
+        if cell.get("n") != full.get("n"):
+            cells[key]["floor"] = cell.get("floor")
+    return {"subtask": sub, "metric": full.get("metric"), "n": full.get("n"),
+            "floor": full.get("floor"), "cells": cells}
 
 
 def _pct(x: float | None) -> str:
@@ -149,7 +152,15 @@ def _cell(c: dict | None, n: int | None) -> str:
         return "n/a (no source)"
     ci = c.get("ci95")
     text = _pct(c.get("mean")) + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
-    return text + (f" n={c['n']}" if c.get("n") != n else "")
+    if c.get("n") == n:
+        return text
+    return text + f" n={c['n']}" + (f", floor {subset_floor(c)}" if "floor" in c else "")
+
+
+def subset_floor(cell: dict) -> str:
+    """The floor of a cell scored on other items than its row's (a subset of life logs)."""
+    f = cell.get("floor") or {}
+    return f"{_pct(f.get('mean'))} ({f.get('member') or 'chance'})" if f else "–"
 
 
 def leaderboard_markdown(board: dict[str, Any]) -> str:
@@ -157,16 +168,14 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
              + (" (STAND-IN)" if s["stand_in"] else "") for s in board["systems"]]
     lines = ["# Leaderboard", "",
              "Headline metric x100 over every evaluated item [95% CI, bootstrap over source "
-             "videos]; n = items (shown in a cell when it differs); floor = the strongest "
-             "video-blind strategy on those items. ORACLE systems read the annotations the "
+             "videos]; n = items (a cell scored on fewer, e.g. eval.max_logs, shows its own n "
+             "and floor); floor = the strongest video-blind strategy on the row's items. ORACLE systems read the annotations the "
              "answers came from; STAND-IN ones answer without a model.", "",
              "| subtask | metric | n | floor | " + " | ".join(heads) + " |",
              "|---|---|---|---|" + "---|" * len(heads)]
     for row in board["rows"]:
-        ns = [c["n"] for c in row["cells"].values() if c.get("n") is not None]
-        n = max(set(ns), key=ns.count) if ns else None
-        f = row["floor"] or {}
-        floor = f"{_pct(f.get('mean'))} ({f.get('member') or 'chance'})" if f else "–"
+        n = row.get("n")
+        floor = subset_floor(row)
         cells = [_cell(row["cells"].get(s["key"]), n) for s in board["systems"]]
         lines.append(f"| {row['subtask']} | {row['metric'] or ''} | {n if n else '–'} | "
                      f"{floor} | " + " | ".join(cells) + " |")

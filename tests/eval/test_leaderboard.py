@@ -1,0 +1,32 @@
+"""The leaderboard: each row's floor is the full benchmark's, whatever system sorts first."""
+
+from __future__ import annotations
+
+from xlebench.eval.leaderboard import leaderboard, leaderboard_markdown
+
+
+def _table(n: int, mean: float, floor: float, member: str = "prior") -> dict:
+    cell = {"metric": "R@1", "mean": mean, "ci95": [mean - 0.1, mean + 0.1], "n": n,
+            "floor": {"mean": floor, "member": member}}
+    return {"rows": {"people_retrieval": {"all": cell}}}
+
+
+def test_floor_comes_from_the_full_benchmark_not_the_first_system() -> None:
+    """A system scored on ten logs sorts first ("end_to_end" < "oracle_..."): its subset's
+    floor (100.0 on 59 items) must not head the row of the whole benchmark's 400 items."""
+    tables = {"end_to_end@scripted": _table(59, 0.2, 1.0, "question_memory"),
+              "oracle_text_retrieval": _table(400, 0.3, 0.119)}
+    row = leaderboard(tables)["rows"][0]
+    assert row["n"] == 400 and row["floor"]["mean"] == 0.119
+    assert row["cells"]["end_to_end@scripted"]["floor"]["mean"] == 1.0
+    assert "floor" not in row["cells"]["oracle_text_retrieval"]
+    md = leaderboard_markdown(leaderboard(tables))
+    line = next(x for x in md.splitlines() if x.startswith("| people_retrieval"))
+    assert "| 400 | 11.9 (prior) |" in line
+    assert "n=59, floor 100.0 (question_memory)" in line
+
+
+def test_order_of_systems_does_not_change_the_row() -> None:
+    a = {"z-full": _table(400, 0.3, 0.119), "a-subset": _table(59, 0.2, 1.0)}
+    b = dict(reversed(list(a.items())))
+    assert leaderboard(a)["rows"][0]["floor"] == leaderboard(b)["rows"][0]["floor"]
