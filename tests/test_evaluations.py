@@ -147,8 +147,8 @@ def test_another_answering_model_port_or_thread_count_is_not_another_benchmark(
                             f"answerer.api_base={moved.base_url}")
         assert ran.rc == 0, ran.text[-3000:]
     results = _bench(published) / "results"
-    assert (results / "oracle_retrieve_socratic@model-a" / "table.json").is_file()
-    assert (results / "oracle_retrieve_socratic@model-b" / "table.json").is_file()
+    assert (results / "oracle_retrieve_socratic@openai--model-a" / "table.json").is_file()
+    assert (results / "oracle_retrieve_socratic@openai--model-b" / "table.json").is_file()
 
 
 def test_the_compiling_llm_is_identity_and_the_refusal_says_what_answers(
@@ -189,3 +189,48 @@ def test_each_remote_model_is_probed_before_any_frame(published: Path,
     ran = run_inprocess(published, *args, "vlm.api_base=http://127.0.0.1:9/v1")
     assert ran.rc == 2 and "vlm.api_base=http://127.0.0.1:9/v1: no server answers" in ran.text
     assert sorted(frames.rglob("*.jpg")) == before, "no frame was decoded"
+
+
+def _table(bench: Path, key: str) -> dict:
+    return json.loads((bench / "results" / key / "table.json").read_text())
+
+
+def test_predictions_never_replace_each_other(published: Path, tmp_path: Path) -> None:
+    """``runs/a/preds.jsonl`` then ``runs/b/preds.jsonl``: the second gets its own folder;
+    a declared model names its file; a chosen ``eval.name`` that holds another file's scores
+    is refused in one line unless ``eval.replace=true``; an oversized reply is cut, counted."""
+    bench = _bench(published)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = _predictions(bench, tmp_path / "a" / "preds.jsonl", 3)
+    second = _predictions(bench, tmp_path / "b" / "preds.jsonl", 2)
+    run = (*SMALL, *EVALUATE, "eval.systems=[]")
+    assert run_inprocess(published, *run, f"eval.predictions={first}").rc == 0
+    kept = tree_bytes(bench / "results" / "predictions-preds")
+    ran = run_inprocess(published, *run, f"eval.predictions={second}")
+    assert ran.rc == 0, ran.text[-3000:]
+    assert tree_bytes(bench / "results" / "predictions-preds") == kept
+    own = [p.name for p in (bench / "results").glob("predictions-preds-*")]
+    assert len(own) == 1 and len(own[0]) == len("predictions-preds-") + 8
+
+    rows = [json.loads(x) for x in second.read_text().splitlines()]
+    rows[0]["response"] = "x" * 500_000
+    declared = tmp_path / "declared.jsonl"
+    declared.write_text("".join(json.dumps({**r, "model": "org/model-7b"}) + "\n" for r in rows))
+    ran = run_inprocess(published, *run, f"eval.predictions={declared}")
+    assert ran.rc == 0, ran.text[-3000:]
+    folder = [p for p in (bench / "results").glob("predictions-org--model-7b*")]
+    assert [p.name for p in folder] == ["predictions-org--model-7b"]
+    assert _table(bench, "predictions-org--model-7b")["coverage"]["truncated"] == 1
+    assert (folder[0] / "scores.jsonl").stat().st_size < 2_000_000
+    assert "were cut to that length" in (folder[0] / "table.md").read_text()
+
+    named = (*run, "eval.name=mine")
+    assert run_inprocess(published, *named, f"eval.predictions={first}").rc == 0
+    mine = tree_bytes(bench / "results" / "predictions-mine")
+    ran = run_inprocess(published, *named, f"eval.predictions={second}")
+    assert ran.rc == 2 and "eval.replace=true" in ran.text
+    assert tree_bytes(bench / "results" / "predictions-mine") == mine
+    ran = run_inprocess(published, *named, "eval.replace=true", f"eval.predictions={second}")
+    assert ran.rc == 0, ran.text[-3000:]
+    assert tree_bytes(bench / "results" / "predictions-mine") != mine

@@ -30,3 +30,24 @@ def test_order_of_systems_does_not_change_the_row() -> None:
     a = {"z-full": _table(400, 0.3, 0.119), "a-subset": _table(59, 0.2, 1.0)}
     b = dict(reversed(list(a.items())))
     assert leaderboard(a)["rows"][0]["floor"] == leaderboard(b)["rows"][0]["floor"]
+
+
+def test_results_folders_name_the_whole_model_identity() -> None:
+    """Providers, backends and local folders whose names end alike never share a folder."""
+    from xlebench.eval.systems import Model
+
+    models = [Model("openai/Qwen/Qwen2-VL-7B-Instruct", "litellm", "vlm"),
+              Model("hosted_vllm/Qwen/Qwen2-VL-7B-Instruct", "litellm", "vlm"),
+              Model("Qwen2-VL-7B-Instruct", "litellm", "vlm"),
+              Model("scripted", "scripted", "vlm"),
+              Model("openai/scripted", "litellm", "vlm"),
+              Model("scripted", "litellm", "vlm"),
+              Model("gpt-4o-mini", "replay", "answerer"),
+              Model("gpt-4o-mini", "litellm", "answerer"),
+              Model("qwen", "transformers", "vlm", "/models/a/qwen"),
+              Model("qwen", "transformers", "vlm", "/models/b/qwen"),
+              Model("a--b", "litellm", "vlm"), Model("a/b", "litellm", "vlm")]
+    slugs = [m.slug for m in models]
+    assert len(set(slugs)) == len(slugs), slugs
+    assert slugs[0] == "openai--Qwen--Qwen2-VL-7B-Instruct" and slugs[3] == "scripted"
+    assert all(s.replace("-", "").replace(".", "").replace("_", "").isalnum() for s in slugs)

@@ -36,8 +36,8 @@ def test_pages_match_the_benchmark_and_rebuild_identically(tmp_path: Path) -> No
     assert "Not rendered" in page and 'href="../report.css"' in page
     results = (report / "results.html").read_text()
     assert "oracle_text_retrieval" in results and "ORACLE" in results
-    data = json.loads((report / "results-items.js").read_text().split(" = ", 1)[1]
-                      .rstrip().rstrip(";"))
+    data = json.loads((report / "results-items.js").read_text().split(".concat(", 1)[1]
+                      .rstrip().rstrip(";").rstrip(")"))
     assert sum(r[0] == "oracle_text_retrieval" for r in data) == len(items)
     assert "http" not in re.sub(r'xmlns[:a-z]*="[^"]*"|"http://www.w3.org[^"]*"', "",
                                 index + page + results)  # no CDN, no network
@@ -52,3 +52,18 @@ def test_day_clock_to_video_seconds() -> None:
     assert out_seconds(mapping, 1050.0) == 50.0
     assert out_seconds(mapping, 5010.5) == 110.5
     assert out_seconds(mapping, 3000.0) is None  # between records: not in the video
+
+
+def test_item_scripts_stay_under_a_megabyte_however_long_the_replies() -> None:
+    """Seven systems, a 50 MB reply among them: no report file passes 1 MB, every row kept."""
+    from xlebench.report.pages import SHOWN_CHARS, results_items_scripts
+
+    items = {f"i{k}": {"query": "q" * 300, "answer": {"text": "a" * 300}} for k in range(900)}
+    rows = [{"item_id": f"i{k}", "response": "r" * 400, "scores": {"m": 0.5}, "primary": "m",
+             "status": "answered", "subtask": "s"} for k in range(900)]
+    rows[0] = {**rows[0], "response": "x" * 50_000_000}
+    scripts = results_items_scripts({f"sys{k}": rows for k in range(7)}, items)
+    assert len(scripts) > 1 and all(len(s.encode()) < 1_000_000 for s in scripts)
+    data = [r for s in scripts for r in json.loads(s.split(".concat(", 1)[1].rstrip()
+                                                   .rstrip(";").rstrip(")"))]
+    assert len(data) == 7 * 900 and len(data[0][4]) < SHOWN_CHARS + 40

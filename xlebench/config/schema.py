@@ -329,8 +329,14 @@ class JudgeConfig:
 class EvalConfig:
     #: Built-in systems: oracle_text_retrieval (offline), socratic, retrieve_socratic (an llm).
     systems: list[str] = field(default_factory=lambda: ["oracle_text_retrieval"])
-    #: A predictions file (JSONL of {"item_id", "response"}) scored as system predictions-<stem>.
+    #: A predictions file (JSONL of {"item_id", "response"[, "model"]}) scored as system
+    #: predictions-<name>: eval.name, else the model its lines declare, else the file's stem
+    #: (a stem whose folder holds another file's scores gets its own, with a digest).
     predictions: str | None = None
+    #: The predictions' name (their results folder predictions-<name>); a name holding another
+    #: file's scores is refused unless eval.replace=true.
+    name: str | None = None
+    replace: bool = False
     #: Score a predictions file that leaves items out (they score 0); refused otherwise.
     allow_partial: bool = False
     #: Recall@K ranks (the official NLQ evaluator prints 1, 3, 5; the paper reports 1 and 5).

@@ -3,10 +3,16 @@ the benchmark it is scored on: shared by the evaluate stage and ``xlebench-score
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 
 from xlebench.errors import ConfigError, DataError
+
+#: Replies longer than this (characters) are cut before scoring and counted: a reply is an
+#: answer, and a megabyte pasted into one would be copied into every file that shows it.
+MAX_REPLY_CHARS = 20_000
 
 
 def load_predictions(path: Path) -> dict[str, str]:
@@ -67,3 +73,78 @@ def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:
         raise DataError(str(path), "item_id", f"{len(unknown)} of {len(responses)} ids are not "
                         f"items of this benchmark (e.g. {', '.join(unknown[:3])})",
                         "predict the questions of this benchmark's export/questions/*.jsonl")
+
+
+def declared_model(path: Path) -> str | None:
+    """The ``model`` the file's lines declare (optional; one model per file)."""
+    seen: dict[str, int] = {}
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        model = json.loads(line).get("model") if line.strip() else None
+        if model is None:
+            continue
+        if not isinstance(model, str) or not model.strip():
+            raise DataError(str(path), f"line {n}.model", "expected the answering model's "
+                            "name as a non-empty string")
+        seen.setdefault(model, n)
+    if len(seen) > 1:
+        (a, la), (b, lb) = list(seen.items())[:2]
+        raise DataError(str(path), f"line {lb}.model", f"{b!r} differs from {a!r} (line {la})",
+                        "keep one model's replies per file")
+    return next(iter(seen), None)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def predictions_key(path: Path, name: str | None, published: Path) -> str:
+    """The results folder of a predictions file: ``predictions-<name>``, named by
+    ``eval.name``, else by the model its lines declare, else by the file's stem.
+
+    A published folder of that key that holds another file's scores is never replaced by a
+    name the user did not choose: the file gets ``predictions-<name>-<digest>`` beside it
+    (``runs/a/preds.jsonl`` and ``runs/b/preds.jsonl``). A chosen ``eval.name`` that is taken
+    is refused (`check_name_free`)."""
+    base = "predictions-" + folder_slug(name or declared_model(path) or path.stem)
+    held = published_digest(published / base)
+    if name is not None or held in (None, digest(path)):
+        return base
+    return f"{base}-{digest(path)[:8]}"
+
+
+def check_name_free(key: str, path: Path, published: Path, replace: bool) -> None:
+    """``eval.name`` names a folder holding another predictions file's scores: one line."""
+    held = published_digest(published / key)
+    if held is not None and held != digest(path) and not replace:
+        raise ConfigError(f"eval.name: {published / key} holds the scores of another "
+                          f"predictions file (sha256 {held[:12]}, this one {digest(path)[:12]}); "
+                          "choose another eval.name, or set eval.replace=true to replace them")
+
+
+def published_digest(folder: Path) -> str | None:
+    """The predictions digest a published results folder was scored from (None: none)."""
+    try:
+        record = json.loads((folder / "evaluation.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return (record.get("fingerprints") or {}).get("predictions_sha256")
+
+
+def capped(responses: dict[str, str], limit: int = MAX_REPLY_CHARS
+           ) -> tuple[dict[str, str], int]:
+    """Replies cut to ``limit`` characters, and how many were cut."""
+    long = [k for k, v in responses.items() if len(v) > limit]
+    return {k: v[:limit] if len(v) > limit else v for k, v in responses.items()}, len(long)
+
+
+def folder_slug(identity: str, salt: str = "") -> str:
+    """``identity`` as a folder name, readable and collision-free: ``/`` becomes ``--``
+    (``openai--Qwen--Qwen2-VL-7B-Instruct``); when that cannot be read back (other characters,
+    a ``--`` already there, a salt such as a local path, a very long name) a digest of
+    identity and salt is appended, so two identities never share a folder."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", identity.replace("/", "--")).strip("-.")
+    if not salt and "--" not in identity and readable == identity.replace("/", "--") \
+            and 0 < len(readable) <= 96:
+        return readable
+    digest = hashlib.sha256(f"{identity}\0{salt}".encode()).hexdigest()[:8]
+    return f"{readable[:80] or 'model'}-{digest}"

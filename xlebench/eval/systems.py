@@ -23,7 +23,6 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,17 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
 from xlebench.eval.baselines.captions import OracleNarrations
+from xlebench.eval.predictions import folder_slug
 from xlebench.llm.setup import llm_fingerprint, prompt_files
 from xlebench.runner.fingerprint import file_digest
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
            "end_to_end_likelihood", "oracle_certificate_frames", "oracle_annotations")
+
+
+#: Backends whose ``model`` is not a litellm provider path: their identity names the backend.
+LOCAL_BACKENDS = ("scripted", "offline", "replay", "transformers")
 
 
 @dataclass(frozen=True)
@@ -48,12 +52,25 @@ class Model:
     name: str
     backend: str
     section: str  # the config group it comes from: vlm, answerer
+    #: A local weights folder (vlm=transformers vlm.path=...): part of the identity.
+    path: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """Backend and model in full: litellm names carry their provider
+        (``openai/Qwen/Qwen2-VL-7B-Instruct``, ``hosted_vllm/Qwen/...``); other backends are
+        named (``transformers/Qwen/Qwen2-VL-2B-Instruct``, ``scripted``)."""
+        if self.backend == "litellm":
+            head = self.name.split("/", 1)[0]
+            return f"litellm/{self.name}" if head in LOCAL_BACKENDS + ("litellm",) else self.name
+        if self.name in ("", self.backend):
+            return self.backend
+        return f"{self.backend}/{self.name}"
 
     @property
     def slug(self) -> str:
-        """``openai/Qwen/Qwen2-VL-7B-Instruct`` -> ``Qwen2-VL-7B-Instruct``."""
-        tail = self.name.rstrip("/").rsplit("/", 1)[-1] or self.name
-        return re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip("-.") or "model"
+        """The identity as a folder name (`folder_slug`; a local path is part of it)."""
+        return folder_slug(self.identity, self.path or "")
 
     @property
     def stand_in(self) -> str | None:
@@ -64,12 +81,14 @@ class Model:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "backend": self.backend, "config": self.section,
-                "stand_in": self.stand_in is not None}
+                "identity": self.identity, "stand_in": self.stand_in is not None}
 
 
 def result_key(name: str, model: Model | None) -> str:
     """The results folder of a (system, model) pair: model B never replaces model A."""
     return name if model is None else f"{name}@{model.slug}"
+
+
 NO_ORACLE = "There is no information available: this recipe has no offline oracle."
 
 
@@ -185,10 +204,12 @@ def build_systems(cfg: DictConfig) -> Systems:
 
 def _vlm_model(cfg: DictConfig) -> Model:
     v = cfg.vlm
-    name = str(v.model)
-    if v.backend == "transformers" and v.path and name in ("", "transformers"):
-        name = Path(str(v.path)).name
-    return Model(name, str(v.backend), "vlm")
+    name, path = str(v.model), None
+    if v.backend == "transformers" and v.path:
+        path = str(Path(str(v.path)).expanduser().resolve())
+        if name in ("", "transformers"):
+            name = Path(path).name
+    return Model(name, str(v.backend), "vlm", path)
 
 
 def _answer_model(cfg: DictConfig) -> Model:

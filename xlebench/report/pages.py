@@ -302,7 +302,7 @@ def leaderboard_section(board: Mapping[str, Any]) -> str:
 
 def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]],
                  items: Mapping[str, dict], validity: Mapping[str, dict] | None = None,
-                 leaderboard: Mapping[str, Any] | None = None) -> str:
+                 leaderboard: Mapping[str, Any] | None = None, item_files: int = 1) -> str:
     parts = ["<h1>Results</h1>", "<p>Scores ×100 over every item (unanswered items count as "
              "wrong); [95% CI, bootstrap over source videos]; n = items; floor = the strongest "
              "video-blind strategy on the same items (named).</p>"]
@@ -328,8 +328,9 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
                           else "") + ".</p>")
         parts.append(f"<h2>{escape(system)}</h2>{oracle}<table><thead><tr>{head}</tr></thead>"
                      f"<tbody>{rows}</tbody></table>")
-    if tables:
-        parts.append(panel_section(next(iter(tables.values()))))
+    if tables:  # the panel of the evaluation that covered the most items (the full benchmark)
+        parts.append(panel_section(max(tables.values(), key=lambda t: (
+            t.get("coverage") or {}).get("items", 0))))
     subtasks = sorted({r["subtask"] for rows in scores.values() for r in rows})
     statuses = sorted({r["status"] for rows in scores.values() for r in rows})
 
@@ -345,25 +346,48 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
         "<table id=\"items\"><thead><tr>"
         "<th>system</th><th>item</th><th>query</th><th>reference</th><th>response</th>"
         "<th>status</th><th>score</th></tr></thead><tbody></tbody></table>"
-        "<script src=\"results-items.js\"></script>")
+        + "".join(f"<script src=\"{items_file(k)}\"></script>" for k in range(item_files)))
     return page("xlebench results", "\n".join(parts))
 
 
-def results_items_script(scores: Mapping[str, Sequence[dict]], items: Mapping[str, dict]
-                         ) -> str:
-    """Every scored item of every system, for the results page's paged browser
-    (``results-items.js``: a script, so the page opens from disk and stays small)."""
-    data = []
+#: The results page's item browser loads its rows from scripts of at most this many bytes,
+#: and shows at most this many characters of each text (the score is of the whole reply).
+ITEMS_FILE_BYTES = 900_000
+SHOWN_CHARS = 1_000
+
+
+def results_items_scripts(scores: Mapping[str, Sequence[dict]], items: Mapping[str, dict]
+                          ) -> list[str]:
+    """Every scored item of every system, for the results page's paged browser: scripts (so
+    the page opens from disk) that each stay under a megabyte (``results-items.js``,
+    ``results-items-2.js``, ...), however many systems and however long their replies."""
+    chunks: list[list[str]] = [[]]
+    size = 0
     for system, rows in scores.items():
         for r in rows:
             it = items.get(r["item_id"], {})
             score = r["scores"].get(r["primary"])
-            data.append([system, r["item_id"], it.get("query", ""),
-                         it.get("answer", {}).get("text", ""), r["response"] or "",
-                         r["status"], f"{r['primary']} " + ("" if score is None
-                                                             else f"{score:.3f}"),
-                         r["subtask"]])
-    return "window.XLE_ITEMS = " + json.dumps(data, ensure_ascii=False) + ";\n"
+            row = json.dumps([system, r["item_id"], _shown(it.get("query", "")),
+                              _shown(it.get("answer", {}).get("text", "")),
+                              _shown(r["response"] or ""), r["status"],
+                              f"{r['primary']} " + ("" if score is None else f"{score:.3f}"),
+                              r["subtask"]], ensure_ascii=False)
+            if size + len(row.encode()) > ITEMS_FILE_BYTES and chunks[-1]:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(row)
+            size += len(row.encode()) + 1
+    return ["window.XLE_ITEMS = (window.XLE_ITEMS || []).concat([" + ",".join(rows) + "]);\n"
+            for rows in chunks]
+
+
+def items_file(k: int) -> str:
+    return "results-items.js" if k == 0 else f"results-items-{k + 1}.js"
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + \
+        f"… [{len(text) - SHOWN_CHARS} more characters]"
 
 
 def as_json(obj: Any) -> str:

@@ -27,7 +27,15 @@ from xlebench.eval.leaderboard import (
     read_records,
     write_leaderboard,
 )
-from xlebench.eval.predictions import check_covers, check_known, load_predictions
+from xlebench.eval.predictions import (
+    MAX_REPLY_CHARS,
+    capped,
+    check_covers,
+    check_known,
+    check_name_free,
+    load_predictions,
+    predictions_key,
+)
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
@@ -54,14 +62,11 @@ def answer_sources(recipes: list[Any]) -> str:
 
 @dataclass(frozen=True)
 class PredictionsFile:
-    """A model's replies from a JSONL file: the system name is ``predictions-<stem>``."""
+    """A model's replies from a JSONL file, published as ``name`` (`predictions_key`)."""
 
     path: Path
+    name: str
     reads: str | None = None
-
-    @property
-    def name(self) -> str:
-        return f"predictions-{self.path.stem}"
 
 
 class EvaluateStage(BaseStage):
@@ -124,7 +129,7 @@ class EvaluateStage(BaseStage):
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         items, logs, n_logs = self._items(ctx.upstream)
         system = self.systems[unit.id]
-        responses = self._responses(unit.id, system, items, ctx.upstream)
+        responses, cut = capped(self._responses(unit.id, system, items, ctx.upstream))
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
         rows, not_applicable = _without_source(rows, system)
         panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
@@ -153,7 +158,8 @@ class EvaluateStage(BaseStage):
                      model=model.describe() if model is not None else None,
                      positions=position_histograms(rows),
                      coverage={"items": len(items), "answered": len(
-                         set(responses) & {it["item_id"] for it in items})},
+                         set(responses) & {it["item_id"] for it in items}),
+                         "truncated": cut, "max_reply_chars": MAX_REPLY_CHARS},
                      lifelogs={"evaluated": len(logs), "of": n_logs,
                                "ids": logs if len(logs) < n_logs else "all"},
                      bertscore=self.bertscorer.describe() if self.bertscorer else None,
@@ -261,6 +267,9 @@ def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
     if isinstance(system, PredictionsFile):
         notes.append(f"Replies: {system.path.name}, answering {cov['answered']} of "
                      f"{cov['items']} items.")
+    if cov.get("truncated"):
+        notes.append(f"{cov['truncated']} replies longer than {cov['max_reply_chars']} "
+                     "characters were cut to that length before scoring.")
     return notes
 
 
@@ -272,7 +281,14 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     if ec.get("predictions"):
         path = Path(ec["predictions"])
         load_predictions(path)  # a malformed file stops the run here, before any work
-        system = PredictionsFile(path)
+        published = Path(cfg.paths.benchmarks) / str(cfg.name) / "results"
+        key = predictions_key(path, ec.get("name"), published)
+        if ec.get("name"):
+            check_name_free(key, path, published, bool(ec.get("replace")))
+        elif key in built.by_name:
+            raise ConfigError(f"eval.predictions={path}: its name {key!r} is a built-in "
+                              "system's; set eval.name=<model name>")
+        system = PredictionsFile(path, key)
         systems[system.name] = system
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if not systems:
@@ -290,12 +306,14 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                         int(ec["judge"]["truncate_words"]))
         judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]],
                                    section="judge")
-    fp = {"eval": {k: v for k, v in ec.items() if k != "predictions"},
+    fp = {"eval": {k: v for k, v in ec.items() if k not in ("predictions", "name", "replace")},
           "predictions_sha256": digest}
     if judge_fp is not None:
         fp["judge_llm"] = judge_fp
+    own = {**fp, "predictions_sha256": None}  # a built-in system read no predictions file
     records = {key: evaluation_config(cfg, key, built.models.get(key),
-                                      built.fingerprints.get(key), fp)
+                                      built.fingerprints.get(key),
+                                      fp if isinstance(systems[key], PredictionsFile) else own)
                for key in systems}
     stage = EvaluateStage(systems=systems, recipes=recipes, settings=settings, bertscorer=scorer,
                           n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),

@@ -119,11 +119,15 @@ class ReportStage(BaseStage):
         stats = dest / "stats" / "tasks.json"
         validity = json.loads(stats.read_text("utf-8")).get("validity") \
             if stats.is_file() else None
+        scripts = pages.results_items_scripts(scores, items)
         write_text(dest / "report" / "results.html",
                    pages.results_page(tables=tables, scores=scores, items=items,
-                                      validity=validity, leaderboard=leaderboard))
-        write_text(dest / "report" / "results-items.js",
-                   pages.results_items_script(scores, items))
+                                      validity=validity, leaderboard=leaderboard,
+                                      item_files=len(scripts)))
+        for old in (dest / "report").glob("results-items*.js"):
+            old.unlink()
+        for k, script in enumerate(scripts):
+            write_text(dest / "report" / pages.items_file(k), script)
 
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
         log = up["simulate"].records[lid]
