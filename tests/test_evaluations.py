@@ -234,3 +234,30 @@ def test_predictions_never_replace_each_other(published: Path, tmp_path: Path) -
     ran = run_inprocess(published, *named, "eval.replace=true", f"eval.predictions={second}")
     assert ran.rc == 0, ran.text[-3000:]
     assert tree_bytes(bench / "results" / "predictions-mine") != mine
+
+
+def test_a_published_benchmark_is_evaluated_by_name_or_folder(published: Path) -> None:
+    """Its configuration comes from its manifest: no compile override is repeated, one is
+    refused in one line, and no evaluation-only run suggests or performs overwrite=true."""
+    bench = _bench(published)
+    local = ("eval.bertscore=false", "eval.bootstrap=10", *EVALUATE)
+    ran = run_inprocess(published, "benchmark=multi", "eval.systems=[oracle_annotations]",
+                        *local)
+    assert ran.rc == 0, ran.text[-3000:]
+    ran = run_inprocess(published, f"benchmark={bench}", "eval.systems=[end_to_end]",
+                        "eval.max_logs=1", *local)
+    assert ran.rc == 0, ran.text[-3000:]
+    assert (bench / "results" / "end_to_end@scripted" / "table.json").is_file()
+    before = tree_bytes(bench)
+    refused = [run_inprocess(published, "benchmark=multi", "library.n_videos=5", *local),
+               run_inprocess(published, "name=multi", *local),
+               run_inprocess(published, "benchmark=multi", "overwrite=true", *local),
+               run_inprocess(published, *SMALL, *EVALUATE, "overwrite=true"),
+               run_inprocess(published, "benchmark=elsewhere", *local)]
+    assert [r.rc for r in refused] == [2] * 5, [r.text[-500:] for r in refused]
+    assert "drop library.n_videos" in refused[0].text
+    assert "benchmark=multi" in refused[1].text and "overwrite=true" not in refused[1].text
+    assert "never replaces a published benchmark" in refused[2].text
+    assert "no published benchmark there" in refused[4].text
+    assert all("Traceback" not in r.text for r in refused)
+    assert tree_bytes(bench) == before

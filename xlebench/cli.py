@@ -184,11 +184,13 @@ def _write_run_summary(result) -> None:
 
 def run(cfg: DictConfig) -> int:
     """Run the pipeline for one composed config; returns the process exit status."""
+    from xlebench.adopt import adopt_config
     from xlebench.pipeline import run_pipeline
     from xlebench.validate import validate_config
 
     console = Console(stderr=True)
     try:
+        adopt_config(cfg)
         validate_config(cfg)
         result = run_pipeline(cfg, _bench_subdir())
     except UserError as exc:
@@ -298,6 +300,12 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from xlebench.adopt import adopt_args
+
+    try:
+        sys.argv[1:] = adopt_args(sys.argv[1:], CONF_DIR)
+    except UserError as exc:
+        sys.exit(_fail(str(exc)))
     if any(a in ("--help", "-h") for a in sys.argv[1:]):
         _share_repository_copies()
     elif not mode_probe_needed(sys.argv[1:]):

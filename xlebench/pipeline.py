@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import PIPELINE
 from xlebench.errors import ConfigError, NotImplementedStageError, UserError
-from xlebench.manifest import build_manifest, content_config
+from xlebench.manifest import build_manifest, compose_choices, content_config
 from xlebench.publish import (
     MANIFEST,
     Publication,
@@ -120,6 +120,11 @@ class PipelineResult:
     counts: dict[str, Any] = field(default_factory=dict)
 
 
+#: Stages that evaluate or present a published benchmark; a run of only these never
+#: replaces it.
+EVALUATION_STAGES = ("respond", "evaluate", "report")
+
+
 def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineResult:
     """Run the configured stages and publish the benchmark folder if every unit succeeded.
 
@@ -134,7 +139,8 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     names = resolve_stages(with_report(list(cfg.stages), final))
     added = [n for n in names if n not in cfg.stages]
     if added:
-        log.info("also running upstream stages %s (cached results are reused)", added)
+        log.info("also running upstream stages %s (read from the cache where cached, "
+                 "computed otherwise)", added)
     specs = [BUILDERS[name](cfg) for name in names]
     force = frozenset(cfg.force)
     if force - set(PIPELINE):
@@ -155,7 +161,14 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     )
     config = _plain(cfg)
     planned = {name: fp for name, (fp, _) in runner.fingerprints(specs).items()}
-    pub = open_publication(final, content_config(config), overwrite=bool(cfg.overwrite))
+    evaluating = set(cfg.stages) <= set(EVALUATION_STAGES)
+    if evaluating and cfg.overwrite:
+        raise ConfigError(f"overwrite=true with stages={list(cfg.stages)}: an evaluation never "
+                          "replaces a published benchmark (it would publish one holding only "
+                          "its results); drop overwrite=true: each system's results are kept "
+                          "beside the others'")
+    pub = open_publication(final, content_config(config), overwrite=bool(cfg.overwrite),
+                           evaluating=evaluating)
     try:
         rerun = [p for spec in specs for p in spec.stage.owned_paths()]
         check_not_stale(pub, planned, rerun)
@@ -199,7 +212,8 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
                 if hasattr(stage, "refresh") and stage.name in counts:
                     stage.refresh(staging)
         manifest = build_manifest(config, fps, counts, upstream=upstream,
-                                  evaluations=evaluations, previous=previous)
+                                  evaluations=evaluations, previous=previous,
+                                  choices=None if config.get("benchmark") else compose_choices())
         write_json(staging / MANIFEST, manifest, durable=False)
         barrier(staging)  # every exported file is on disk before the swap publishes them
 

@@ -107,6 +107,8 @@ class Publication:
     #: Digest of the published manifest the staging folder was copied from (None: none).
     base: str | None = None
     overwrite: bool = False
+    #: The run only evaluates (a refusal points to ``benchmark=``, never to overwrite=true).
+    evaluating: bool = False
     #: The paths (globs) this run wrote into staging: carried onto a newer published folder.
     written: list[str] = field(default_factory=list)
 
@@ -124,16 +126,17 @@ class Publication:
                     path.unlink()
 
 
-def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool
-                     ) -> Publication:
-    """Settle leftovers, check the published config, and start the staging folder."""
+def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool,
+                     evaluating: bool = False) -> Publication:
+    """Settle leftovers, check the published config, and start the staging folder
+    (``evaluating``: the run only evaluates; a refusal points to ``benchmark=``)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     with _locked(final):
         settle_leftovers(final)
         base = _manifest_digest(final)
         previous = _read_manifest(final)
         if previous is not None and not overwrite:
-            _check_same_config(final, previous, config)
+            _check_same_config(final, previous, config, evaluating=evaluating)
         staging = final.parent / f".{final.name}.staging-{os.getpid()}"
         shutil.rmtree(staging, ignore_errors=True)
         if previous is not None and not overwrite:
@@ -144,7 +147,7 @@ def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool
             staging.mkdir(parents=True)
             previous = None
     return Publication(final, staging, previous, config=dict(config), base=base,
-                       overwrite=overwrite)
+                       overwrite=overwrite, evaluating=evaluating)
 
 
 def _manifest_digest(final: Path) -> str | None:
@@ -167,7 +170,7 @@ def _read_manifest(final: Path) -> dict[str, Any] | None:
 
 
 def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
-                       meanwhile: bool = False) -> None:
+                       meanwhile: bool = False, evaluating: bool = False) -> None:
     diff = config_diff(benchmark_config(previous.get("config", {})), benchmark_config(config),
                        added_at_default=is_schema_default)
     if diff:
@@ -177,9 +180,11 @@ def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
         hint = ("; the llm group is the model that compiled the benchmark: answer with "
                 "answerer=... (Socratic systems), vlm=... (frames) or judge=... (judges)"
                 if any(d.startswith("llm.") for d in diff) else "")
-        raise ConfigError(
-            f"{final} {when} from another configuration ({shown}){hint}; rerun with "
-            f"overwrite=true to replace it, or name=<new name> to publish beside it")
+        fix = (f"evaluate it as published with benchmark={final.name} (its configuration is "
+               "read from its manifest) instead of repeating its overrides" if evaluating else
+               "rerun with overwrite=true to replace it, or name=<new name> to publish beside "
+               "it")
+        raise ConfigError(f"{final} {when} from another configuration ({shown}){hint}; {fix}")
 
 
 def stale_outputs(previous: Mapping[str, Any] | None, ran: Mapping[str, str]) -> list[str]:
@@ -282,7 +287,7 @@ def _rebase(pub: Publication) -> None:
     if pub.overwrite or current is None:
         pub.previous, pub.base = (None if pub.overwrite else current), _manifest_digest(final)
         return
-    _check_same_config(final, current, pub.config, meanwhile=True)
+    _check_same_config(final, current, pub.config, meanwhile=True, evaluating=pub.evaluating)
     fresh = final.parent / f".{final.name}.rebase-{os.getpid()}"
     shutil.rmtree(fresh, ignore_errors=True)
     shutil.copytree(final, fresh, copy_function=os.link, symlinks=True)

@@ -439,6 +439,9 @@ class AnnotateConfig:
 @dataclass
 class XLeBenchConfig:
     name: str = "demo"
+    #: Evaluate a published benchmark by name (under paths.benchmarks) or folder: its
+    #: configuration is read from its manifest (xlebench/adopt.py).
+    benchmark: str | None = None
     seed: int = knob(0, ge=0)
     stages: list[str] = field(default_factory=lambda: [
         "library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "export",
