@@ -24,7 +24,7 @@ from rich.table import Table
 from xlebench.configstore import register
 from xlebench.errors import UserError, storage_error
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+CONF_DIR = Path(__file__).resolve().parent / "conf"
 log = logging.getLogger("xlebench")
 
 register()
