@@ -250,6 +250,14 @@ CASES = [
     Case("predictions", "not UTF-8", _bytes(PRED, b'{"item_id": "\xff"}\n'), "UTF-8"),
     # -- configuration values ---------------------------------------------------------------------
     Case("config", "workers 0", None, "workers=0", ("workers=0",)),
+    Case("config", "key typo", None, "did you mean library.n_videos?",
+         ("library.n_vidoes=5",)),
+    Case("config", "option typo", None, "library=synthtic: no such option; did you mean "
+         "synthetic?", ("library=synthtic",)),
+    Case("config", "recipe typo", None, "did you mean object_retrieval?",
+         ("tasks=[object_retrievl]",)),
+    Case("config", "value type", None, "library.n_videos=abc: Value 'abc'",
+         ("library.n_videos=abc",)),
     Case("config", "max_logs -1", None, "render.max_logs=-1", ("render.max_logs=-1",)),
     Case("config", "location unknown", None, "'Atlantis': not a known location",
          ("persona.locations=[Atlantis]",)),

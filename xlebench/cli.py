@@ -300,8 +300,13 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # transformers draws a "Loading weights" bar for every model it loads (the embedder,
+    # BERTScore's encoder): noise in a compile's output, and garbage in a log file
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from xlebench.adopt import adopt_args
+    from xlebench.hydra_errors import install
 
+    install(CONF_DIR, _fail)
     try:
         sys.argv[1:] = adopt_args(sys.argv[1:], CONF_DIR)
     except UserError as exc:

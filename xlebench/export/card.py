@@ -49,7 +49,9 @@ def dataset_id(name: str, fingerprints: Mapping[str, str]) -> str:
 
 
 def _header(subtasks: Sequence[str], pretty: str, name: str, rows: Mapping[str, int],
-            n_logs: int) -> str:
+            n_logs: int, num_bytes: Mapping[str, int]) -> str:
+    """The card's YAML: configs and ``dataset_info`` with each split's examples and Arrow
+    bytes (``datasets`` ignores, with a warning per config, a split without ``num_bytes``)."""
     from xlebench.export.hf import ITEMS, LIFELOGS
 
     configs = [{"config_name": s, "data_files": [{"split": "test", "path": f"data/{s}.parquet"}]}
@@ -57,15 +59,19 @@ def _header(subtasks: Sequence[str], pretty: str, name: str, rows: Mapping[str, 
     configs.append({"config_name": "lifelogs",
                     "data_files": [{"split": "test", "path": "lifelogs.parquet"}]})
     info = [{"dataset_name": name, "config_name": s, "features": _features(ITEMS),
-             "splits": [{"name": "test", "num_examples": int(rows[s])}]} for s in subtasks]
+             "splits": [_split(rows[s], num_bytes.get(s, 0))]} for s in subtasks]
     info.append({"dataset_name": name, "config_name": "lifelogs",
                  "features": _features(LIFELOGS),
-                 "splits": [{"name": "test", "num_examples": n_logs}]})
+                 "splits": [_split(n_logs, num_bytes.get("lifelogs", 0))]})
     head = {"pretty_name": pretty, "license": "other", "license_name": "ego4d-license",
             "task_categories": ["video-text-to-text"], "language": ["en"],
             "tags": ["egocentric", "long-video", "ego4d", "x-lebench", "xlebench"],
             "configs": configs, "dataset_info": info}
     return "---\n" + yaml.safe_dump(head, sort_keys=False, width=100) + "---\n"
+
+
+def _split(n: int, size: int) -> dict[str, Any]:
+    return {"name": "test", "num_bytes": int(size), "num_examples": int(n)}
 
 
 def _duration_rows(logs: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -106,14 +112,15 @@ SOURCES = {
 
 def dataset_card(*, name: str, items: Mapping[str, Sequence[dict]], logs: Sequence[dict],
                  config_yaml: str, fingerprints: Mapping[str, str], version: str,
-                 library_kind: str = "ego4d", rendered: int = 0) -> str:
+                 library_kind: str = "ego4d", rendered: int = 0,
+                 num_bytes: Mapping[str, int] | None = None) -> str:
     """The card's text (deterministic for the same benchmark)."""
     uids = Counter(s["video_uid"] for log in logs for s in log["segments"])
     first = next(iter(items), "object_retrieval")
     ident = dataset_id(name, fingerprints)
     lines = [
         _header(list(items), f"xlebench {name}", ident, {s: len(v) for s, v in items.items()},
-                len(logs)),
+                len(logs), num_bytes or {}),
         f"# xlebench benchmark `{name}`",
         "",
         f"Ultra-long egocentric life logs stitched from {SOURCES.get(library_kind, 'videos')}, "

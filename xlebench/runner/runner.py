@@ -44,6 +44,7 @@ from xlebench.runner.execute import (
     run_in_worker,
 )
 from xlebench.runner.fingerprint import stage_fingerprint
+from xlebench.runner.progress_log import ProgressLog
 from xlebench.runner.stage import Stage, StageContext, StageResult, Unit, check_unit_id
 
 log = logging.getLogger(__name__)
@@ -223,7 +224,13 @@ class Runner:
         if pending:
             if hasattr(stage, "prepare"):
                 stage.prepare(pending, ctx)
-            self._execute(stage, ctx, stage_dir, pending, counters, lambda: progress.advance(task))
+            ticker = ProgressLog(stage.name, len(units), counters.cached,
+                                 activity=counters.activity, enabled=not self._bars())
+
+            def advance() -> None:
+                progress.advance(task)
+                ticker.advance()
+            self._execute(stage, ctx, stage_dir, pending, counters, advance)
             barrier(stage_dir)  # the one durability point of the stage's units
         if others and self.options.shard_wait_s > 0 and not counters.failed:
             counters.other_shards = _await_peers(stage_dir, others, self.options.shard_wait_s)
@@ -310,6 +317,10 @@ class Runner:
         if isinstance(pool, ThreadPoolExecutor):
             return pool.submit(execute_unit, stage, unit, ctx, stage_dir, self.options.retries)
         return pool.submit(run_in_worker, unit)
+
+    def _bars(self) -> bool:
+        """Progress bars are drawn (a terminal, progress=true): no progress log lines."""
+        return self.options.progress and self.console.is_terminal
 
     def _progress(self) -> Progress:
         return Progress(

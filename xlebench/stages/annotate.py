@@ -99,7 +99,7 @@ class AnnotateStage(BaseStage):
                  aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
                  seed: int = 0, repeat_sources: bool = False,
-                 printed_answers: str = "drop") -> None:
+                 printed_answers: str = "drop", corpus: bool = False) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
@@ -110,6 +110,8 @@ class AnnotateStage(BaseStage):
         self.aggregator, self.llm = aggregator, llm
         self.embedder, self.embedding_store = embedder, embedding_store
         self.repeat_sources, self.printed_answers = repeat_sources, printed_answers
+        #: The library carries its own Ego4D-format annotations (the synthetic corpus).
+        self.corpus = corpus
         if llm is not None:
             self.waits_on_network(llm.settings.max_concurrency)
         self._videos: dict = {}
@@ -279,7 +281,7 @@ class AnnotateStage(BaseStage):
             if not by_sub[sub]:
                 log.warning("%s", empty_subtask_line(sub, self.recipes[sub][0],
                                                      stats["skipped"].get(sub, {}),
-                                                     self.annotations_root))
+                                                     self.annotations_root, self.corpus))
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
@@ -355,12 +357,18 @@ def refuse_model_use(recipes: dict[str, tuple[Recipe, Any]], tasks: dict) -> Non
 
 
 def empty_subtask_line(sub: str, recipe: Recipe, reasons: dict[str, int],
-                       root: Path | None) -> str:
+                       root: Path | None, corpus: bool = False) -> str:
     """One line for a recipe that compiled no item: why, and what gives it items. Empty
-    subtasks are left out of every table and export."""
+    subtasks are left out of every table and export. A library that carries its own
+    annotations (``corpus``) had them; too few life logs met them."""
     why = max(reasons.items(), key=lambda kv: kv[1])[0] if reasons else "no candidate"
     ego4d = recipe.answer_source.startswith("Ego4D")
-    if ego4d and root is None:
+    if ego4d and root is None and corpus:
+        fix = ("the library carries its source, but none of it fell in these life logs' "
+               "records (or other logs asked it first): compile more life logs "
+               "(persona.locations, persona.mbti, simulation.days) or a larger library "
+               "(library.n_videos)")
+    elif ego4d and root is None:
         fix = ("its items come from Ego4D annotations, which this library does not carry: "
                "add library.annotations_root=<your Ego4D download, the folder holding v2/>")
     elif ego4d:
@@ -407,6 +415,7 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                                    max_retries=int(cfg.llm.max_retries))
     cert = OmegaConf.to_object(cfg.certificate)
     stage = AnnotateStage(recipes=recipes, keys=keys, annotations_root=annotations_root(cfg),
+                          corpus=cfg.library.kind == "synthetic",
                           min_duration_s=float(cfg.annotate.min_duration_s),
                           filters={n: list((tasks[n] or {}).get("filters") or [])
                                    for n in recipes}, certificate=cert,

@@ -92,14 +92,20 @@ class ExportStage(BaseStage):
         return {"format": unit.id, **stats, "paths": files}
 
     def _hf(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
+        sizes = {}
         for sub, its in items.items():
-            write_table(items_table(its), out / "data" / f"{sub}.parquet")
-        write_table(lifelogs_table(logs.values()), out / "lifelogs.parquet")
+            table = items_table(its)
+            write_table(table, out / "data" / f"{sub}.parquet")
+            sizes[sub] = table.nbytes
+        table = lifelogs_table(logs.values())
+        write_table(table, out / "lifelogs.parquet")
+        sizes["lifelogs"] = table.nbytes
         fps = {s: ctx[s].fingerprint for s in ("simulate", "annotate")}
         write_text(out / "README.md", dataset_card(
             name=self.bench_name, items=items, logs=list(logs.values()),
             config_yaml=self.config_yaml, fingerprints=fps, version=__version__,
-            library_kind=self.library_kind, rendered=len(ctx["render"].records)))
+            library_kind=self.library_kind, rendered=len(ctx["render"].records),
+            num_bytes=sizes))
         return {"rows": {s: len(v) for s, v in items.items()},
                 "dataset": dataset_id(self.bench_name, fps)}
 

@@ -1,0 +1,83 @@
+"""Hydra's composition errors as one line with a suggestion, exit status 2.
+
+Hydra reports a misspelt key or option in five to twelve lines (the search path, a hint
+about ``HYDRA_FULL_ERROR``) and exits 1, the status of a failed run. A user error here is
+like any other bad input: one line naming the override, what it should be ("did you mean"),
+exit 2. ``HYDRA_FULL_ERROR=1`` still shows Hydra's own report; an error that is not
+composition's goes to Hydra's handler unchanged.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
+
+
+def install(conf_dir: Path, fail: Any) -> None:
+    """Wrap Hydra's ``run_and_report``: composition errors become ``fail(line)`` (exit 2)."""
+    from hydra._internal import utils
+
+    original = utils.run_and_report
+
+    def run_and_report(func: Any) -> Any:
+        try:
+            return func()
+        except (ConfigCompositionException, MissingConfigException,
+                OverrideParseException) as ex:
+            if os.environ.get("HYDRA_FULL_ERROR") == "1":
+                raise
+            line, error = one_line(ex, conf_dir), ex
+            if line is None:
+                def again() -> Any:
+                    raise error
+                return original(again)
+            sys.exit(fail(line))
+    utils.run_and_report = run_and_report
+
+
+def one_line(ex: Exception, conf_dir: Path) -> str | None:
+    """The error in one line, with the nearest valid name when there is one."""
+    if isinstance(ex, MissingConfigException) and ex.missing_cfg_file:
+        group, _, option = str(ex.missing_cfg_file).rpartition("/")
+        options = list(ex.options or []) or sorted(
+            p.stem for p in (conf_dir / group).glob("*.yaml"))
+        if not group or not options:
+            return None
+        return (f"{group}={option}: no such option{_suggest(option, options)} (choose from "
+                f"{', '.join(options)})")
+    cause = ex.__cause__
+    key = getattr(cause, "full_key", None)
+    if isinstance(ex, ConfigCompositionException) and key:
+        override = _override(str(ex), key)
+        parent = getattr(cause, "parent_node", None)
+        if type(cause).__name__ in ("ConfigAttributeError", "ConfigKeyError") and parent is not None:
+            prefix = key.rpartition(".")[0]
+            names = [f"{prefix}.{k}" if prefix else str(k) for k in parent.keys()]
+            return (f"{override}: {key} is not a setting{_suggest(key, names)} (list them with "
+                    "--cfg job; a new key needs +" f"{override})")
+        return f"{override}: {str(cause).splitlines()[0]}"
+    if isinstance(ex, OverrideParseException):
+        return (f"{getattr(ex, 'override', None) or 'override'}: {str(ex).splitlines()[0]} "
+                "(quote it for the shell, e.g. 'persona.locations=[Japan,UK]'; grammar: "
+                "https://hydra.cc/docs/advanced/override_grammar/basic)")
+    return None
+
+
+def _override(message: str, key: str) -> str:
+    """The command-line override that failed, as the user wrote it (the last one wins)."""
+    for arg in reversed(sys.argv[1:]):
+        if arg.split("=", 1)[0].lstrip("+~") == key:
+            return arg
+    found = re.search(r"override '?([^'\s]+)'?", message)
+    return found.group(1) if found else key
+
+
+def _suggest(name: str, choices: list[str]) -> str:
+    near = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]}?" if near else ""
