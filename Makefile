@@ -22,12 +22,16 @@ $(STAMP): pyproject.toml constraints.txt
 demo: install
 	$(BIN)/xlebench
 
+# The suite runs in one worker per core (pytest-xdist), each test file on one worker so that
+# a file's module fixtures (a compiled benchmark) are built once: PYTEST_WORKERS=0 runs it in
+# this process (the slow, ffmpeg and browser tiers do: they time kills and hold points).
 # pytest exits 5 when it selects no test (e.g. a marker filter matching nothing): not a failure.
+PYTEST_WORKERS ?= auto
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
 
 test-all: install
-	$(BIN)/python -m pytest -m "" 
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "" 
 
 # lmms-eval gets its own environment: it pins av<16 (the main one has a newer av), and PyPI's
 # torchvision wheel is the CUDA build, which cannot load beside the CPU torch pinned here; the

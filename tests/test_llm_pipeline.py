@@ -26,7 +26,7 @@ def _answerer(url: str) -> list[str]:
             "answerer.timeout_s=5", "answerer.model=openai/scripted"]
 
 
-RESULTS = Path("benchmarks") / "demo" / "results" / "oracle_retrieve_socratic@scripted"
+RESULTS = Path("benchmarks") / "demo" / "results" / "oracle_retrieve_socratic@openai--scripted"
 
 
 def test_llm_planner_pipeline_caches_and_replays(tmp_path: Path) -> None:
@@ -116,7 +116,8 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
                                             ) and "Answers from:" in table_md
     assert "answered by openai/scripted (litellm)" in table_md
     assert table["model"] == {"name": "openai/scripted", "backend": "litellm",
-                              "config": "answerer", "stand_in": False}
+                              "config": "answerer", "identity": "openai/scripted",
+                              "stand_in": False}
 
 
 def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_path: Path
