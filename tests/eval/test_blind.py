@@ -47,7 +47,7 @@ def test_a_shared_template_makes_the_constant_the_floor() -> None:
                        _recipes("single_summary"), S)
     table = results_table(rows, panel, n_boot=50)
     floor = table["rows"]["single_summary"]["all"]["floor"]
-    assert floor["mean"] > 0.85 and floor["panel"]["constant"] > 0.85
+    assert floor["mean"] > 0.8 and floor["panel"]["constant"] > 0.8  # 5 of 6 content words
     assert floor["panel"]["generic"] < 0.3
     assert f"({floor['member']})" in to_markdown(table)
 

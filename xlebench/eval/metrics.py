@@ -203,6 +203,34 @@ def lcs_length(a: Sequence[str], b: Sequence[str], masks: dict[str, int] | None 
     return len(b) - bin(v).count("1")
 
 
+#: Function words (NLTK's English list) and the camera wearer's "C": what a summary written
+#: without seeing anything shares with every reference, so ROUGE-L over the rest measures
+#: content (a string of "the", "and", "C" scores 0 on it).
+FUNCTION_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by c can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not now of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves
+""".split())
+
+
+@lru_cache(maxsize=1 << 16)
+def content_tokens(text: str) -> tuple[str, ...]:
+    """``rouge_tokens`` without function words (`FUNCTION_WORDS`, matched before stemming)."""
+    from rouge_score import tokenize
+
+    return tuple(porter_stem(w) if len(w) > 3 else w
+                 for w in tokenize.tokenize(text, None) if w not in FUNCTION_WORDS)
+
+
+def rouge_l_content(pred: str, ref: str) -> float:
+    """ROUGE-L F-measure over content words (`content_tokens`)."""
+    return rouge_l_tokens(content_tokens(pred), content_tokens(ref))
+
+
 def rouge_l_tokens(pred: Sequence[str], ref: Sequence[str]) -> float:
     """ROUGE-L F-measure of two token sequences from `rouge_tokens` (= `rouge_l` of the texts)."""
     if not pred or not ref:
@@ -227,6 +255,11 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("R@1,0.5", "mean", True, "hit if the top window has tIoU > 0.5"),
     Metric("R@5,0.5", "mean", True, "hit if any of the top 5 windows has tIoU > 0.5"),
     Metric("rougeL", "mean", True, "ROUGE-L F-measure (rouge-score, stemming)"),
+    Metric("rougeL_content", "mean", True, "ROUGE-L F-measure over content words (function "
+           "words and the wearer's C removed before stemming)"),
+    Metric("window_id", "mean", True, "how often the reply is nearer its own record's "
+           "reference than a rival record's (ROUGE-L over content words; ties half): 0.5 for "
+           "any reply that does not depend on the record"),
     Metric("bertscore_f1", "mean", True, "BERTScore F1 (model and layer recorded)"),
     Metric("count_acc", "pooled", True,
            "share of all queried actions counted exactly (pooled over actions, as the paper)"),

@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from xlebench.eval.metrics import rouge_l, rouge_tokens
+from xlebench.eval.metrics import rouge_l_content, rouge_tokens
 from xlebench.runner.rng import derive_seed
 from xlebench.tasks.provenance import source_videos
 
@@ -117,8 +117,8 @@ def fragments(query: str) -> list[str]:
 
 def other_queries(items: Sequence[dict]) -> dict[str, dict[str, float | int]]:
     """Per subtask, an upper bound on what reading the *other* queries of an item's life log
-    gives (never an answer): a free-text answer scores the best ROUGE-L of any sentence those
-    queries print (``best``: a reader who could tell which one to copy) and their mean
+    gives (never an answer): a free-text answer scores the best ROUGE-L over content words
+    (the summaries' headline) of any sentence those queries print (``best``: a reader who could tell which one to copy) and their mean
     (``uniform``: one who copies any); a multiple-choice answer is right when they print its
     right option (both). Spans, counts and orders are never printed as such and are left out."""
     by_log: dict[str, list[dict]] = defaultdict(list)
@@ -135,7 +135,8 @@ def other_queries(items: Sequence[dict]) -> dict[str, dict[str, float | int]]:
             scores[it["subtask"]].append((hit, hit))
         elif ans.get("text") and not (ans.get("spans") or ans.get("counts") or ans.get("order")) \
                 and len(rouge_tokens(ans["text"])) >= MIN_WORDS:
-            got = [rouge_l(f, ans["text"]) for o in others for f in pieces[o["item_id"]]]
+            got = [rouge_l_content(f, ans["text"]) for o in others
+                   for f in pieces[o["item_id"]]]
             scores[it["subtask"]].append((max(got, default=0.0),
                                           sum(got) / len(got) if got else 0.0))
     return {sub: {"best": round(sum(b for b, _ in v) / len(v), 4),

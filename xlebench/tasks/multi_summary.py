@@ -55,7 +55,7 @@ def oracle(ctx: Context, p: MultiSummaryParams, item: dict) -> str:
 
 RECIPE = Recipe(
     name="multi_summary", task="summarisation", schema=MultiSummaryParams, build=build,
-    scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
+    scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
     prompts=("tasks/aggregate.v2",), oracle=oracle,
     description="What happened in a part of the day, over several recordings.")

@@ -52,6 +52,6 @@ def oracle(ctx: Context, p: SingleSummaryParams, item: dict) -> str:
 
 RECIPE = Recipe(
     name="single_summary", task="summarisation", schema=SingleSummaryParams, build=build,
-    scorer=TextSimilarity(), primary="rougeL", answer_format=SUMMARY_FORMAT,
+    scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
     oracle=oracle, description="What happened in one recording, as one sentence.")

@@ -3,14 +3,25 @@ and Sent.Sim; and its blind panel — replies written without seeing the video."
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from xlebench.eval import encoder
-from xlebench.eval.metrics import lcs_length, lcs_masks, rouge_l, rouge_tokens
+from xlebench.eval.metrics import (
+    content_tokens,
+    lcs_length,
+    lcs_masks,
+    porter_stem,
+    rouge_l,
+    rouge_l_content,
+    rouge_l_tokens,
+    rouge_tokens,
+)
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
 #: A reply that says nothing about the video (one member of the panel).
@@ -20,6 +31,11 @@ GENERIC_SUMMARY = "C carries out everyday activities and moves around."
 CANDIDATES, TARGETS = 16, 128
 #: A query shape needs this many training items to get a constant of its own.
 MIN_PER_SHAPE = 20
+
+#: The skeleton: words tried at each step, references it is fitted on, longest length.
+SKELETON_VOCAB, SKELETON_TARGETS, SKELETON_MAX = 24, 96, 40
+#: Rival records a reply is told apart from when its life log has no other (a day summary).
+RIVALS = 31
 
 _TOKEN = re.compile(r"</?T\d*>")
 _DIGITS = re.compile(r"\d+")
@@ -78,6 +94,95 @@ def fit_constants(train: Sequence[dict]) -> dict[str, str]:
     return out
 
 
+def _seeded(items: Sequence[dict], salt: str) -> list[dict]:
+    """``items`` in an order fixed by their ids and ``salt`` (no generator, no item order)."""
+    return sorted(items, key=lambda it: hashlib.sha256(
+        f"{salt}|{it['item_id']}".encode()).digest())
+
+
+def fit_skeleton(train: Sequence[dict]) -> str:
+    """The string of frequent words with the highest mean ROUGE-L against other logs'
+    references, built by greedy appends ("C in the and the the and the"): what ROUGE-L gives
+    a reply that says nothing about any record. Each step tries the `SKELETON_VOCAB` words
+    found in most references and keeps the one that raises the mean most; the LCS of every
+    target is carried forward bit-parallel, so a step costs one operation per (word, target)."""
+    from rouge_score import tokenize
+
+    refs = [reference(it) for it in _seeded(train, "skeleton")[:SKELETON_TARGETS]]
+    targets = [t for t in (rouge_tokens(r) for r in refs) if t]
+    if not targets:
+        return GENERIC_SUMMARY
+    df = Counter(w for t in targets for w in set(t))
+    vocab = [w for w, _ in sorted(df.items(), key=lambda kv: (-kv[1], kv[0]))[:SKELETON_VOCAB]]
+    masks, fulls = [lcs_masks(t) for t in targets], [(1 << len(t)) - 1 for t in targets]
+    states, words, best = list(fulls), [], 0.0
+    while len(words) < SKELETON_MAX:
+        step = None
+        for w in vocab:
+            new = [((v + (v & m.get(w, 0))) | (v - (v & m.get(w, 0)))) & f
+                   for v, m, f in zip(states, masks, fulls, strict=True)]
+            score = float(np.mean([2 * (len(t) - v.bit_count()) / (len(words) + 1 + len(t))
+                                   for v, t in zip(new, targets, strict=True)]))
+            if score > best + 1e-12 or (step is not None and score > best - 1e-12
+                                        and _reach(new, fulls) < step[2]):
+                best, step = max(score, best), (w, new, _reach(new, fulls))
+        if step is None:
+            break
+        words.append(step[0])
+        states = step[1]
+    surface = Counter((porter_stem(w) if len(w) > 3 else w, w)
+                      for r in refs for w in tokenize.tokenize(r, None))
+    spelled = {}
+    for (stem, word), _n in sorted(surface.items(), key=lambda kv: (-kv[1], kv[0])):
+        spelled.setdefault(stem, word)
+    return " ".join(spelled.get(w, w) for w in words)
+
+
+def _reach(states: Sequence[int], fulls: Sequence[int]) -> float:
+    """Mean share of each target its best match so far needs: in the bit-parallel LCS state a
+    zero bit marks where the LCS grows, so the highest zero is the shortest prefix of the
+    target reaching it. Of two words that raise the mean alike, the one that uses less of the
+    targets leaves more to match (else a first "and" would end the string)."""
+    return float(np.mean([((~v & f).bit_length()) / max(1, f.bit_length())
+                          for v, f in zip(states, fulls, strict=True)]))
+
+
+def skeleton_answer(item: dict, model: str, ctx: BlindContext) -> str:
+    return model
+
+
+def rivals(items: Sequence[dict]) -> list[list[int]]:
+    """For each item, the items whose references its reply must be nearer its own than: the
+    other records of its life log, else (one item per log: a day) up to `RIVALS` items of
+    other logs in an order fixed by the ids."""
+    logs = [it.get("lifelog_id") for it in items]
+    ids = [str(it.get("item_id", k)) for k, it in enumerate(items)]
+    by_log: dict[Any, list[int]] = defaultdict(list)
+    for k, log in enumerate(logs):
+        by_log[log].append(k)
+    out = []
+    for k, log in enumerate(logs):
+        same = [j for j in by_log[log] if j != k]
+        if not same:
+            others = [j for j in range(len(items)) if logs[j] != log]
+            same = sorted(others, key=lambda j: hashlib.sha256(
+                f"{ids[k]}|{ids[j]}".encode()).digest())[:RIVALS]
+        out.append(same)
+    return out
+
+
+def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
+    """Share of rival references the reply is nearer to its own reference than to (content
+    ROUGE-L; ties count half): 0.5 for any reply that does not depend on the record."""
+    if not others:
+        return None
+    r = content_tokens(reply)
+    mine = rouge_l_tokens(r, content_tokens(own))
+    sims = [rouge_l_tokens(r, content_tokens(o)) for o in others]
+    return round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
+                 / len(sims), 10)
+
+
 def reference(item: dict) -> str:
     """The reference text a reply is scored against."""
     return strip_tokens(item["answer"]["text"].rpartition("Evidence:")[0]
@@ -111,11 +216,12 @@ def duration_answer(item: dict, model: list[tuple[float, str, str]], ctx: BlindC
 
 
 class TextSimilarity(Base):
-    """Free text against a reference: ROUGE-L, and with the model metrics on
-    (``eval.bertscore``) BERTScore F1 and Sent.Sim (cosine of MiniLM sentence vectors).
-    Blind panel: the best constant reference of other life logs (per query shape), the
-    reference of the other item whose period is nearest in length (duration memory), the query
-    echoed back, and one fixed generic sentence."""
+    """Free text against a reference: ROUGE-L, ROUGE-L over content words, window
+    identification (`window_id`), and with the model metrics on (``eval.bertscore``)
+    BERTScore F1 and Sent.Sim (cosine of MiniLM sentence vectors). Blind panel: the best
+    constant reference of other life logs (per query shape), the reference of the other item
+    whose period is nearest in length (duration memory), the skeleton of frequent words with
+    the best ROUGE-L, the query echoed back, and one fixed generic sentence."""
 
     kind = "text"
 
@@ -123,22 +229,31 @@ class TextSimilarity(Base):
         self.generic = generic
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
-        return {"rougeL": rouge_l(reply, item["answer"]["text"])}
+        return {"rougeL": rouge_l(reply, item["answer"]["text"]),
+                "rougeL_content": rouge_l_content(reply, reference(item)),
+                "window_id": 0.0}  # set in finish, against the item's rivals
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {"rougeL": 0.0, **({"bertscore_f1": 0.0, "sent_sim": 0.0} if s.bertscore
-                                  else {})}
+        return {"rougeL": 0.0, "rougeL_content": 0.0, "window_id": 0.0,
+                **({"bertscore_f1": 0.0, "sent_sim": 0.0} if s.bertscore else {})}
 
     def blind(self) -> Sequence[Blind]:
         return (Blind("constant", "other logs' references (best constant per query shape)",
                       constant_answer, fit_constants),
                 Blind("duration_memory", "the period's length; other logs' references by "
                       "the length of their periods", duration_answer, fit_durations),
+                Blind("skeleton", "other logs' references: the string of frequent words "
+                      "with the best ROUGE-L (greedy appends)", skeleton_answer, fit_skeleton),
                 Blind("query_echo", "the query", lambda it, _m, _c: it["query"]),
                 Blind("generic", "nothing", lambda _it, _m, _c: self.generic))
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
+        refs = [reference(it) for it in items]
+        for k, (r, others) in enumerate(zip(rows, rivals(items), strict=True)):
+            if r["status"] == "ok":
+                r["scores"]["window_id"] = window_id(r["response"], refs[k],
+                                                     [refs[j] for j in others])
         todo = [(r, it) for r, it in zip(rows, items, strict=True) if r["status"] == "ok"]
         if not (s.bertscore and bertscorer is not None and todo):
             return

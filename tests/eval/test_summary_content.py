@@ -1,0 +1,76 @@
+"""Summaries scored on what they say: content words, and telling one's own record apart."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from xlebench.eval.metrics import content_tokens, rouge_l, rouge_l_content
+from xlebench.eval.scorers.text import fit_skeleton, rivals, window_id
+
+TOPICS = ["C cooks the rice in the kitchen and then washes the dishes at the sink",
+          "C repairs the bicycle in the garage and then cleans the tools on the bench",
+          "C reads a book in the living room and then waters the plants by the window",
+          "C paints the fence in the garden and then sweeps the leaves off the path",
+          "C types an email at the desk and then files the papers in the cabinet"]
+
+
+def _items(n_logs: int = 6) -> list[dict]:
+    rng = random.Random(0)
+    out = []
+    for log in range(n_logs):
+        for k, text in enumerate(rng.sample(TOPICS, 4)):
+            out.append({"item_id": f"l{log}-{k}", "lifelog_id": f"log{log}", "query": "q",
+                        "answer": {"text": text}})
+    return out
+
+
+def test_content_words_are_matched_before_stemming() -> None:
+    assert content_tokens("C was cooking this rice and washes the dishes") == (
+        "cook", "rice", "wash", "dish")
+    assert rouge_l_content("C in the and the the and the", TOPICS[0]) == 0.0
+    assert rouge_l("C in the and the the and the", TOPICS[0]) > 0.3
+
+
+def test_a_reply_that_ignores_the_record_identifies_it_half_the_time() -> None:
+    items = _items()
+    refs = [it["answer"]["text"] for it in items]
+    riv = rivals(items)
+    for reply in ("C in the and the the and the", TOPICS[2], ""):
+        values = [window_id(reply, refs[k], [refs[j] for j in riv[k]])
+                  for k in range(len(items))]
+        assert statistics.mean(values) == pytest.approx(0.5)
+    own = [window_id(refs[k], refs[k], [refs[j] for j in riv[k]]) for k in range(len(items))]
+    assert own == [1.0] * len(items)
+    assert all(all(items[j]["lifelog_id"] == items[k]["lifelog_id"] for j in r)
+               for k, r in enumerate(riv))
+
+
+def test_a_day_alone_in_its_log_is_told_apart_from_other_days() -> None:
+    days = [{"item_id": f"d{k}", "lifelog_id": f"log{k}", "answer": {"text": t}}
+            for k, t in enumerate(TOPICS)]
+    riv = rivals(days)
+    assert all(len(r) == len(TOPICS) - 1 and k not in r for k, r in enumerate(riv))
+    assert window_id(TOPICS[1], TOPICS[1], [TOPICS[j] for j in riv[1]]) == 1.0
+    assert window_id("anything", "x", []) is None
+
+
+def _frames(n: int = 80) -> list[dict]:
+    """References in one frame of function words, each with its own content words."""
+    rng = random.Random(1)
+    word = lambda: "".join(rng.choice("bdgkmprstvz") + rng.choice("aeiou") for _ in range(3))  # noqa: E731
+    return [{"item_id": f"i{k}", "lifelog_id": f"log{k}", "answer": {"text": (
+        f"C {word()}s the {word()} in the {word()} and then {word()}s the {word()}")}}
+        for k in range(n)]
+
+
+def test_the_skeleton_games_rouge_l_but_says_nothing() -> None:
+    items = _frames()
+    skeleton = fit_skeleton(items)
+    assert skeleton == fit_skeleton(list(reversed(items)))  # order-free, deterministic
+    refs = [it["answer"]["text"] for it in items]
+    other_reference = statistics.mean(rouge_l(refs[0], r) for r in refs[1:])
+    assert statistics.mean(rouge_l(skeleton, r) for r in refs[1:]) > other_reference + 0.1
+    assert all(rouge_l_content(skeleton, r) == 0.0 for r in refs), skeleton
