@@ -20,7 +20,8 @@ PAPER_FAST = [*FAST, "simulation=paper", "persona.locations=[Japan,UK,Italy,Indi
 
 
 def test_demo_pipeline_writes_benchmark_and_manifest(tmp_path: Path) -> None:
-    run_cli(tmp_path, *FAST)
+    proc = run_cli(tmp_path, *FAST)
+    assert "faiss.loader" not in proc.stderr  # faiss's loader reports each CPU build it tries
     bench = tmp_path / "benchmarks" / "demo"
     manifest = json.loads((bench / "manifest.json").read_text())
     assert set(manifest["fingerprints"]) == {"library", "persona", "plan", "simulate"}
@@ -29,6 +30,12 @@ def test_demo_pipeline_writes_benchmark_and_manifest(tmp_path: Path) -> None:
     logs = sorted((bench / "lifelogs").glob("*.json"))
     assert len(logs) == 6
     assert (bench / "stats" / "library.png").stat().st_size > 1000
+
+
+def test_loading_the_sentence_model_draws_no_bars(tmp_path: Path) -> None:
+    """transformers draws a "Loading weights" bar per model load: not in a compile's output."""
+    proc = run_cli(tmp_path, "stages=[library]", "library.n_videos=20", "matcher/embedder=minilm")
+    assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr
 
 
 def test_same_config_twice_and_worker_counts_give_identical_outputs(tmp_path: Path) -> None:
