@@ -119,8 +119,8 @@ class LmmsTask:
         row, = score_items([item], {item["item_id"]: reply} if reply is not None else {},
                            self.recipes, self.score_settings, self.bertscorer)
         sub = self.settings["subtasks"][item["subtask"]]
-        out = {lmms_metric(m): {"metric": m, "row": row} for m in sub["metrics"]}
-        out[SCORE] = {"metric": sub["primary"], "row": row}
+        out = {lmms_metric(m): {"metric": m, "row": row, "item": item} for m in sub["metrics"]}
+        out[SCORE] = {"metric": sub["primary"], "row": row, "item": item}
         return out
 
     def aggregate(self, payloads: list[dict]) -> float:
@@ -132,6 +132,20 @@ class LmmsTask:
             return math.nan
         metric = payloads[0]["metric"]
         rows = [p["row"] for p in payloads]
+        scorer = self.recipes[rows[0]["subtask"]].scorer
+        if metric in getattr(scorer, "set_metrics", ()):
+            rows = self._over_the_set(scorer, payloads)
         corpus = corpus_metrics(self.recipes).get(rows[0]["subtask"], {}).get(metric)
         value = point_estimate(rows, metric, corpus)
         return math.nan if value is None else value
+
+    def _over_the_set(self, scorer: Any, payloads: list[dict]) -> list[dict]:
+        """Rows whose set metrics (window identification: each reply against the other
+        items' references) are computed over every reply, as the evaluate stage does; each
+        reply was scored alone in `process_results`."""
+        from dataclasses import replace
+
+        rows = [{**p["row"], "scores": dict(p["row"]["scores"])} for p in payloads]
+        scorer.finish(rows, [p["item"] for p in payloads],
+                      replace(self.score_settings, bertscore=False), None)
+        return rows

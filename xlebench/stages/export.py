@@ -54,12 +54,9 @@ def _items(ctx: StageContext, recipes: dict[str, Recipe]) -> dict[str, list[dict
 
 
 def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> list[str]:
-    """A recipe's metric names as the results table lists them: the primary first. Metrics
-    that compare each reply with the other items' references (``set_metrics``: window
-    identification) are left out, since lmms-eval scores one reply at a time."""
+    """A recipe's metric names as the results table lists them: the primary first."""
     names = set(recipe.scorer.worst(item, settings)) if item is not None else set()
     names |= set(corpus_metrics({recipe.name: recipe}).get(recipe.name, {}))
-    names -= set(getattr(recipe.scorer, "set_metrics", ()))
     return [recipe.primary] + sorted(names - {recipe.primary})
 
 

@@ -224,7 +224,8 @@ class TextSimilarity(Base):
     the best ROUGE-L, the query echoed back, and one fixed generic sentence."""
 
     kind = "text"
-    #: Computed over the whole set of replies (each against its rivals' references).
+    #: Computed over the whole set of replies (each against its rivals' references): the
+    #: lmms-eval export recomputes them in its aggregation (`LmmsTask._over_the_set`).
     set_metrics = ("window_id",)
 
     def __init__(self, generic: str = GENERIC_SUMMARY) -> None:
