@@ -190,3 +190,32 @@ def test_items_about_several_videos_learn_from_items_sharing_none() -> None:
         learned = _fitted(probe, it, items, {}, "video", models, per_item=True)
         mine = {v["video_uid"] for v in it["evidence"]}
         assert learned and all(mine.isdisjoint(v) for v in learned)
+
+
+def test_the_panel_filter_drops_what_the_panel_answers_and_keeps_the_rest() -> None:
+    """Half the items have the longest-option trick (the panel answers them in every seed),
+    half a short right option no rule finds: the panel filter drops the first half only,
+    records its verdict on the kept ones, and the unit-level filters leave it alone."""
+    from xlebench.tasks.panel_filter import panel_verdicts
+
+    def fair(log: str, k: int) -> dict:
+        rng = random.Random(f"fair{log}{k}")
+        options = [f"C {rng.choice(['cuts', 'moves', 'folds', 'lifts'])} the {noun}."
+                   for noun in rng.sample(["box", "cup", "rag", "pan", "mat", "jar", "net"], 5)]
+        label = rng.randrange(5)
+        it = _item("egoschema_mcq", log, k, "What does C do?", options=options, label=label,
+                   text=options[label])
+        it["provenance"]["question"] = "What does C do?"
+        return it
+
+    items = [_mcq(log, k, True) if k % 2 == 0 else fair(log, k)
+             for log in LOGS for k in range(4)]
+    spec = {"kind": "panel", "seeds": 3, "drop_if_correct_at_least": 2}
+    verdicts = panel_verdicts(items, load_recipe("egoschema_mcq"), spec, S, seed=0)
+    dropped = {i for i, v in verdicts.items() if not v["kept"]}
+    trick = {it["item_id"] for it in items if it["answer"]["text"].startswith("C eats one")}
+    assert dropped == trick
+    assert all(v["right"] <= 1 and len(v["members"]) == 3 for i, v in verdicts.items()
+               if i not in dropped)
+    kept, counts = apply_filters(items, [spec], FilterContext())
+    assert len(kept) == len(items) and not counts  # set-level: applied by the annotate stage

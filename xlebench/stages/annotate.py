@@ -36,6 +36,8 @@ from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.leaks import audit, other_queries, resolve
+from xlebench.tasks.panel_filter import KIND as PANEL_KIND
+from xlebench.tasks.panel_filter import panel_verdicts
 from xlebench.tasks.provenance import keep_owned, owners, with_source
 from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
 from xlebench.tasks.shape import shape_stats
@@ -52,6 +54,8 @@ _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need i
 REPEATED = "source asked in another life log (kept once)"
 #: ... when its query printed another item's answer, or another's query printed its answer.
 PRINTED = "printed another item's answer or was printed by one (one of the two kept)"
+#: ... when the blind panel answered it right (the panel filter).
+PANEL_DROPPED = "dropped by the panel filter"
 
 
 def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
@@ -227,12 +231,34 @@ class AnnotateStage(BaseStage):
         """Every recipe's items at once: of an item whose query prints another's answer (same
         life log or source video, `xlebench.tasks.leaks`) and that other item, one is dropped
         and counted, unless ``printed_answers=keep`` (the paper's forms; the audit in
-        stats/tasks.json still counts them)."""
-        if self.printed_answers == "keep":
+        stats/tasks.json still counts them); then the ``panel`` filters of the recipes that
+        list one (`xlebench.tasks.panel_filter`)."""
+        if self.printed_answers != "keep":
+            drop = resolve([it for rec in records.values() for it in rec["items"]],
+                           self.validity_seed)
+            records = {uid: _without(rec, drop, PRINTED) for uid, rec in records.items()}
+        return self._panel_filter(records)
+
+    def _panel_filter(self, records: dict[str, dict]) -> dict[str, dict]:
+        specs = {name: spec for name in self.recipes
+                 for spec in self.filters.get(name, []) if spec.get("kind") == PANEL_KIND}
+        by_sub: dict[str, list[dict]] = defaultdict(list)
+        for rec in records.values():
+            by_sub[rec["subtask"]] += rec["items"]
+        verdicts: dict[str, dict] = {}
+        for name, spec in specs.items():
+            if by_sub.get(name):
+                verdicts.update(panel_verdicts(by_sub[name], self.recipes[name][0], spec,
+                                               self.metric_settings(), self.validity_seed))
+        if not verdicts:
             return records
-        drop = resolve([it for rec in records.values() for it in rec["items"]],
-                       self.validity_seed)
-        return {uid: _without(rec, drop) for uid, rec in records.items()}
+        for rec in records.values():
+            for it in rec["items"]:
+                if it["item_id"] in verdicts:
+                    it["provenance"].setdefault("filters", {})[PANEL_KIND] = \
+                        verdicts[it["item_id"]]
+        drop = {i for i, v in verdicts.items() if not v["kept"]}
+        return {uid: _without(rec, drop, PANEL_DROPPED) for uid, rec in records.items()}
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub: dict[str, list] = defaultdict(list)
@@ -286,32 +312,39 @@ class AnnotateStage(BaseStage):
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
 
+    @staticmethod
+    def metric_settings() -> Any:
+        """The evaluation's default metric settings (no model metrics): what the validity
+        check and the panel filter score with."""
+        from xlebench.config.schema import EvalConfig
+        from xlebench.eval.scorers import ScoreSettings
+
+        ec = EvalConfig()
+        return ScoreSettings(ks=tuple(ec.ks), tious=tuple(ec.tious), bertscore=False,
+                             refusal_patterns=tuple(ec.refusal_patterns),
+                             no_information_patterns=tuple(ec.no_information_patterns))
+
     def validity(self, items: list[dict], oracle: dict[str, str]) -> dict[str, Any]:
         """Per recipe: its full-information oracle against its blind panel
         (`xlebench.eval.validity`), with the evaluation's default metric settings; a recipe
         that fails either check is logged."""
         from xlebench.config.schema import EvalConfig
-        from xlebench.eval.scorers import ScoreSettings
         from xlebench.eval.validity import validity
 
-        ec = EvalConfig()
-        settings = ScoreSettings(ks=tuple(ec.ks), tious=tuple(ec.tious), bertscore=False,
-                                 refusal_patterns=tuple(ec.refusal_patterns),
-                                 no_information_patterns=tuple(ec.no_information_patterns))
         recipes = {n: r for n, (r, _) in self.recipes.items()}
-        checks = validity(items, oracle, recipes, settings, seed=self.validity_seed,
-                          draws=int(ec.floor_draws))
+        checks = validity(items, oracle, recipes, self.metric_settings(),
+                          seed=self.validity_seed, draws=int(EvalConfig().floor_draws))
         for sub, v in checks.items():
             if v["consistent"] is False or v["headroom"] is False:
                 log.warning("%s: %s", sub, v["verdict"])
         return checks
 
 
-def _without(rec: dict, drop: set[str]) -> dict:
+def _without(rec: dict, drop: set[str], why: str) -> dict:
     kept = [it for it in rec["items"] if it["item_id"] not in drop]
     if len(kept) == len(rec["items"]):
         return rec
-    stats = {**rec["stats"], PRINTED: rec["stats"].get(PRINTED, 0) + len(rec["items"]) - len(kept)}
+    stats = {**rec["stats"], why: rec["stats"].get(why, 0) + len(rec["items"]) - len(kept)}
     return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
 
 

@@ -48,6 +48,7 @@ from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.stages.annotate import configured_recipes
+from xlebench.tasks.panel_filter import filter_notes
 from xlebench.tasks.registry import Recipe, groups
 
 
@@ -151,6 +152,8 @@ class EvaluateStage(BaseStage):
                   for k, v in rec.get("oracle", {}).items()}
         table["validity"] = validity(items, oracle, self.recipes, self.settings, seed=ctx.seed,
                                      draws=self.floor_draws, panel=panel)
+        table["filter_notes"] = filter_notes(items, ctx.upstream["annotate"].records,
+                                             self.recipes)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
         model = self.models.get(unit.id)
         table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
@@ -251,6 +254,7 @@ def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
         notes.append(f"ORACLE: this system reads {system.reads}, the annotations the answers "
                      "were built from (or close kin of them); its numbers are upper bounds, "
                      "not a baseline.")
+    notes += table.get("filter_notes", [])
     cov, logs = table["coverage"], table["lifelogs"]
     if logs["evaluated"] < logs["of"]:
         notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "

@@ -26,6 +26,12 @@ Kinds:
   ``drop_if_correct_at_least`` of them pick the right one (a rule tied between two options
   counts as picking both).
 
+* ``panel`` — multiple choice and short answers, offline (on by default for egoschema_mcq,
+  summary_mcq and neptune_qa): the blind panel, cross-fitted over every life log in each of
+  ``seeds`` seeded fold assignments; drop items its strongest member answers right in at least
+  ``drop_if_correct_at_least`` of them (`xlebench.tasks.panel_filter`; it runs once at the end
+  of the annotate stage, since it needs every log's items).
+
 * ``raters`` — human raters' verdicts (`xlebench.export.curation`: the sheet
   ``export.formats=[curation]`` writes, filled in): drop items whose ``verdict`` (GOOD / BAD /
   MAYBE) or ``needs`` (video / audio / both / neither) is listed in ``drop``; Neptune's rater
@@ -241,11 +247,14 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
     "qad_rank": (_qad_rank, ("seeds", "drop_if_correct_at_least")),
     "option_only": (_option_only, ("drop_if_correct_at_least",)),
     "raters": (_raters, ("verdicts", "drop")),
+    "panel": (lambda item, spec, fctx: (True, {}), ("seeds", "drop_if_correct_at_least")),
     "transcript_only": (_transcript_only, ("seeds", "drop_if_correct_at_least",
                                            "transcripts")),
 }
 #: Filters that ask a model (refused under llm=offline at compose time).
 MODEL_FILTERS = ("blind", "qad_rank", "transcript_only")
+#: Filters over every life log's items at once (`AnnotateStage.finish`), not per unit.
+SET_FILTERS = ("panel",)
 
 
 def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
@@ -288,7 +297,7 @@ def apply_filters(items: list[dict], specs: Sequence[Mapping[str, Any]],
     kept = []
     for item in items:
         ok = True
-        for spec in specs:
+        for spec in (s for s in specs if s["kind"] not in SET_FILTERS):
             passed, verdict = FILTERS[spec["kind"]][0](item, spec, fctx)
             item["provenance"].setdefault("filters", {})[spec["kind"]] = {
                 **verdict, "kept": passed}

@@ -1,0 +1,81 @@
+"""The blind panel as a filter: drop the items a reader who never sees a frame gets right.
+
+EgoSchema drops questions a text-only model answers from the question and options; Neptune
+drops those its QAD model ranks first. Both need a model. The offline counterpart is xlebench's
+own blind panel (`xlebench.eval.blind`): every strategy that reads the query, the options, or
+other life logs' answers, cross-fitted by source video. The filter runs it over a recipe's
+items in each of ``seeds`` seeded fold assignments, takes each time the strongest member (the
+floor that table would print), and drops an item it answers right in at least
+``drop_if_correct_at_least`` of them. It needs every life log's items, so it runs once at the
+end of the annotate stage (`AnnotateStage.finish`), after the printed-answer pairs are
+resolved; ``tasks.<name>.filters`` without it keeps such items, and the tables say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from xlebench.eval.blind import panel_rows
+from xlebench.runner.rng import derive_seed
+
+KIND = "panel"
+#: A row the panel "answers right": its primary metric at its best value.
+RIGHT = 1.0 - 1e-9
+
+
+def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
+                   settings: Any, seed: int) -> dict[str, dict[str, Any]]:
+    """Per item: the strongest member of each seed's panel, how many seeds it was right in,
+    and whether the item is kept."""
+    seeds, need = int(spec["seeds"]), int(spec["drop_if_correct_at_least"])
+    right = {it["item_id"]: 0 for it in items}
+    members: list[str] = []
+    for k in range(seeds):
+        panel = panel_rows(items, {recipe.name: recipe}, settings,
+                           seed=derive_seed(seed, "panel-filter", k), draws=8)
+        rows = panel.rows.get(recipe.name, {})
+        if not rows:
+            continue
+        best = max(rows, key=lambda m: (_mean(rows[m], recipe.primary), -list(rows).index(m)))
+        members.append(best)
+        for r in rows[best]:
+            if (r["scores"].get(recipe.primary) or 0.0) >= RIGHT:
+                right[r["item_id"]] += 1
+    return {i: {"right": n, "seeds": seeds, "drop_if_correct_at_least": need,
+                "members": members, "kept": n < need} for i, n in right.items()}
+
+
+def _mean(rows: Sequence[dict], metric: str) -> float:
+    return sum(r["scores"].get(metric) or 0.0 for r in rows) / max(1, len(rows))
+
+
+#: Answer kinds a reader gets right or wrong, where the filter applies.
+FILTERED_KINDS = ("choice", "short")
+
+
+def filter_notes(items: Sequence[dict], records: Mapping[str, dict], recipes: Mapping[str, Any]
+                 ) -> list[str]:
+    """One line per evaluated multiple-choice or short-answer subtask: what the panel filter
+    dropped before these items were scored, or that it was not applied."""
+    from xlebench.stages.annotate import PANEL_DROPPED
+
+    dropped: dict[str, int] = {}
+    for rec in records.values():
+        dropped[rec["subtask"]] = dropped.get(rec["subtask"], 0) + \
+            rec.get("stats", {}).get(PANEL_DROPPED, 0)
+    lines = []
+    for sub in dict.fromkeys(it["subtask"] for it in items):
+        if getattr(recipes[sub].scorer, "kind", None) not in FILTERED_KINDS:
+            continue
+        verdict = next((it["provenance"].get("filters", {}).get(KIND) for it in items
+                        if it["subtask"] == sub and KIND in it["provenance"].get("filters", {})),
+                       None)
+        if verdict is None:
+            lines.append(f"{sub}: no panel filter: items a video-blind reader answers right "
+                         f"are kept (tasks.{sub}.filters).")
+        else:
+            lines.append(f"{sub}: {dropped.get(sub, 0)} items the blind panel answered right "
+                         f"in at least {verdict['drop_if_correct_at_least']} of "
+                         f"{verdict['seeds']} seeds were dropped before scoring (panel filter).")
+    return lines
