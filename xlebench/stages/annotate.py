@@ -36,6 +36,7 @@ from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.leaks import audit, other_queries, resolve
+from xlebench.tasks.panel_filter import DROPPED as PANEL_DROPPED
 from xlebench.tasks.panel_filter import KIND as PANEL_KIND
 from xlebench.tasks.panel_filter import panel_verdicts
 from xlebench.tasks.provenance import keep_owned, owners, with_source
@@ -54,8 +55,6 @@ _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need i
 REPEATED = "source asked in another life log (kept once)"
 #: ... when its query printed another item's answer, or another's query printed its answer.
 PRINTED = "printed another item's answer or was printed by one (one of the two kept)"
-#: ... when the blind panel answered it right (the panel filter).
-PANEL_DROPPED = "dropped by the panel filter"
 
 
 def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:

@@ -20,6 +20,8 @@ from xlebench.eval.blind import panel_rows
 from xlebench.runner.rng import derive_seed
 
 KIND = "panel"
+#: Why an item left the benchmark (``stats`` of the annotate records, stats/tasks.json).
+DROPPED = "dropped by the panel filter"
 #: A row the panel "answers right": its primary metric at its best value.
 RIGHT = 1.0 - 1e-9
 
@@ -58,12 +60,10 @@ def filter_notes(items: Sequence[dict], records: Mapping[str, dict], recipes: Ma
                  ) -> list[str]:
     """One line per evaluated multiple-choice or short-answer subtask: what the panel filter
     dropped before these items were scored, or that it was not applied."""
-    from xlebench.stages.annotate import PANEL_DROPPED
-
     dropped: dict[str, int] = {}
     for rec in records.values():
         dropped[rec["subtask"]] = dropped.get(rec["subtask"], 0) + \
-            rec.get("stats", {}).get(PANEL_DROPPED, 0)
+            rec.get("stats", {}).get(DROPPED, 0)
     lines = []
     for sub in dict.fromkeys(it["subtask"] for it in items):
         if getattr(recipes[sub].scorer, "kind", None) not in FILTERED_KINDS:
