@@ -97,27 +97,27 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def predictions_key(path: Path, name: str | None, published: Path) -> str:
+def predictions_key(path: Path, name: str | None, published: Path, sha: str) -> str:
     """The results folder of a predictions file: ``predictions-<name>``, named by
     ``eval.name``, else by the model its lines declare, else by the file's stem.
 
     A published folder of that key that holds another file's scores is never replaced by a
     name the user did not choose: the file gets ``predictions-<name>-<digest>`` beside it
     (``runs/a/preds.jsonl`` and ``runs/b/preds.jsonl``). A chosen ``eval.name`` that is taken
-    is refused (`check_name_free`)."""
+    is refused (`check_name_free`). ``sha``: the file's `digest`."""
     base = "predictions-" + folder_slug(name or declared_model(path) or path.stem)
     held = published_digest(published / base)
-    if name is not None or held in (None, digest(path)):
+    if name is not None or held in (None, sha):
         return base
-    return f"{base}-{digest(path)[:8]}"
+    return f"{base}-{sha[:8]}"
 
 
-def check_name_free(key: str, path: Path, published: Path, replace: bool) -> None:
+def check_name_free(key: str, sha: str, published: Path, replace: bool) -> None:
     """``eval.name`` names a folder holding another predictions file's scores: one line."""
     held = published_digest(published / key)
-    if held is not None and held != digest(path) and not replace:
+    if held is not None and held != sha and not replace:
         raise ConfigError(f"eval.name: {published / key} holds the scores of another "
-                          f"predictions file (sha256 {held[:12]}, this one {digest(path)[:12]}); "
+                          f"predictions file (sha256 {held[:12]}, this one {sha[:12]}); "
                           "choose another eval.name, or set eval.replace=true to replace them")
 
 
@@ -133,8 +133,8 @@ def published_digest(folder: Path) -> str | None:
 def capped(responses: dict[str, str], limit: int = MAX_REPLY_CHARS
            ) -> tuple[dict[str, str], int]:
     """Replies cut to ``limit`` characters, and how many were cut."""
-    long = [k for k, v in responses.items() if len(v) > limit]
-    return {k: v[:limit] if len(v) > limit else v for k, v in responses.items()}, len(long)
+    cut = sum(len(v) > limit for v in responses.values())
+    return {k: v[:limit] for k, v in responses.items()}, cut
 
 
 def folder_slug(identity: str, salt: str = "") -> str:

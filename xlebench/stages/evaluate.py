@@ -6,7 +6,6 @@ Writes per-item scores and the results table (Table 5 layout) as JSON and Markdo
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -36,6 +35,7 @@ from xlebench.eval.predictions import (
     load_predictions,
     predictions_key,
 )
+from xlebench.eval.predictions import digest as predictions_digest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.systems import build_systems, selected_logs
@@ -286,15 +286,15 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         path = Path(ec["predictions"])
         load_predictions(path)  # a malformed file stops the run here, before any work
         published = Path(cfg.paths.benchmarks) / str(cfg.name) / "results"
-        key = predictions_key(path, ec.get("name"), published)
+        digest = predictions_digest(path)
+        key = predictions_key(path, ec.get("name"), published, digest)
         if ec.get("name"):
-            check_name_free(key, path, published, bool(ec.get("replace")))
+            check_name_free(key, digest, published, bool(ec.get("replace")))
         elif key in built.by_name:
             raise ConfigError(f"eval.predictions={path}: its name {key!r} is a built-in "
                               "system's; set eval.name=<model name>")
         system = PredictionsFile(path, key)
         systems[system.name] = system
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
     settings = ScoreSettings.from_eval(ec)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from xlebench.eval.blind import panel_rows
+from xlebench.eval.blind import panel_rows, strongest
 from xlebench.runner.rng import derive_seed
 
 KIND = "panel"
@@ -39,7 +39,7 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
         rows = panel.rows.get(recipe.name, {})
         if not rows:
             continue
-        best = max(rows, key=lambda m: (_mean(rows[m], recipe.primary), -list(rows).index(m)))
+        best, _ = strongest(rows, recipe.primary, _mean)
         members.append(best)
         for r in rows[best]:
             if (r["scores"].get(recipe.primary) or 0.0) >= RIGHT:
@@ -48,7 +48,7 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
                 "members": members, "kept": n < need} for i, n in right.items()}
 
 
-def _mean(rows: Sequence[dict], metric: str) -> float:
+def _mean(rows: Sequence[dict], metric: str) -> float:  # the panel member's mean score
     return sum(r["scores"].get(metric) or 0.0 for r in rows) / max(1, len(rows))
 
 

@@ -7,6 +7,7 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -123,9 +124,10 @@ def fit_skeleton(train: Sequence[dict]) -> str:
                    for v, m, f in zip(states, masks, fulls, strict=True)]
             score = float(np.mean([2 * (len(t) - v.bit_count()) / (len(words) + 1 + len(t))
                                    for v, t in zip(new, targets, strict=True)]))
+            reach = _reach(new, fulls)
             if score > best + 1e-12 or (step is not None and score > best - 1e-12
-                                        and _reach(new, fulls) < step[2]):
-                best, step = max(score, best), (w, new, _reach(new, fulls))
+                                        and reach < step[2]):
+                best, step = max(score, best), (w, new, reach)
         if step is None:
             break
         words.append(step[0])
@@ -154,9 +156,14 @@ def skeleton_answer(item: dict, model: str, ctx: BlindContext) -> str:
 def rivals(items: Sequence[dict]) -> list[list[int]]:
     """For each item, the items whose references its reply must be nearer its own than: the
     other records of its life log, else (one item per log: a day) up to `RIVALS` items of
-    other logs in an order fixed by the ids."""
-    logs = [it.get("lifelog_id") for it in items]
-    ids = [str(it.get("item_id", k)) for k, it in enumerate(items)]
+    other logs in an order fixed by the ids. Every member of the blind panel scores the same
+    items, so the lists are computed once per set of items."""
+    return _rivals(tuple(str(it.get("item_id", k)) for k, it in enumerate(items)),
+                   tuple(it.get("lifelog_id") for it in items))
+
+
+@lru_cache(maxsize=16)
+def _rivals(ids: tuple[str, ...], logs: tuple[Any, ...]) -> list[list[int]]:
     by_log: dict[Any, list[int]] = defaultdict(list)
     for k, log in enumerate(logs):
         by_log[log].append(k)
@@ -164,7 +171,7 @@ def rivals(items: Sequence[dict]) -> list[list[int]]:
     for k, log in enumerate(logs):
         same = [j for j in by_log[log] if j != k]
         if not same:
-            others = [j for j in range(len(items)) if logs[j] != log]
+            others = [j for j in range(len(ids)) if logs[j] != log]
             same = sorted(others, key=lambda j: hashlib.sha256(
                 f"{ids[k]}|{ids[j]}".encode()).digest())[:RIVALS]
         out.append(same)
