@@ -320,7 +320,7 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
                   "no baseline rescaling."]
     lines += ["", "Scores x100 over every item of the benchmark (missing, unparseable, refusal "
               "and no-information replies score as wrong answers); [95% CI, bootstrap over "
-              "life logs]; n = items; floor = the strongest video-blind strategy on the same "
+              "source videos]; n = items; floor = the strongest video-blind strategy on the same "
               "items (named in brackets; it reads only the query, the options, or other life "
               "logs' answers); paper protocol = refusals and no-information replies left out, "
               "as in the paper; counting accuracy pooled over queried actions; AVG rows pool "

@@ -17,10 +17,12 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
@@ -57,10 +59,36 @@ def words(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP]
 
 
+#: The words of Ego4D's NLQ templates, which say what is asked, not about what.
+QUERY_FRAME = frozenset(words("""location see state colour color where was were many
+leave left put use touch move before open closed talk who whom with"""))
+
+
 @lru_cache(maxsize=1 << 17)
 def word_set(text: str) -> frozenset[str]:
     """Content-word stems of a caption (memoised: captions are scored many times)."""
     return frozenset(words(text))
+
+
+def similar_words(query: set[str], vocab: Collection[str], at_least: float
+                  ) -> dict[str, float]:
+    """The vocabulary words (caption stems) nearest to each query stem that the vocabulary
+    lacks, with their cosine, where it is at least ``at_least`` (MiniLM, loaded only when a
+    query word is missing)."""
+    missing = sorted(query - set(vocab))
+    if not missing or not vocab or at_least <= 0:
+        return {}
+    from xlebench.eval.encoder import sentence_encoder
+
+    enc, pool = sentence_encoder(), sorted(vocab)
+    a, b = enc.encode(missing), enc.encode(pool)
+    sims = (a / np.linalg.norm(a, axis=1, keepdims=True)) @ (
+        b / np.linalg.norm(b, axis=1, keepdims=True)).T
+    found: dict[str, float] = {}
+    for row in sims:
+        for j in np.flatnonzero(row >= at_least):
+            found[pool[j]] = max(found.get(pool[j], 0.0), float(row[j]))
+    return found
 
 
 @dataclass(frozen=True)
@@ -69,6 +97,10 @@ class BaselineParams:
     nlq_window_s: float = 8.0
     #: Matching captions closer than this belong to one run of an activity (moments).
     run_gap_s: float = 25.0
+    #: A query word no caption of the period holds ("timber") also matches the captions'
+    #: words whose MiniLM vectors are at least this close ("wood"), weighted by closeness:
+    #: NLQ queries are written by other annotators than the narrations. 0 turns it off.
+    synonyms: float = 0.55
 
 
 class TextRetrievalBaseline:
@@ -79,8 +111,9 @@ class TextRetrievalBaseline:
     reads = "the Ego4D narrations as captions"
     #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
-    #: apart; 6: short answers, MultiHop's places and events).
-    version = "6"
+    #: apart; 6: short answers, MultiHop's places and events; 7: ordering by IDF-weighted
+    #: one-to-one assignment of texts to records).
+    version = "7"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).
     no_source = ("There is no information available: the library has no narrations of "
@@ -134,7 +167,11 @@ class TextRetrievalBaseline:
             return NO_INFO
         df = Counter(w for c in pool for w in word_set(c.text))
         idf = {w: math.log(1 + len(pool) / df[w]) for w in df}
-        score = [sum(idf.get(w, 0.0) for w in q if w in word_set(c.text)) for c in pool]
+        weight = {w: (v, idf[w]) for w, v in
+                  similar_words(set(q) - QUERY_FRAME, df, self.p.synonyms).items()}
+        score = [sum(idf.get(w, 0.0) for w in q if w in word_set(c.text))
+                 + sum(v * i for w, (v, i) in weight.items() if w in word_set(c.text))
+                 for c in pool]
         spans = (self._runs(pool, score, lo, hi) if moment
                  else self._points(pool, score, lo, hi))
         if not spans:
@@ -283,13 +320,31 @@ class TextRetrievalBaseline:
         if not shown:
             return NO_INFO
         segs = log["segments"]
-        bags = [Counter(w for c in captions if s["start_s"] <= c.virtual_s <= s["end_s"]
-                        for w in words(c.text)) for s in segs]
+        bags = [frozenset(w for c in captions if s["start_s"] <= c.virtual_s <= s["end_s"]
+                          for w in words(c.text)) for s in segs]
+        at = assign_texts([word_set(text) for _, text in shown], bags)
 
-        def when(text: str) -> float:
-            q = word_set(text)
-            best = max(range(len(segs)), key=lambda k: (sum(bags[k][w] > 0 for w in q), -k))
-            return segs[best]["start_s"]
+        def when(k: int) -> float:
+            return segs[at[k]]["start_s"] if at[k] is not None else math.inf
+        ranked = sorted(range(len(shown)), key=lambda k: (when(k), int(shown[k][0])))
+        return ordering_answer([int(shown[k][0]) for k in ranked])
 
-        ranked = sorted(shown, key=lambda x: (when(x[1]), int(x[0])))
-        return ordering_answer([int(i) for i, _ in ranked])
+
+def assign_texts(texts: Sequence[frozenset[str]], bags: Sequence[frozenset[str]]
+                 ) -> list[int | None]:
+    """Each shown text placed at one record, the best-matching (text, record) pairs first:
+    a pair's match is the IDF weight (over the day's records) of the words they share, so a
+    word every record holds ("c", "kitchen") decides nothing and two texts never claim one
+    record. A text left without a record (more texts than records) gets None."""
+    df = Counter(w for bag in bags for w in bag)
+    idf = {w: math.log(len(bags) / n) for w, n in df.items()}
+    pairs = sorted(((sum(idf.get(w, 0.0) for w in t & bags[r]), k, r)
+                    for k, t in enumerate(texts) for r in range(len(bags))),
+                   key=lambda x: (-x[0], x[1], x[2]))
+    at: list[int | None] = [None] * len(texts)
+    taken: set[int] = set()
+    for _, k, r in pairs:
+        if at[k] is None and r not in taken:
+            at[k], _ = r, taken.add(r)
+    return at
+

@@ -1,0 +1,55 @@
+"""The narration-reading baseline: ordering by one-to-one IDF assignment, and localisation
+that reads a query's other name for an object."""
+
+from __future__ import annotations
+
+from xlebench.eval.baselines.captions import Caption
+from xlebench.eval.baselines.text_retrieval import (
+    TextRetrievalBaseline,
+    assign_texts,
+    similar_words,
+    word_set,
+)
+from xlebench.eval.parse import parse_spans
+
+
+def cap(t: float, text: str) -> Caption:
+    return Caption(t, "v", t, text)
+
+
+def test_a_word_every_record_holds_decides_nothing_and_no_record_is_claimed_twice():
+    bags = [word_set("C cuts the onion in the kitchen C washes the pan in the kitchen"),
+            word_set("C stirs the soup in the kitchen C cuts the carrot in the kitchen")]
+    texts = [word_set("C cuts vegetables in the kitchen and stirs the soup"),
+             word_set("C cuts the onion in the kitchen")]
+    # raw overlap puts both texts at the record holding "cuts" and "kitchen" first
+    assert assign_texts(texts, bags) == [1, 0]
+    assert assign_texts(texts + [word_set("C sleeps")], bags)[2] is None
+
+
+def test_ordering_reply_follows_the_records_the_texts_match():
+    log = {"segments": [{"start_s": 0.0, "end_s": 100.0}, {"start_s": 200.0, "end_s": 300.0},
+                        {"start_s": 400.0, "end_s": 500.0}]}
+    captions = [cap(10, "C drives the car on the road"), cap(210, "C kneads the dough"),
+                cap(220, "C bakes the bread in the oven"), cap(410, "C waters the plants")]
+    item = {"query": "Put these in order. Summary 0: C watered plants in the garden. "
+                     "Summary 1: C drove a car. Summary 2: C baked bread in the oven."}
+    reply = TextRetrievalBaseline._order(item, log, captions)
+    assert reply.endswith(": 1, 2, 0")
+
+
+def test_a_query_naming_an_object_otherwise_finds_the_narrators_word():
+    found = similar_words({"timber"}, {"wood", "kettl", "phone"}, 0.55)
+    assert set(found) == {"wood"}
+    assert similar_words({"wood"}, {"wood", "phone"}, 0.55) == {}  # present: nothing added
+    assert similar_words({"timber"}, {"wood"}, 0.0) == {}  # turned off
+
+
+def test_localisation_reads_the_other_name():
+    captions = [cap(t, "C holds the phone") for t in range(0, 600, 20)]
+    captions.append(cap(305.0, "C sands the wood"))
+    item = {"query": "In what location did I see the timber in the record provided for the "
+                     "00:00 - 00:10 time period?", "period": {"start_s": 0.0, "end_s": 600.0}}
+    spans = parse_spans(TextRetrievalBaseline(None)._localise(item, sorted(
+        captions, key=lambda c: c.virtual_s)))
+    assert spans and spans[0][0] <= 305.0 <= spans[0][1]
