@@ -117,3 +117,46 @@ def test_the_annotate_stage_drops_and_counts_printed_pairs_unless_kept() -> None
     keep = AnnotateStage(recipes=recipes, keys={}, annotations_root=None,
                          printed_answers="keep")
     assert keep.finish(records) == records
+
+
+def _in_logs(items: list[dict], n: int) -> list[dict]:
+    """The same items in ``n`` life logs (their ids made unique per log)."""
+    return [{**it, "lifelog_id": f"log{k}", "item_id": f"log{k}-{it['item_id']}"}
+            for k in range(n) for it in items]
+
+
+def test_ordering_texts_that_say_what_a_summary_answers_never_share_a_log_with_it() -> None:
+    """The ordering query's clip texts are not the summaries' references verbatim (the audit
+    sees nothing) but say the same of the same records: a reader who copies the right one
+    scores high. One side per life log is kept, by a seeded coin: each recipe keeps items,
+    and what the other queries of a log give falls to nothing."""
+    from xlebench.tasks.leaks import other_queries, shown
+
+    said = {"v-cook": ("C cooks the pasta in the kitchen and then washes the pan at the sink.",
+                       "At the sink C washes a pan after cooking pasta in a kitchen."),
+            "v-walk": ("C walks the dog in the park and then throws the ball on the grass.",
+                       "On grass C throws a ball after walking a dog in a park."),
+            "v-read": ("C reads the book on the sofa and then turns the page by the lamp.",
+                       "By a lamp C turns a page after reading a book on a sofa.")}
+    videos = {uid: v.__class__(**{**v.__dict__, "summary": said[uid][0], "clip_summaries": (
+        v.clip_summaries[0].__class__(0.0, v.duration_s, said[uid][1]),)})
+        for uid, v in VIDEOS.items()}
+    both = []
+    for name in ("summary_ordering", "single_summary"):
+        recipe = load_recipe(name)
+        ctx = Context(name, recipe.task, LOG, videos, _annotations(), random.Random(7),
+                      offline_aggregate)
+        both += recipe.build(ctx, recipe.params({})).items
+    both = _in_logs(both, 20)
+    assert audit(both) == {}
+    assert other_queries(both)["single_summary"]["best"] > 0.2
+    recipes = {n: load_recipe(n) for n in ("summary_ordering", "single_summary")}
+    drop = shown(both, {n: r.shows for n, r in recipes.items()},
+                 {n: r.answers for n, r in recipes.items()}, seed=0)
+    kept = [it for it in both if it["item_id"] not in drop]
+    assert drop == shown(both, {n: r.shows for n, r in recipes.items()},
+                         {n: r.answers for n, r in recipes.items()}, seed=0)
+    assert {it["subtask"] for it in kept} == {"summary_ordering", "single_summary"}
+    assert all({it["subtask"] for it in kept if it["lifelog_id"] == log} != {
+        "summary_ordering", "single_summary"} for log in {it["lifelog_id"] for it in kept})
+    assert other_queries(kept).get("single_summary", {"best": 0.0})["best"] == 0.0

@@ -35,7 +35,7 @@ from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
-from xlebench.tasks.leaks import audit, other_queries, resolve
+from xlebench.tasks.leaks import audit, other_queries, resolve, shown
 from xlebench.tasks.panel_filter import DROPPED as PANEL_DROPPED
 from xlebench.tasks.panel_filter import KIND as PANEL_KIND
 from xlebench.tasks.panel_filter import panel_verdicts
@@ -55,6 +55,10 @@ _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need i
 REPEATED = "source asked in another life log (kept once)"
 #: ... when its query printed another item's answer, or another's query printed its answer.
 PRINTED = "printed another item's answer or was printed by one (one of the two kept)"
+#: ... when its query showed, in other words, what another item of its life log answers (or
+#: the other way round): one side per life log kept, by a seeded coin.
+SHOWN = ("showed what another item of its life log answers, in other words, or was shown by "
+         "one (one side kept per life log)")
 
 
 def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
@@ -229,13 +233,20 @@ class AnnotateStage(BaseStage):
     def finish(self, records: dict[str, dict]) -> dict[str, dict]:
         """Every recipe's items at once: of an item whose query prints another's answer (same
         life log or source video, `xlebench.tasks.leaks`) and that other item, one is dropped
-        and counted, unless ``printed_answers=keep`` (the paper's forms; the audit in
-        stats/tasks.json still counts them); then the ``panel`` filters of the recipes that
+        and counted; of items whose query shows in other words what others of their life log
+        answer (`xlebench.tasks.leaks.shown`), one side per log; both unless
+        ``printed_answers=keep`` (the paper's forms; the audit in stats/tasks.json still
+        counts printed ones); then the ``panel`` filters of the recipes that
         list one (`xlebench.tasks.panel_filter`)."""
         if self.printed_answers != "keep":
             drop = resolve([it for rec in records.values() for it in rec["items"]],
                            self.validity_seed)
             records = {uid: _without(rec, drop, PRINTED) for uid, rec in records.items()}
+            drop = shown([it for rec in records.values() for it in rec["items"]],
+                         {n: r.shows for n, (r, _) in self.recipes.items()},
+                         {n: r.answers for n, (r, _) in self.recipes.items()},
+                         self.validity_seed)
+            records = {uid: _without(rec, drop, SHOWN) for uid, rec in records.items()}
         return self._panel_filter(records)
 
     def _panel_filter(self, records: dict[str, dict]) -> dict[str, dict]:

@@ -327,5 +327,5 @@ RECIPE = Recipe(
     name="egoschema_mcq", task="multiple_choice", schema=EgoSchemaParams, build=build,
     scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
     answer_source="Ego4D narrations (LLM-written, EgoSchema Q(AW)-shot) or library summaries",
-    prompts=PROMPTS, group="multiple choice", oracle=oracle,
+    prompts=PROMPTS, group="multiple choice", oracle=oracle, answers="descriptions",
     description="Five-way multiple choice about a narration-dense window (EgoSchema).")

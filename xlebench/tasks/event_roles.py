@@ -46,6 +46,7 @@ def oracle(ctx: Context, p: RolesParams, item: dict) -> str:
 RECIPE = Recipe(
     name="event_roles", task="event_understanding", schema=RolesParams, build=build,
     scorer=EventRoles(), primary="cider_d", answer_format=FORMAT,
-    answer_source="Ego4D narrations (both passes)", needs=("narrations",), oracle=oracle,
+    answer_source="Ego4D narrations (both passes)", needs=("narrations",),
+    oracle=oracle, shows=("verbs",),
     description="Who did what, with what and where in five 2-second events, given their "
                 "verbs (VidSitu's role task).")

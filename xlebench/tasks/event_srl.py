@@ -143,5 +143,6 @@ def oracle(ctx: Context, p: EventParams, item: dict) -> str:
 RECIPE = Recipe(
     name="event_srl", task="event_understanding", schema=EventParams, build=build,
     scorer=EventVerbs(), primary="verb_r5", answer_format=FORMAT,
-    answer_source="Ego4D narrations (both passes)", needs=("narrations",), oracle=oracle,
+    answer_source="Ego4D narrations (both passes)", needs=("narrations",),
+    oracle=oracle, answers="verbs",
     description="The verbs of five 2-second events (VidSitu's verb task).")

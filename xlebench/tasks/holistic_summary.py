@@ -76,5 +76,5 @@ RECIPE = Recipe(
     name="holistic_summary", task="summarisation", schema=HolisticSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    prompts=("tasks/aggregate.v2",), oracle=oracle,
+    prompts=("tasks/aggregate.v2",), oracle=oracle, answers="descriptions",
     description="What happened over the whole day.")

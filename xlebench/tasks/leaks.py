@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from xlebench.eval.metrics import rouge_l_content, rouge_tokens
 from xlebench.runner.rng import derive_seed
@@ -105,6 +105,34 @@ def audit(items: Sequence[dict]) -> dict[str, dict]:
         for h in hits:
             cell["answers_of"][sub_of[h]] = cell["answers_of"].get(sub_of[h], 0) + 1
     return dict(sorted(out.items()))
+
+
+def shown(items: Sequence[dict], shows: Mapping[str, Sequence[str]],
+          answers: Mapping[str, str | None], seed: int) -> set[str]:
+    """The items to drop so that no query shows, in other words, what another item of its life
+    log answers about one of the same videos (the ordering query's clip text of a record and
+    that record's summary; the roles query's verbs and the verb item of the same event): not
+    verbatim, so `printed` misses it, but a reader who picks the right text copies it.
+    ``shows``/``answers``: per subtask, the recipe's declarations. Per life log and kind a
+    seeded coin keeps one side — the showing items or the answering ones — so both recipes
+    keep about half of the logs where they meet, rather than one recipe losing every item
+    (the showing item meets several answering ones in each log)."""
+    by: dict[tuple[str, str], tuple[list[dict], list[dict]]] = defaultdict(lambda: ([], []))
+    for it in items:
+        for kind in shows.get(it["subtask"], ()):
+            by[(it["lifelog_id"], kind)][0].append(it)
+        if kind := answers.get(it["subtask"]):
+            by[(it["lifelog_id"], kind)][1].append(it)
+    drop: set[str] = set()
+    for (log, kind), (showing, answering) in sorted(by.items()):
+        seen = {v for it in showing for v in source_videos(it)}
+        met = [it for it in answering if seen & set(source_videos(it))
+               and all(s["item_id"] != it["item_id"] for s in showing)]
+        if not showing or not met:
+            continue
+        keep_shown = derive_seed(seed, "shown-side", log, kind) % 2 == 0
+        drop.update(it["item_id"] for it in (met if keep_shown else showing))
+    return drop
 
 
 _SPLIT = re.compile(r"Summary \d+:|(?<=[.?!])\s+")

@@ -57,5 +57,5 @@ RECIPE = Recipe(
     name="multi_summary", task="summarisation", schema=MultiSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    prompts=("tasks/aggregate.v2",), oracle=oracle,
+    prompts=("tasks/aggregate.v2",), oracle=oracle, answers="descriptions",
     description="What happened in a part of the day, over several recordings.")

@@ -55,6 +55,14 @@ class Recipe:
     oracle: Callable[[Any, Any, dict], str] | None = None
     #: The metric the oracle's consistency check reads (default: the primary metric).
     check: str | None = None
+    #: What its query shows of the videos it is about, in words other items may answer with:
+    #: ``descriptions`` (what C does in a record: the ordering texts), ``verbs`` (an event's
+    #: verbs: VidSitu's roles task gives them). See `xlebench.tasks.leaks.shown`.
+    shows: tuple[str, ...] = ()
+    #: What its answer is, in those terms (a summary answers with a description, an event's
+    #: verb recognition with verbs): an item of the same life log whose query shows that of
+    #: one of its videos is never in the benchmark beside it.
+    answers: str | None = None
 
     def params(self, raw: Mapping[str, Any], where: str = "") -> Any:
         """The schema instance for a config mapping; unknown keys are an error naming them."""

@@ -54,4 +54,5 @@ RECIPE = Recipe(
     name="single_summary", task="summarisation", schema=SingleSummaryParams, build=build,
     scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
-    oracle=oracle, description="What happened in one recording, as one sentence.")
+    oracle=oracle, answers="descriptions",
+    description="What happened in one recording, as one sentence.")

@@ -92,5 +92,6 @@ RECIPE = Recipe(
     name="summary_ordering", task="ordering", schema=OrderingParams, build=build,
     scorer=OrderAccuracy(), primary="position_acc",
     answer_format="Answer as: Correct order of the summaries: <numbers separated by commas>.",
-    answer_source="library clip summaries", needs=("summaries",), oracle=oracle,
+    answer_source="library clip summaries", needs=("summaries",),
+    oracle=oracle, shows=("descriptions",),
     description="The day's records, one text each, shuffled, to be put back in order.")
