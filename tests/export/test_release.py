@@ -11,6 +11,7 @@ import pytest
 from tests.tasks.test_recipes import LOG, _build
 from xlebench.export.release import hex8, release_files, release_layout
 from xlebench.export.release_import import import_release, main
+from xlebench.tasks.registry import load_recipe
 
 #: Fields an imported item must reproduce exactly: everything scoring reads.
 SCORED = ("item_id", "task", "subtask", "lifelog_id", "category", "query", "answer", "period",
@@ -191,6 +192,17 @@ def test_imported_release_scores_with_xlebench(tmp_path: Path, capsys) -> None:
     assert listed == [s for s in PAPER_ORDER if s in listed] + sorted(
         s for s in listed if s not in PAPER_ORDER), "the evaluate stage's order"
     assert "floor" in out
+    # half the gold answers: refused with a hint this command understands, then scored
+    half = tmp_path / "half.jsonl"
+    half.write_text("".join(preds.read_text().splitlines(keepends=True)[::2]))
+    capsys.readouterr()
+    assert score([str(tmp_path / "imp"), str(half), "--no-bertscore"]) == 2
+    err = capsys.readouterr().err
+    assert "--allow-partial" in err and "eval.allow_partial" not in err
+    assert score([str(tmp_path / "imp"), str(half), "--no-bertscore", "--bootstrap", "5",
+                  "--allow-partial", "--out", str(tmp_path / "half")]) == 0
+    rows = [json.loads(x) for x in (tmp_path / "half" / "scores.jsonl").read_text().splitlines()]
+    assert 0 < sum(r["scores"][load_recipe(r["subtask"]).primary] for r in rows) < len(rows)
     preds.write_text('{"item_id": "nope", "response": "x"}\n')
     assert score([str(tmp_path / "imp"), str(preds), "--no-bertscore"]) == 2
 
@@ -210,6 +222,13 @@ def test_every_unreadable_entry_is_skipped_and_counted(tmp_path: Path) -> None:
     t["action_retrieval"]["moment_localisation"]["query_list"].append(["not", "a", "dict"])
     t["objects_retrieval"]["query_list"].append({"queries": []})
     t["objects_retrieval"]["query_list"][0]["queries"].append({"query": "no times"})
+    # two shapes once misread: a null query became "None in the record provided ...", and
+    # index -1 read the last segment, with negative video times
+    null = {**t["objects_retrieval"]["query_list"][0]["queries"][0], "query": None}
+    t["objects_retrieval"]["query_list"][0]["queries"].append(null)
+    last = json.loads(json.dumps(t["objects_retrieval"]["query_list"][0]))
+    last["query_metadata"]["video_index"] = -1
+    t["objects_retrieval"]["query_list"].append(last)
     t["people_retrieval"] = ["an array where an object belongs"]
     t["summary_ordering"] = {"order": [0, 1]}
     (rel / "simulation_a1b2c3d4_0e0e0e0e_annotation.json").write_text(json.dumps(bad))
@@ -224,7 +243,12 @@ def test_every_unreadable_entry_is_skipped_and_counted(tmp_path: Path) -> None:
         "(another type where an object belongs)": 1,
         "object_retrieval: query group without a readable query_metadata "
         "(no 'query_metadata')": 1,
-        "object_retrieval: query without response times (no 'response_start_time_sec')": 1,
+        "object_retrieval: query without text or response times "
+        "(no 'response_start_time_sec')": 1,
+        "object_retrieval: query without text or response times "
+        "(ValueError: query is null, not text)": 1,
+        "object_retrieval: query group without a readable query_metadata "
+        "(IndexError: video_index -1 outside the 3 segments)": 1,
         "people_retrieval: query group without a readable query_metadata "
         "(another type where an object belongs)": 1,
         "summary_ordering: an object without query_list": 1,

@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from xlebench.clock import time_class
+from xlebench.clock import fmt_hhmm, time_class
 from xlebench.library.embed import HashingEmbedder
 from xlebench.library.index import build_index
 from xlebench.library.sources import Selection, load_ego4d
@@ -35,7 +35,8 @@ def library(tmp_path_factory):
                    CandidateFilter(videos)), emb
 
 
-def _log(library, seed: int, n: int, location: str, mbti: str, **clock):
+def _log(library, seed: int, n: int, location: str, mbti: str, notes: list | None = None,
+         **clock):
     lib, emb = library
     persona = generate_persona(location, mbti, seed)
     vocab = sorted({s for v in lib.videos for s in v.scenarios})
@@ -49,10 +50,12 @@ def _log(library, seed: int, n: int, location: str, mbti: str, **clock):
                                segment_end=segment["end_s"], alternatives=lambda c: [],
                                min_gap_s=150, tclass=TC)
 
-    segs, revs, _ = simulate_log(
+    segs, revs, said = simulate_log(
         lib=lib, chunks=plan.chunks, embed=lambda c: vecs[c.chunk_id], country=location,
         picked=picked, reflect=reflect, rng=rng,
         params=MatchParams(levels=LEVELS, top_k_sample=2, **clock))
+    if notes is not None:
+        notes += said
     return plan, segs, revs
 
 
@@ -102,6 +105,18 @@ def test_minute_starts_and_floored_ends(library, seed: int) -> None:
     for s in default:
         assert s["start_s"] == s["chunk"]["start_s"]
         assert s["end_s"] == s["start_s"] + -(-by_uid[s["video_uid"]].duration_s // 1)
+
+
+def test_no_segment_starts_after_the_latest_start(library) -> None:
+    """``latest_start``: the chunk that would start at or after it, and the rest of its day,
+    are dropped and noted (the release's readers read a late ``HH:MM`` as the morning)."""
+    _, full, _ = _log(library, 3, 15, "USA", "ENTP")
+    cut = sorted(s["start_s"] for s in full)[10]
+    notes: list[str] = []
+    _, segs, _ = _log(library, 3, 15, "USA", "ENTP", notes=notes, latest_start_s=cut)
+    assert segs == full[:10] and all(s["start_s"] < cut for s in segs)
+    assert notes == [f"simulation.latest_start: dropped 5 chunk(s) starting at or after "
+                     f"{fmt_hhmm(cut)}"]
 
 
 def test_groups_are_contiguous_and_near_equal() -> None:

@@ -14,11 +14,24 @@ def test_retrieval_and_moment_queries() -> None:
     # 0.9% of real NLQ queries end with a full stop
     assert W.retrieval_query("Where is the dog.", 7 * H, 7.5 * H) == (
         "Where is the dog in the record provided for the 07:00 - 07:30 time period?")
+    # a raw query ending "?:" (as one Ego4D query does) loses both marks
+    assert W.retrieval_query("Where was the cup after I dropped it?:", 7 * H, 7.5 * H) == (
+        "Where was the cup after I dropped it in the record provided for the 07:00 - 07:30 "
+        "time period?")
     assert W.moment_query("converse_/_interact_with_someone", 11 * H + 35 * 60, 12 * H) == (
         "When did I (converse / interact with someone) in the record provided for the "
         "11:35 - 12:00 time period?")
     assert W.span_text([[25362.1010186, 25370.0], [25400, 25410.9]]) == (
         "[07:02:42 - 07:02:50], [07:03:20 - 07:03:30]")
+
+
+def test_a_period_inside_one_minute_never_reads_as_no_time() -> None:
+    """A 40-s video on a whole-minute start, its end floored: 05:10 - 05:11, not 05:10 -
+    05:10; longer periods keep the release's floored minutes."""
+    assert W.period_text(5 * H + 10 * 60, 5 * H + 10 * 60 + 40) == "05:10 - 05:11"
+    assert W.period_text(5 * H + 10 * 60 + 30, 5 * H + 10 * 60 + 50) == "05:10 - 05:11"
+    assert W.period_text(23 * H + 59 * 60, 23 * H + 59 * 60 + 20) == "23:59 - +1 00:00"
+    assert W.period_text(7 * H, 7 * H + 29 * 60 + 59) == "07:00 - 07:29"
 
 
 def test_summary_queries() -> None:
@@ -52,4 +65,4 @@ def test_ordering_query_and_answer() -> None:
         "Please rank the following summaries of camera wearer C's activities in order of "
         "presentation of the life-log recordings. Summary 0: C reads a book. Summary 1: C "
         "cooks pasta.")
-    assert W.ordering_answer([7, 2, 0, 1]) == "Correct order of the summaries: 7, 2, 0, 1"
+    assert W.ordering_answer([7, 2, 0, 1]) == "Correct order of the summaries: 7, 2, 0, 1."

@@ -282,6 +282,11 @@ class SimulationConfig:
     #: A segment ends at start + ceil(video duration) (never overlaps the next) or, as the
     #: authors do, floor(start + duration).
     segment_end: str = knob("ceil", choices=("ceil", "floor"))
+    #: With ``day_end=overflow``: no segment starts at or after this clock time of the next
+    #: day ("03:00"); the chunk and the rest of its day are dropped and noted. The release's
+    #: readers add 24 h to a plain ``HH:MM`` only up to such an hour, so a later segment would
+    #: be read as the morning of the same day. None: no limit.
+    latest_start: str | None = None
 
 
 @dataclass

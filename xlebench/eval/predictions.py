@@ -54,15 +54,17 @@ def load_predictions(path: Path) -> dict[str, str]:
     return out
 
 
-def check_covers(path: Path, responses: dict[str, str], items: list[dict]) -> None:
-    """A file that leaves items out would be scored on what it chose to answer: refused."""
+def check_covers(path: Path, responses: dict[str, str], items: list[dict],
+                 partial: str = "eval.allow_partial=true") -> None:
+    """A file that leaves items out would be scored on what it chose to answer: refused
+    (``partial``: how the command at hand scores the missing ones as wrong instead)."""
     missing = [it["item_id"] for it in items if it["item_id"] not in responses]
     if missing:
         raise DataError(str(path), "item_id", f"covers {len(items) - len(missing)} of "
                         f"{len(items)} items of this benchmark (missing e.g. "
                         f"{', '.join(missing[:3])})", "predict every question of "
-                        "export/questions/*.jsonl, or set eval.allow_partial=true to score "
-                        "the missing ones as wrong answers")
+                        f"export/questions/*.jsonl, or pass {partial} to score the missing "
+                        "ones as wrong answers")
 
 
 def check_known(path: Path, responses: dict[str, str], known: set[str]) -> None:

@@ -40,7 +40,8 @@ def read_items(folder: Path) -> dict[str, list[dict]]:
 
 
 def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
-                 n_boot: int | None = None, seed: int = 0) -> dict:
+                 n_boot: int | None = None, seed: int = 0, allow_partial: bool = False
+                 ) -> dict:
     from xlebench.eval.predictions import check_covers, check_known, load_predictions
     from xlebench.export.questions import resolve_ids
 
@@ -51,7 +52,8 @@ def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
     items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
     responses = resolve_ids(predictions, load_predictions(predictions), items)
     check_known(predictions, responses, {it["item_id"] for it in items})
-    check_covers(predictions, responses, items)
+    if not allow_partial:
+        check_covers(predictions, responses, items, partial="--allow-partial")
     settings = ScoreSettings.from_eval({**defaults, "bertscore": bertscore})
     scorer = None
     if bertscore:
@@ -95,12 +97,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="write table.json, table.md and scores.jsonl here (a new folder)")
     ap.add_argument("--no-bertscore", action="store_true")
     ap.add_argument("--bootstrap", type=int, default=None)
+    ap.add_argument("--allow-partial", action="store_true",
+                    help="score items the file does not predict as wrong answers (refused "
+                         "without it)")
     args = ap.parse_args(argv)
     try:
         if args.out is not None and args.out.exists():
             raise UserError(f"{args.out}: already exists; choose a new folder")
         res = score_folder(args.folder, args.predictions, bertscore=not args.no_bertscore,
-                           n_boot=args.bootstrap)
+                           n_boot=args.bootstrap, allow_partial=args.allow_partial)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -148,13 +148,30 @@ def _block(tasks: dict, key: str, subtask: str, skipped: Counter, inner: str | N
     return node
 
 
+def _segment(segs: list[dict], entry: dict) -> dict:
+    """The segment an entry's ``query_metadata.video_index`` names; a negative index (which
+    Python would read from the end) or one past the segments is unreadable."""
+    k = int(entry["query_metadata"]["video_index"])
+    if not 0 <= k < len(segs):
+        raise IndexError(f"video_index {k} outside the {len(segs)} segments")
+    return segs[k]
+
+
+def _text(entry: dict, key: str) -> str:
+    """A text field that must hold words (``"query": null`` is not a question)."""
+    value = entry[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{key} is {json.dumps(value)}, not text")
+    return value
+
+
 def _retrieval(b: _Builder, subtask: str, block: Any, skipped: Counter) -> None:
     segs = b.log["segments"]
 
     def group(g: dict) -> None:
-        seg = segs[int(g["query_metadata"]["video_index"])]
+        seg = _segment(segs, g)
         period = (float(seg["start_s"]), float(seg["end_s"]))
-        _each(g.get("queries", []), subtask, "query without response times", skipped,
+        _each(g.get("queries", []), subtask, "query without text or response times", skipped,
               lambda q: _query(b, subtask, seg, period, q))
 
     queries = block.get("query_list", []) if isinstance(block, dict) else block
@@ -162,8 +179,8 @@ def _retrieval(b: _Builder, subtask: str, block: Any, skipped: Counter) -> None:
 
 
 def _query(b: _Builder, subtask: str, seg: dict, period: tuple[float, float], q: dict) -> None:
+    raw = _text(q, "query")
     (va, vb), span = b.span(seg, q)
-    raw = q["query"]
     b.add(subtask, q.get("item_id"), query=W.retrieval_query(clean_query(raw), *period),
           period=period, spans=[span], text=W.span_text([span]),
           evidence=[_evidence(seg, va, vb)],
@@ -175,9 +192,10 @@ def _moments(b: _Builder, block: Any, skipped: Counter) -> None:
     segs = b.log["segments"]
 
     def entry(e: dict) -> None:
-        seg = segs[int(e["query_metadata"]["video_index"])]
+        seg = _segment(segs, e)
         period = (float(seg["start_s"]), float(seg["end_s"]))
-        label = e.get("query") or e["query_list"][0]["query"]
+        label = (e["query"] if isinstance(e.get("query"), str) and e["query"].strip()
+                 else _text(e["query_list"][0], "query"))
         pairs = [b.span(seg, q) for q in e["query_list"]]
         spans = [s for _, s in pairs]
         b.add("moment_retrieval", e.get("item_id"), query=W.moment_query(label, *period),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlebench.clock import DAY
+from xlebench.clock import DAY, fmt_hhmm
 from xlebench.library.index import search
 from xlebench.library.records import LibraryVideo
 from xlebench.plan.chunks import PlanChunk
@@ -35,6 +35,9 @@ class MatchParams:
     segment_end: str = "ceil"
     #: Per library video, subtracted from its cosine before ranking (diversity prior).
     penalty: np.ndarray | None = None
+    #: No segment starts at or after this many seconds from its day's midnight (e.g. 27 h:
+    #: 03:00 of the next day); None: no limit.
+    latest_start_s: int | None = None
 
 
 def segment_bounds(chunk_start_s: int, duration_s: float, p: MatchParams) -> tuple[int, int]:
@@ -135,6 +138,14 @@ def simulate_log(
             same_day = [c for c in remaining if c.day == chunk.day]
             notes.append(f"day_end=truncate: dropped {1 + len(same_day)} chunk(s) after "
                          "midnight" + (f" of day {chunk.day + 1}" if chunk.day else ""))
+            remaining = [c for c in remaining if c.day != chunk.day]
+            continue
+        late = params.latest_start_s
+        if late is not None and segment_bounds(chunk.start_s, 0.0, params)[0] >= \
+                DAY * chunk.day + late:
+            same_day = [c for c in remaining if c.day == chunk.day]
+            notes.append(f"simulation.latest_start: dropped {1 + len(same_day)} chunk(s) "
+                         f"starting at or after {fmt_hhmm(DAY * chunk.day + late)}")
             remaining = [c for c in remaining if c.day != chunk.day]
             continue
         m = _match(lib, chunk, embed(chunk), country, used, params, rng)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from xlebench.clock import time_class
+from xlebench.clock import DAY, parse_hhmm, time_class
 from xlebench.config.schema import DiversityConfig
 from xlebench.library.embed import make_encoder
 from xlebench.library.records import LibraryVideo
@@ -238,6 +238,8 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         day_end=str(sim["day_end"]),
         start_resolution_s=int(sim["start_resolution_s"]),
         segment_end=str(sim["segment_end"]),
+        latest_start_s=(None if sim.get("latest_start") is None
+                        else DAY + parse_hhmm(str(sim["latest_start"]))),
     )
     llm = llm_planner(cfg, "planner=llm (reflection)") if cfg.planner.reflection else None
     if llm is not None:
@@ -252,6 +254,7 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
     fp = {"lengths": lengths, "day_end": sim["day_end"],
           **({"days": sim["days"]} if sim["days"] > 1 else {}),
           "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
+          **({"latest_start": sim["latest_start"]} if sim.get("latest_start") else {}),
           "matcher": {k: v for k, v in matcher.items() if k not in ("embedder", "index")},
           "index_kind": matcher["index"]["kind"],
           "planner": {"min_gap_s": int(cfg.planner.min_gap_s),

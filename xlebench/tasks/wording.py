@@ -18,7 +18,13 @@ from xlebench.clock import fmt_hhmm, fmt_hhmmss
 
 
 def period_text(start_s: float, end_s: float) -> str:
-    return f"{fmt_hhmm(start_s)} - {fmt_hhmm(end_s)}"
+    """``07:00 - 07:30``: the clock's minutes, floored as the release prints them, except
+    that a period shorter than its minute (a sub-minute video on a whole-minute start) ends
+    on the next minute rather than reading ``05:10 - 05:10``."""
+    start, end = fmt_hhmm(start_s), fmt_hhmm(end_s)
+    if end == start and end_s > start_s:
+        end = fmt_hhmm(int(start_s) // 60 * 60 + 60)
+    return f"{start} - {end}"
 
 
 def span_text(spans: Sequence[Sequence[float]]) -> str:
@@ -29,7 +35,7 @@ def span_text(spans: Sequence[Sequence[float]]) -> str:
 def retrieval_query(nlq: str, start_s: float, end_s: float) -> str:
     """``Where did I put the towel in the record provided for the 07:00 - 07:30 time
     period?`` (the Ego4D query, its question mark moved to the end)."""
-    return (f"{nlq.rstrip(' ?.!;,')} in the record provided for the "
+    return (f"{nlq.rstrip(' ?.!;,:')} in the record provided for the "
             f"{period_text(start_s, end_s)} time period?")
 
 
@@ -95,4 +101,6 @@ def ordering_query(summaries: Sequence[str]) -> str:
 
 
 def ordering_answer(order: Sequence[int]) -> str:
-    return "Correct order of the summaries: " + ", ".join(map(str, order))
+    """``Correct order of the summaries: 2, 0, 1.`` (the paper's answer, its final stop
+    included)."""
+    return "Correct order of the summaries: " + ", ".join(map(str, order)) + "."
