@@ -12,10 +12,17 @@ source rather than copying them.
 capability  subject               answer (shape)
 ==========  ====================  ==================================================================
 TO          3-5 one-off actions   their order (``order``; the question lists them shuffled)
-CT          an action             how many times C does it, within ``count_range`` (``count``)
+TO          an object             the verbs C applies to it, in order (``sequence``): all of them
+                                  when they are 3-4 and none repeats, else the first three when
+                                  those differ ("the first three things"); repeats in a row are
+                                  one act
+CT          an action             how many times C does it, within ``count_range`` (``count``);
+                                  never a state (hold, look, ...), and only where the record's
+                                  narration passes agree (`counts_agree`)
 PR          a one-off action      the next different action within ``next_within_s`` (``phrase``)
 ID          a one-off action      where C does it: the place its narration names (``phrase``)
-SC          an object             the verbs C applies to it, in order, 3 or more (``sequence``)
+SC          an object             the one state-changing act C applies to it (``phrase``: "C cuts
+                                  the onion"); objects changed in two ways are not asked
 SUM         the record            its library summary (``text``)
 ==========  ====================  ==================================================================
 """
@@ -49,16 +56,45 @@ class Rules:
     next_within_s: float = 30.0
 
 
-def events(passes: Sequence[Sequence[Narration]], a: float, b: float) -> list[Event]:
-    """The countable C actions in [a, b) of the pass with the most of them (two passes of one
-    video describe the same events: never mixed)."""
-    best: list[Event] = []
+#: Verbs of states, not acts: "how many times does C hold the cup" has no countable answer.
+STATES = frozenset("hold look watch see stand sit wait keep stare lie wear have".split())
+#: Verbs that change their object's state (SC), and the verbs' heads only.
+CHANGES = frozenset("""cut chop slice dice peel grate mash crack break fold unfold open close
+fill empty wash rinse clean wipe dry iron paint sand drill cook fry boil bake mix stir knead
+tie untie wrap unwrap tear squeeze melt pour plant water trim sew glue screw unscrew
+sharpen""".split())
+
+
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def pass_events(passes: Sequence[Sequence[Narration]], a: float, b: float
+                ) -> list[list[Event]]:
+    """The countable C actions in [a, b) of each narration pass that has any."""
+    out = []
     for narr in passes:
         found = [Event(p.verb, p.dobj, p.pobj, t=n.t) for n in narr if a <= n.t < b
                  if (p := parse_narration(n.text)) and (p.dobj or " " in p.verb)]
-        if len(found) > len(best):
-            best = found
-    return sorted(best, key=lambda e: e.t)
+        if found:
+            out.append(sorted(found, key=lambda e: e.t))
+    return out
+
+
+def events(passes: Sequence[Sequence[Narration]], a: float, b: float) -> list[Event]:
+    """The countable C actions in [a, b) of the pass with the most of them (two passes of one
+    video describe the same events: never mixed)."""
+    return max(pass_events(passes, a, b), key=len, default=[])
+
+
+def counts_agree(action: str, per_pass: Sequence[Sequence[Event]], need: int
+                 ) -> str | None:
+    """None when ``action`` is counted alike by each of at least ``need`` narration passes;
+    else why not (Neptune avoids counts that viewers may disagree on)."""
+    if len(per_pass) < need:
+        return f"counts on records with fewer than {need} narration passes"
+    if len({len(_when(evs, action)) for evs in per_pass}) > 1:
+        return "counts the narration passes disagree on"
+    return None
 
 
 def phrase(action: str, form: str = "base") -> str:
@@ -91,6 +127,8 @@ def solve(cap: str, subject: dict, evs: Sequence[Event], r: Rules) -> dict | Non
 
 
 def _order(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
+    if "dobj" in subject:  # an object's handling, in order
+        return _handling(subject, evs, r)
     listed = subject["listed"]
     times = [_when(evs, a) for a in listed]
     if any(len(t) != 1 for t in times):
@@ -127,22 +165,35 @@ def _place(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
     return {"text": f"the {found[0].pobj}", "shape": "phrase", "at": [found[0].t]}
 
 
-def _handling(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
-    verbs: list[str] = []
-    said: list[str] = []
-    at: list[float] = []
+def handled(dobj: str, evs: Sequence[Event]) -> list[Event]:
+    """The acts C applies to ``dobj`` in order, a run of the same act counted once."""
+    out: list[Event] = []
     for e in evs:
-        head, *particle = e.verb.split()
-        if e.dobj == subject["dobj"] and head not in verbs:
-            verbs.append(head)
-            said.append(" ".join([f"C {third_person(head)} it", *particle]))
-            at.append(e.t)
-    if len(verbs) < 3:
+        if e.dobj == dobj and (not out or out[-1].verb != e.verb):
+            out.append(e)
+    return out
+
+
+def _handling(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
+    acts = handled(subject["dobj"], evs)
+    first = subject.get("first")
+    if first:
+        acts = acts[:first]
+    heads = [e.verb.split()[0] for e in acts]
+    if len(set(heads)) != len(heads) or not 3 <= len(heads) <= (first or 4):
+        return None  # "in order" would have no single answer, or is not asked
+    said = [" ".join([f"C {third_person(e.verb.split()[0])} it", *e.verb.split()[1:]])
+            for e in acts]
+    return {"text": ", then ".join(said), "shape": "sequence", "candidates": heads,
+            "order": list(range(len(heads))), "at": [e.t for e in acts]}
+
+
+def _change(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
+    acts = [e for e in evs if e.dobj == subject["dobj"] and e.verb.split()[0] in CHANGES]
+    if len({e.verb for e in acts}) != 1:
         return None
-    verbs, said, at = verbs[:4], said[:4], at[:4]
-    return {"text": ", then ".join(said),
-            "shape": "sequence", "candidates": verbs, "order": list(range(len(verbs))),
-            "at": at}
+    return {"text": f"C {phrase(acts[0].action, '3sg')}", "shape": "phrase",
+            "at": [e.t for e in acts][:5]}
 
 
 def _summary(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
@@ -150,7 +201,7 @@ def _summary(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
     return {"text": text, "shape": "text", "at": []} if text.strip() else None
 
 
-SOLVERS = {"TO": _order, "CT": _count, "PR": _next, "ID": _place, "SC": _handling,
+SOLVERS = {"TO": _order, "CT": _count, "PR": _next, "ID": _place, "SC": _change,
            "SUM": _summary}
 
 
@@ -158,6 +209,11 @@ SOLVERS = {"TO": _order, "CT": _count, "PR": _next, "ID": _place, "SC": _handlin
 
 def question(cap: str, subject: dict) -> str:
     """The question of a capability about its subject (the period is added by the recipe)."""
+    if cap == "TO" and subject.get("first"):
+        return (f"In order, what are the first {NUMBERS[subject['first']]} things C does "
+                f"with the {subject['dobj']}")
+    if cap == "TO" and "dobj" in subject:
+        return f"In order, what does C do with the {subject['dobj']}"
     if cap == "TO":
         return ("In what order does C do the following: "
                 + "; ".join(phrase(a) for a in subject["listed"]))
@@ -168,7 +224,7 @@ def question(cap: str, subject: dict) -> str:
     if cap == "ID":
         return f"Where does C {phrase(subject['verb'] + ' ' + subject['dobj'])}"
     if cap == "SC":
-        return f"In order, what does C do with the {subject['dobj']}"
+        return f"What does C do that changes the {subject['dobj']}"
     return "Summarize in one sentence what C does"
 
 
@@ -181,12 +237,13 @@ def subjects(cap: str, evs: Sequence[Event], r: Rules, rng: random.Random,
         for e in once:
             if not spaced or e.t - spaced[-1].t >= r.min_gap_s:
                 spaced.append(e)
-        if len(spaced) < r.order_items:
-            return []
-        listed = [e.action for e in rng.sample(spaced, r.order_items)]  # the shown order
-        return [{"listed": listed}]
+        listed = ([{"listed": [e.action for e in rng.sample(spaced, r.order_items)]}]
+                  if len(spaced) >= r.order_items else [])  # the shown order
+        return listed + [_handling_subject(d, evs) for d in sorted({e.dobj for e in evs
+                                                                     if e.dobj})]
     if cap == "CT":
-        return [{"action": a} for a in sorted(Counter(e.action for e in evs))]
+        return [{"action": a} for a in sorted(Counter(e.action for e in evs))
+                if a.split()[0] not in STATES]
     if cap == "PR":
         return [{"action": e.action} for e in once]
     if cap == "ID":
@@ -194,3 +251,10 @@ def subjects(cap: str, evs: Sequence[Event], r: Rules, rng: random.Random,
     if cap == "SC":
         return [{"dobj": d} for d in sorted({e.dobj for e in evs if e.dobj})]
     return [{"summary": summary}]
+
+
+def _handling_subject(dobj: str, evs: Sequence[Event]) -> dict:
+    """All of an object's acts when they are few and none repeats, else its first three."""
+    heads = [e.verb.split()[0] for e in handled(dobj, evs)]
+    whole = len(set(heads)) == len(heads) and 3 <= len(heads) <= 4
+    return {"dobj": dobj} if whole else {"dobj": dobj, "first": 3}

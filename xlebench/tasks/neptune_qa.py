@@ -83,6 +83,9 @@ class NeptuneQAParams(RecipeParams):
     order_items: int = knob(3, ge=3, le=5)
     min_gap_s: float = knob(10.0, ge=0, le=3600)
     count_range: list[int] = knob(factory=lambda: [2, 8], ge=1, le=1000, each=True)
+    #: offline CT: a count is asked only where at least this many narration passes of the
+    #: record count it alike (1 also asks single-pass records, whose count no one checked).
+    count_passes: int = knob(2, ge=1, le=10)
     next_within_s: float = knob(30.0, gt=0, le=3600)
     #: Wrong answers per item (Neptune's QADs); 0 = open-ended only (no QAD filter).
     decoys: int = knob(4, ge=0, le=9)
@@ -162,7 +165,9 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
         if cap not in N.OFFLINE_CAPABILITIES:
             out.stats[f"capability {cap} needs generator=llm"] += 1
     for seg in ctx.log["segments"]:
-        evs = _record_events(ctx, seg)
+        a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+        per_pass = N.pass_events(ctx.ann.narrations.get(seg["video_uid"]) or [], a, b)
+        evs = max(per_pass, key=len, default=[])
         if len(evs) < p.min_narrations:
             out.stats["records with too few narrations"] += 1
             continue
@@ -170,6 +175,11 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
             for subject in N.subjects(cap, evs, rules, ctx.rng, _summary(ctx, seg)):
                 answer = N.solve(cap, subject, evs, rules)
                 if answer is None:
+                    continue
+                why = (N.counts_agree(subject["action"], per_pass, p.count_passes)
+                       if cap == "CT" else None)
+                if why:
+                    out.stats[why] += 1
                     continue
                 found.append({"seg": seg, "cap": cap, "q": N.question(cap, subject),
                               "answer": answer, "subject": subject, "evs": evs,

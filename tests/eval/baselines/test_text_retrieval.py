@@ -35,7 +35,7 @@ def test_ordering_reply_follows_the_records_the_texts_match():
     item = {"query": "Put these in order. Summary 0: C watered plants in the garden. "
                      "Summary 1: C drove a car. Summary 2: C baked bread in the oven."}
     reply = TextRetrievalBaseline._order(item, log, captions)
-    assert reply.endswith(": 1, 2, 0")
+    assert reply.endswith(": 1, 2, 0.")
 
 
 def test_a_query_naming_an_object_otherwise_finds_the_narrators_word():

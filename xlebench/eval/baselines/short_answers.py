@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from xlebench.eval.baselines.captions import Caption
 from xlebench.tasks.actions import parse_narration
+from xlebench.tasks.neptune_offline import CHANGES
 
 NO_INFO = "There is no information available in the provided records."
 _SUFFIX = re.compile(r"\s+in the record provided for the .*$")
@@ -51,8 +52,27 @@ def answer_short(item: dict, captions: Sequence[Caption], words: Callable[[str],
         k = _best(pool, q.removeprefix("Where does C "), words)
         parsed = parse_narration("#C " + pool[k].text) if k is not None else None
         return f"the {parsed.pobj}" if parsed and parsed.pobj else NO_INFO
-    if q.startswith("In order, what does C do with the "):
-        obj = words(q.removeprefix("In order, what does C do with the "))
+    first = _FIRST.match(q)
+    if first or q.startswith("In order, what does C do with the "):
+        obj = words(first.group(2) if first else q.removeprefix(
+            "In order, what does C do with the "))
         said = [c.text for c in pool if obj and obj <= words(c.text)]
-        return ", then ".join(dict.fromkeys(said)) or NO_INFO
+        runs = [t for k, t in enumerate(said) if not k or _verb(t) != _verb(said[k - 1])]
+        if first:
+            runs = runs[: {"two": 2, "three": 3, "four": 4, "five": 5}.get(first.group(1), 3)]
+        return ", then ".join(runs) or NO_INFO
+    if q.startswith("What does C do that changes the "):
+        obj = words(q.removeprefix("What does C do that changes the "))
+        said = [c.text for c in pool if obj and obj <= words(c.text)
+                and _verb(c.text) in CHANGES]
+        return said[0] if said else NO_INFO
     return summary(lo, hi)
+
+
+_FIRST = re.compile(r"In order, what are the first (\w+) things C does with the (.+)$")
+
+
+def _verb(caption: str) -> str:
+    """A caption's verb head ("C cuts the onion" -> "cut")."""
+    parsed = parse_narration("#C " + caption)
+    return parsed.verb.split()[0] if parsed and parsed.verb else ""
