@@ -84,4 +84,5 @@ RECIPE = Recipe(
     answer_format=("Answer as: <action>: <count>; <action>: <count>; ... (every listed "
                    "action, each entry ending with ;)"),
     answer_source="Ego4D narrations", needs=("narrations",), oracle=oracle,
+    shows=("descriptions",),
     description="How many times C did each listed action in a sub-window of a record.")

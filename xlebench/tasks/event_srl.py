@@ -100,14 +100,17 @@ def window_items(ctx: Context, p: EventParams, ask: Callable[[list[Event], dict]
             evidence=[evidence(seg, start, start + p.window_s)],
             provenance={"source_file": ctx.ann.narration_file, "window_s": p.window_s,
                         "coreference": coreference(events),
-                        "narrated_events": sum(e.narrated for e in events)}))
+                        "narrated_events": sum(e.narrated for e in events),
+                        "references": ("multi" if any(e.annotators > 1 for e in events)
+                                       else "single (one narration pass)")}))
     return out
 
 
 def _event(e: Event, interval: tuple[float, float], roles: list[str]) -> dict:
-    """An event of the answer: its verbs, its roles, and (where other narrations of it give
-    other values) ``references``: the other annotators' roles."""
-    out = {"interval": list(interval), "verbs_gt": e.verbs,
+    """An event of the answer: its verbs, its roles, how many annotators (narration passes)
+    describe it, and (where another annotator gives other values) ``references``: the other
+    annotators' roles; an event of one annotator has none (single-reference)."""
+    out = {"interval": list(interval), "verbs_gt": e.verbs, "annotators": e.annotators,
            "roles": {r: v for r, v in e.roles.items() if r in roles}}
     others = [{r: v for r, v in alt.items() if r in roles} for alt in e.other_roles]
     if any(others):

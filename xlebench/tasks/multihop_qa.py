@@ -521,5 +521,5 @@ RECIPE = Recipe(
     answer_source="Ego4D narrations", needs=("narrations",),
     prompts=("tasks/multihop_generate.v1", "tasks/multihop_generate_verb.v1",
              "tasks/multihop_generate_dobj.v1", "tasks/multihop_generate_pobj.v1",
-             "tasks/multihop_filter.v1"), oracle=oracle,
+             "tasks/multihop_filter.v1"), oracle=oracle, shows=("descriptions",),
     description="Multi-hop questions whose answers are grounded in several moments.")

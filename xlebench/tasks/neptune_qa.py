@@ -337,6 +337,6 @@ RECIPE = Recipe(
     answer_source="Ego4D narrations (rules per capability, or LLM-written as in Neptune) and "
                   "library summaries",
     prompts=(QA_PROMPT, SUPPORT_PROMPT, DECOY_PROMPT, QAD_PROMPT), needs=("narrations",),
-    oracle=oracle,
+    oracle=oracle, shows=("descriptions",),
     description="Short-answer questions per capability about one record, with decoys "
                 "(Neptune's open-ended QA).")

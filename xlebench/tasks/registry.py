@@ -56,8 +56,9 @@ class Recipe:
     #: The metric the oracle's consistency check reads (default: the primary metric).
     check: str | None = None
     #: What its query shows of the videos it is about, in words other items may answer with:
-    #: ``descriptions`` (what C does in a record: the ordering texts), ``verbs`` (an event's
-    #: verbs: VidSitu's roles task gives them). See `xlebench.tasks.leaks.shown`.
+    #: ``descriptions`` (what C does in a record: the ordering texts, the actions a counting
+    #: or Neptune question names), ``verbs`` (an event's verbs: VidSitu's roles task gives
+    #: them). See `xlebench.tasks.leaks.shown`.
     shows: tuple[str, ...] = ()
     #: What its answer is, in those terms (a summary answers with a description, an event's
     #: verb recognition with verbs): an item of the same life log whose query shows that of

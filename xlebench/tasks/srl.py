@@ -1,9 +1,10 @@
 """Events and semantic roles from narrations, VidSitu style (seed 002).
 
 A 10-second window is cut into five 2-second events (event 3, 4-6 s, is the reference for
-event relations). An event's verbs are those of every narration in its interval, from both
-narration passes (Ego4D's two annotators stand in for VidSitu's several); its roles come from
-the first narration by rule: Arg0 the actor (``C``, or ``man X`` of an ``#O`` line), Arg1 the
+event relations). An event's verbs are those of its narrations, kept where
+two narration passes agree when two narrate it (Ego4D's two annotators stand in for VidSitu's
+several, who keep verbs 2 of N agree on); its roles come from its first annotator's first
+narration by rule (the other annotators' give its references): Arg0 the actor (``C``, or ``man X`` of an ``#O`` line), Arg1 the
 direct object, Arg2 the instrument after "with", ALoc the place after on/in/at..., AScn the
 library's scene label when no place is named. Entities co-refer when their role strings are
 identical (VidSitu's exact-match co-reference), recorded as a networkx graph of events.
@@ -18,6 +19,7 @@ from xlebench.library.language import base_form
 from xlebench.tasks.actions import (
     ON_PARTICLE,
     PARTICLES,
+    PEOPLE,
     PLACE_PREPOSITIONS,
     PREPOSITIONAL_OBJECT,
     PREPOSITIONS,
@@ -37,9 +39,27 @@ class Event:
     verbs: list[str] = field(default_factory=list)
     roles: dict[str, str] = field(default_factory=dict)
     narrated: bool = False
-    #: The roles other narrations of the event give (the other annotator's pass, a second
-    #: line): VidSitu scores a role against every annotator's value.
+    #: The roles the other annotators' passes give the event (the first narration of each
+    #: other pass in it): VidSitu scores a role against every annotator's value. Never another
+    #: narration of the same pass: that is another action, not another description of this.
     other_roles: list[dict[str, str]] = field(default_factory=list)
+    #: Narration passes that describe the event (its annotators).
+    annotators: int = 0
+
+
+def _prepositional(prep: str, noun: str | None) -> str | None:
+    """The role of a prepositional phrase: "with"/"using" a thing is the instrument (Arg2),
+    "with" someone the comitative (ACom: "walks with woman Y" names no instrument), "to"
+    someone the recipient (Arg2: "gives the cup to man X"), a place preposition before a
+    thing the location (ALoc; "near man X" is no place)."""
+    if not noun:
+        return None
+    person = noun.split()[0] in PEOPLE or noun == "c"  # the wearer is someone too
+    if prep in ("with", "using"):
+        return "ACom" if person and prep == "with" else "Arg2"
+    if person:
+        return "Arg2" if prep in ("to", "towards", "toward") else None
+    return "ALoc" if prep in PLACE_PREPOSITIONS else None
 
 
 def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
@@ -66,10 +86,9 @@ def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
         roles["Arg1"] = dobj
     while k < len(rest):
         prep, (noun, step) = rest[k], head_noun(rest[k + 1:])
-        if prep == "with" and noun:
-            roles.setdefault("Arg2", noun)
-        elif prep in PLACE_PREPOSITIONS and noun:
-            roles.setdefault("ALoc", noun)
+        role = _prepositional(prep, noun)
+        if role:
+            roles.setdefault(role, noun)
         k += 1 + max(step, 1)
     if "ALoc" not in roles and scene:
         roles["AScn"] = scene
@@ -78,25 +97,36 @@ def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
 
 def events_in(passes: list[list[Narration]], start: float, event_s: float, n: int,
               scene: str) -> list[Event]:
-    """The n events of a window starting at ``start`` (source seconds)."""
+    """The n events of a window starting at ``start`` (source seconds). An event's roles are
+    its first annotator's (the first pass that narrates it), the other passes' roles are its
+    references, and its verbs are those at least two annotators name where two or more
+    narrate it (VidSitu keeps verbs of 2-of-N agreement), else its one annotator's."""
     out = []
     for k in range(n):
         a, b = start + k * event_s, start + (k + 1) * event_s
         ev = Event((a, b))
-        for p in passes:
-            for narr in p:
-                if a <= narr.t < b:
-                    ev.narrated = True
-                    parsed = parse_roles(narr.text, scene)
-                    if parsed:
-                        if parsed[0] not in ev.verbs:
-                            ev.verbs.append(parsed[0])
-                        if not ev.roles:
-                            ev.roles = parsed[1]
-                        elif parsed[1] != ev.roles and parsed[1] not in ev.other_roles:
-                            ev.other_roles.append(parsed[1])
+        said = [[parsed for narr in p if a <= narr.t < b
+                 if (parsed := parse_roles(narr.text, scene))] for p in passes
+                if any(a <= narr.t < b for narr in p)]
+        ev.narrated = bool(said)
+        said = [s for s in said if s]
+        ev.annotators = len(said)
+        if said:
+            ev.roles = said[0][0][1]
+            for other in said[1:]:
+                if other[0][1] != ev.roles and other[0][1] not in ev.other_roles:
+                    ev.other_roles.append(other[0][1])
+            ev.verbs = agreed_verbs([[v for v, _ in s] for s in said])
         out.append(ev)
     return out
+
+
+def agreed_verbs(per_pass: list[list[str]]) -> list[str]:
+    """Verbs named by at least two passes, in the order first named (one pass: its verbs)."""
+    seen = list(dict.fromkeys(v for verbs in per_pass for v in verbs))
+    if len(per_pass) < 2:
+        return seen
+    return [v for v in seen if sum(v in verbs for verbs in per_pass) >= 2]
 
 
 def eventfulness(events: list[Event]) -> int:
