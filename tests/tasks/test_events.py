@@ -112,7 +112,7 @@ def test_roles_are_asked_given_the_true_verbs() -> None:
     assert "verbs:" not in roles["answer"]["text"] and "Arg1: onion" in roles["answer"]["text"]
     s = ScoreSettings(bertscore=False)
     assert ROLES.scorer.score(roles, roles["answer"]["text"], s) == {
-        "rouge_args": 1.0, "lea": 1.0, "lea_soft": 1.0}
+        "rouge_args": 1.0, "lea": 1.0, "lea_soft": 1.0, "muc": 1.0, "b3": 1.0, "ceafe": 1.0}
     from xlebench.eval.score import corpus_metrics, score_items
 
     rows = score_items([roles], {roles["item_id"]: roles["answer"]["text"]},

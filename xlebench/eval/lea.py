@@ -15,6 +15,14 @@ A singleton key is resolved when the response holds the same singleton. **LEA-so
 VidSitu's supplement, which defines its weight by CIDEr, is not in the text we have, so the
 weight here is the ROUGE-L F-measure of the two values (1 for the same string) and the metric
 is named for what it is in the README.
+
+Beside LEA, the three scores of the CoNLL scorer VidSitu's co-reference table sits beside:
+**MUC** (links: a key entity of n mentions split into p parts by the response loses p - 1 of
+its n - 1 links), **B³** (per mention, the share of its entity the other side's entity
+holds) and **CEAFe** (entities aligned one to one for the most φ4 = 2|k ∩ r| / (|k| + |r|),
+over the number of key / response entities), each an F1 of recall (key against response) and
+precision (the reverse). Luo's (2005) example scores MUC 94.7, B³ 86.5, CEAFe 73.3
+(tests/eval/test_coref.py).
 """
 
 from __future__ import annotations
@@ -67,3 +75,55 @@ def lea_soft(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
     from xlebench.eval.metrics import rouge_l
 
     return lea(key, response, lambda a, b: 1.0 if a == b else rouge_l(b, a))
+
+
+def _f1(recall: float, precision: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _muc_side(a: Mapping[str, frozenset[Slot]], b: Mapping[str, frozenset[Slot]]) -> float:
+    links = sum(len(e) - 1 for e in a.values())
+    if not links:
+        return 0.0
+    owner = {m: v for v, e in b.items() for m in e}
+    kept = 0
+    for e in a.values():
+        parts = {owner.get(m, ("alone", m)) for m in e}  # a mention b lacks is its own part
+        kept += len(e) - len(parts)
+    return kept / links
+
+
+def muc(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
+    """MUC F1 (Vilain et al., 1995): the links kept."""
+    k, r = entities(key), entities(response)
+    return _f1(_muc_side(k, r), _muc_side(r, k))
+
+
+def _b3_side(a: Mapping[str, frozenset[Slot]], b: Mapping[str, frozenset[Slot]]) -> float:
+    total = sum(len(e) for e in a.values())
+    if not total:
+        return 0.0
+    return sum(len(ea & eb) ** 2 / len(ea) for ea in a.values() for eb in b.values()) / total
+
+
+def b_cubed(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
+    """B³ F1 (Bagga and Baldwin, 1998), as the CoNLL scorer sums it over entity pairs."""
+    k, r = entities(key), entities(response)
+    return _f1(_b3_side(k, r), _b3_side(r, k))
+
+
+def ceaf_e(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
+    """Entity CEAF F1 (Luo, 2005) with φ4, the entities aligned by a maximum-weight matching."""
+    import networkx as nx
+
+    k, r = list(entities(key).values()), list(entities(response).values())
+    if not k or not r:
+        return 0.0
+    graph = nx.Graph()
+    for i, ek in enumerate(k):
+        for j, er in enumerate(r):
+            if ek & er:
+                graph.add_edge(("k", i), ("r", j), weight=2 * len(ek & er) / (len(ek) + len(er)))
+    best = sum(graph.edges[a, b]["weight"] for a, b in nx.max_weight_matching(graph))
+    return _f1(best / len(k), best / len(r))
+

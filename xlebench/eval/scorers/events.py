@@ -19,7 +19,7 @@ from xlebench.eval.corpus import (
     cider_micro,
     verb_recall_macro,
 )
-from xlebench.eval.lea import lea, lea_soft
+from xlebench.eval.lea import b_cubed, ceaf_e, lea, lea_soft, muc
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
@@ -160,10 +160,12 @@ class EventRoles(Base):
         said = {(k, r): v for k, got in pred.items() for r, v in got["roles"].items()}
         return {"rouge_args": float(np.mean([max(rouge_l(p, g) for g in [g, *alts])
                                              for _, g, p, _, alts in roles]))
-                if roles else 0.0, "lea": lea(key, said), "lea_soft": lea_soft(key, said)}
+                if roles else 0.0, "lea": lea(key, said), "lea_soft": lea_soft(key, said),
+                "muc": muc(key, said), "b3": b_cubed(key, said), "ceafe": ceaf_e(key, said)}
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {"rouge_args": 0.0, "lea": 0.0, "lea_soft": 0.0}
+        return {"rouge_args": 0.0, "lea": 0.0, "lea_soft": 0.0, "muc": 0.0, "b3": 0.0,
+                "ceafe": 0.0}
 
     def corpus(self) -> dict[str, CorpusMetric]:
         return {"cider_d": cider_micro, "cider_d_arg": cider_by_argument,
