@@ -29,9 +29,29 @@ def test_e_names_what_followed_each_time() -> None:
                                              "dry the plate"]
     q, a = M.wording("E", "wash hands", [E.phrase(o) for _, o in nxt], 3, False,
                      ("wash", "hands"))
-    assert q == "What did I do right after I wash the hands each time"
+    assert q == "What did I do right after I washed the hands each time"
     assert a == ("The first time you <T1>picked up the towel</T1>, the second time you "
                  "<T2>opened the drawer</T2>, the third time you <T3>dried the plate</T3>.")
+
+
+def test_e_takes_the_very_next_act_and_never_grounds_two_times_to_one() -> None:
+    """The next act counts even without an object ("walks"); two times followed by one act
+    (A, A, B) make no "each time" question."""
+    lines = [(0, "#C C washes the cup"), (5, "#C C walks"), (10, "#C C dries the plate"),
+             (20, "#C C washes the cup"), (25, "#C C opens the drawer")]
+    narr = [Narration(t, text, f"n{k}") for k, (t, text) in enumerate(lines)]
+    nxt = E.after_each([(SEG, o) for o in occurrences(narr, 60.0)], "wash cup")
+    assert [E.phrase(o) for _, o in nxt] == ["walk", "open the drawer"]
+    twice = [(0, "#C C washes the cup"), (5, "#C C washes the cup"), (9, "#C C dries it"),
+             (12, "#C C dries the plate"), (20, "#C C washes the cup"), (25, "#C C eats")]
+    narr = [Narration(t, text, f"n{k}") for k, (t, text) in enumerate(twice)]
+    assert E.after_each([(SEG, o) for o in occurrences(narr, 60.0)], "wash cup") is None
+
+
+def test_d_lists_places_of_one_kind() -> None:
+    assert M.same_kind_places({"counter", "restaurant"}) == []
+    assert M.same_kind_places({"counter", "sink", "restaurant"}) == ["counter", "sink"]
+    assert M.same_kind_places({"kitchen", "living room", "sink"}) == ["kitchen", "living room"]
 
 
 def test_f_says_which_came_first_or_that_it_fell_between() -> None:

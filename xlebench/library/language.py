@@ -95,7 +95,8 @@ def plural(noun: str) -> str:
     return noun + "s"
 
 
-_INSIDE = ("room", "kitchen", "office", "garage", "workshop", "studio", "supermarket", "mall",
+#: Rooms and venues: one is "in" them.
+INSIDE = ("room", "kitchen", "office", "garage", "workshop", "studio", "supermarket", "mall",
            "park", "garden", "yard", "street", "store", "shop", "bakery", "gym", "hall",
            "library", "restaurant", "car", "bus", "field", "farm", "forest", "museum", "gallery",
            "market", "aisle", "barn", "greenhouse", "site", "home", "center", "house")
@@ -110,7 +111,7 @@ def at_place(place: str) -> str:
     """'in the kitchen', 'on the sofa', but 'at the desk'."""
     if f" {place}".endswith(tuple(f" {w}" for w in _ON)):  # whole words: not "workbench"
         return f"on the {place}"
-    return f"{'in' if place.endswith(_INSIDE) else 'at'} the {place}"
+    return f"{'in' if place.endswith(INSIDE) else 'at'} the {place}"
 
 
 def join_and(items: list[str]) -> str:

@@ -34,19 +34,22 @@ def _same(a: dict | None, b: dict | None) -> bool:
 
 
 def after_each(ordered: Sequence[Tagged], node: str) -> list[Tagged] | None:
-    """The occurrence right after each occurrence of action ``node`` (the next narrated
-    action of the same record that is another action); None when one has no successor or
-    every successor is the same action (no composition to ask about)."""
+    """The occurrence right after each occurrence of action ``node`` (the next narrated act
+    of the same record that is not ``node``, with an object or without: "walks" is an act);
+    None when one has no successor, when two times share one successor (A, A, B: "each
+    time" would ground twice to B), or when every successor is the same act (no composition
+    to ask about)."""
     out: list[Tagged] = []
     for k, (seg, o) in enumerate(ordered):
         if action(o) != node:
             continue
-        nxt = next(((s, x) for s, x in ordered[k + 1:] if action(x) and action(x) != node),
-                   None)
+        nxt = next(((s, x) for s, x in ordered[k + 1:] if action(x) != node), None)
         if nxt is None or not _same(nxt[0], seg):
             return None
+        if any(x is nxt[1] for _, x in out):
+            return None
         out.append(nxt)
-    if len(out) < 2 or len({action(x) for _, x in out}) < 2:
+    if len(out) < 2 or len({phrase(x) for _, x in out}) < 2:
         return None
     return out
 

@@ -26,7 +26,7 @@ from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.metrics import union
 from xlebench.eval.scorers import GroundedAnswer, strip_tokens
-from xlebench.library.language import at_place, join_and, past
+from xlebench.library.language import INSIDE, at_place, join_and, past
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
@@ -176,7 +176,7 @@ def _from_nodes(mined: Mined, p: MultiHopParams, rec: Recurrence, seg: dict | No
     for (kind, node), occs in sorted(mined.occurrences.items()):
         if not recurring(occs, rec.gt, rec.lt, p.min_node_span_s):
             continue
-        places = sorted({o.pobj for o in occs if o.pobj}) if kind == "dobj" else []
+        places = same_kind_places({o.pobj for o in occs if o.pobj}) if kind == "dobj" else []
         if "pobj" in p.nodes and len(places) >= 2:
             out.append(Candidate("D", "pobj", node, [
                 (pl, tag([o for o in occs if o.pobj == pl])) for pl in places], period,
@@ -215,6 +215,15 @@ def _events(node: str, occs: list[Occurrence], ordered: list, tag, period, windo
                                                    (E.phrase(off[1]), [off])],
                              period, window, which, E.action(off[1]), how))
     return out
+
+
+def same_kind_places(places: set[str]) -> list[str]:
+    """D's places, all of one kind: rooms and venues ("kitchen", "restaurant") when two or
+    more, else spots ("counter", "sink") — "at the counter and in the restaurant" mixes a
+    spot with a room the spot is in, which is not two places."""
+    areas = sorted(pl for pl in places if pl.endswith(INSIDE))
+    spots = sorted(places - set(areas))
+    return areas if len(areas) >= 2 else spots if len(spots) >= 2 else []
 
 
 # -- items ----------------------------------------------------------------------------------
@@ -268,7 +277,7 @@ def wording(category: str, node: str, parts: list[str], n: int, time_only: bool,
         return f"What did I do with the {node}", f"You {join_and(done)}."
     if category == "E":
         verb, obj = action
-        return (f"What did I do right after I {verb} the {obj} each time",
+        return (f"What did I do right after I {_past(verb)} the {obj} each time",
                 E.composition_answer(parts, _past))
     if category == "F":
         return (f"Did I {parts[0]} or {parts[1]} first",
@@ -383,8 +392,9 @@ def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
         hits = [(s, o) for s, o in occs if o.dobj == node]
         category, parts = "B", sorted({o.verb for _, o in hits})
     elif kind == "pobj":
-        hits = [(s, o) for s, o in occs if o.dobj == node and o.pobj]
-        category, parts = "D", sorted({o.pobj for _, o in hits if o.pobj})
+        parts = same_kind_places({o.pobj for _, o in occs if o.dobj == node and o.pobj})
+        hits = [(s, o) for s, o in occs if o.dobj == node and o.pobj in parts]
+        category = "D"
     else:
         hits = [(s, o) for s, o in occs if o.verb == node and o.dobj]
         category, parts = "C", sorted({o.dobj for _, o in hits if o.dobj})
