@@ -219,3 +219,27 @@ def test_the_panel_filter_drops_what_the_panel_answers_and_keeps_the_rest() -> N
                if i not in dropped)
     kept, counts = apply_filters(items, [spec], FilterContext())
     assert len(kept) == len(items) and not counts  # set-level: applied by the annotate stage
+
+
+def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
+    """Labels skewed toward one position make the position prior the strongest member; the
+    filter does not drop by it (that would empty the position and create the skew the prior
+    then reads as accuracy), so the kept labels keep every position."""
+    from xlebench.tasks.panel_filter import panel_verdicts
+
+    items = []
+    for log in LOGS:
+        for k in range(6):
+            rng = random.Random(f"pos{log}{k}")
+            options = [f"C {rng.choice(['cuts', 'moves', 'folds', 'lifts'])} the {noun}."
+                       for noun in rng.sample(["box", "cup", "rag", "pan", "mat", "jar"], 5)]
+            label = 0 if k < 4 else rng.randrange(1, 5)
+            it = _item("egoschema_mcq", log, k, "What does C do?", options=options,
+                       label=label, text=options[label])
+            it["provenance"]["question"] = "What does C do?"
+            items.append(it)
+    spec = {"kind": "panel", "seeds": 3, "drop_if_correct_at_least": 2}
+    verdicts = panel_verdicts(items, load_recipe("egoschema_mcq"), spec, S, seed=0)
+    assert all("position_prior" not in m for v in verdicts.values() for m in v["members"])
+    kept = [it for it in items if verdicts[it["item_id"]]["kept"]]
+    assert sum(it["answer"]["label"] == 0 for it in kept) >= len(kept) / 3

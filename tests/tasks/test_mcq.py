@@ -324,3 +324,18 @@ def test_no_q_shows_the_options_without_the_question(monkeypatch) -> None:
     apply_filters([item], [spec], FilterContext(llm, random.Random(0)))
     assert "What does C cook" not in seen[0] and "epsilon" in seen[0]
     assert "not shown" in seen[0]
+
+
+def test_decoys_come_from_records_like_the_right_ones() -> None:
+    """Same country and a similar length first, then the length, then the country: neither
+    where nor how long the right option's record was tells it from the decoys."""
+    from xlebench.tasks.mcq import affinity
+
+    assert affinity("Japan", "Japan", 600, 800) == 0
+    assert affinity("Japan", "Rwanda", 600, 800) == 1
+    assert affinity("Japan", "Japan", 600, 1200) == 2
+    assert affinity("Japan", "Rwanda", 600, 1200) == 3
+    assert affinity("", "", 600, 600) == 1, "an unknown country is no match"
+    ranked = sorted([("Rwanda", 1200), ("Japan", 1500), ("Rwanda", 700), ("Japan", 650)],
+                    key=lambda c: affinity("Japan", c[0], 600, c[1]))
+    assert ranked == [("Japan", 650), ("Rwanda", 700), ("Japan", 1500), ("Rwanda", 1200)]

@@ -41,6 +41,7 @@ from xlebench.tasks.items import to_day
 from xlebench.tasks.mcq import (
     FORMAT,
     NearDuplicate,
+    affinity,
     anchored_decoys,
     mcq_answer,
     mcq_query,
@@ -234,11 +235,20 @@ def _candidates(ctx: Context, seg: dict, p: EgoSchemaParams) -> list[str]:
 
 
 def nearest_summaries(ctx: Context, seg: dict, pool: int | None) -> list[str]:
-    """Summaries of the ``pool`` segments other logs recorded nearest in clock time (other
+    """Summaries of the ``pool`` segments other logs recorded of a video from the same
+    country and of a similar length first (`affinity`), then nearest in clock time (other
     videos; one entry per segment, so a video used often appears often), or of the library's
     videos when the benchmark has no other log; every one of them for ``pool=None``."""
     at = float(seg["start_s"]) % DAY
-    found = sorted((_clock_gap(float(s["start_s"]) % DAY, at), lid, s["index"], s["video_uid"])
+    mine = ctx.videos.get(seg["video_uid"])
+
+    def rank(s: dict) -> int:
+        other = ctx.videos.get(s["video_uid"])
+        if mine is None or other is None:
+            return 3
+        return affinity(mine.country, other.country, mine.duration_s, other.duration_s)
+    found = sorted((rank(s), _clock_gap(float(s["start_s"]) % DAY, at), lid, s["index"],
+                    s["video_uid"])
                    for lid, log in ctx.logs.items() if lid != ctx.log["lifelog_id"]
                    for s in log["segments"] if s["video_uid"] != seg["video_uid"])
     uids = [uid for *_, uid in found] or sorted(u for u in ctx.videos if u != seg["video_uid"])

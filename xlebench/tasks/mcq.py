@@ -18,6 +18,19 @@ import numpy as np
 FORMAT = "Answer with the number of the correct option (Option k) and nothing else."
 
 
+def affinity(country: str, other_country: str, seconds: float, other_seconds: float,
+             ratio: float = 1.5) -> int:
+    """How well a wrong option's source matches the right one's, best first: same country and
+    a record length within ``ratio`` (0), the length only (1), the country only (2), neither
+    (3). Decoys are drawn best first, so neither the place nor the length of the record an
+    option came from tells it apart from the right one (a reader who knows the period's
+    length, or the wearer's country, learns nothing from the options)."""
+    similar = (min(seconds, other_seconds) * ratio >= max(seconds, other_seconds)
+               if min(seconds, other_seconds) > 0 else seconds == other_seconds)
+    same = bool(country) and country == other_country
+    return 0 if same and similar else 1 if similar else 2 if same else 3
+
+
 def mcq_query(question: str, options: Sequence[str]) -> str:
     return question + " " + " ".join(f"Option {k}: {o}" for k, o in enumerate(options))
 

@@ -6,7 +6,10 @@ own blind panel (`xlebench.eval.blind`): every strategy that reads the query, th
 other life logs' answers, cross-fitted by source video. The filter runs it over a recipe's
 items in each of ``seeds`` seeded fold assignments, takes each time the strongest member (the
 floor that table would print), and drops an item it answers right in at least
-``drop_if_correct_at_least`` of them. It needs every life log's items, so it runs once at the
+``drop_if_correct_at_least`` of them. Members that pick an option by its position alone
+(`Blind.positional`) never decide: labels are shuffled uniformly, and dropping the items whose
+label sits where such a member points would leave that position empty — a skew the member
+then reads as accuracy. It needs every life log's items, so it runs once at the
 end of the annotate stage (`AnnotateStage.finish`), after the printed-answer pairs are
 resolved; ``tasks.<name>.filters`` without it keeps such items, and the tables say so.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from xlebench.eval.blind import panel_rows, strongest
+from xlebench.eval.blind import REMEMBERED, panel_rows, strongest
 from xlebench.runner.rng import derive_seed
 
 KIND = "panel"
@@ -36,7 +39,9 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
     for k in range(seeds):
         panel = panel_rows(items, {recipe.name: recipe}, settings,
                            seed=derive_seed(seed, "panel-filter", k), draws=8)
-        rows = panel.rows.get(recipe.name, {})
+        positional = {b.name for b in recipe.scorer.blind() if b.positional}
+        rows = {m: r for m, r in panel.rows.get(recipe.name, {}).items()
+                if m.removesuffix(REMEMBERED) not in positional}
         if not rows:
             continue
         best, _ = strongest(rows, recipe.primary, _mean)

@@ -38,6 +38,7 @@ from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
 from xlebench.tasks.mcq import (
     FORMAT,
     NearDuplicate,
+    affinity,
     mcq_answer,
     mcq_query,
     option_reply,
@@ -116,14 +117,27 @@ def _clock_gap(a: float, b: float) -> float:
 
 def _other_logs(ctx: Context, p: Decoys, item: dict) -> list[str]:
     """The ``pool`` references other logs have for the same question (same subtask and query
-    shape, other videos), the nearest in clock time first, one entry per item."""
+    shape, other videos), those from a record of the same country and a similar length
+    first (`affinity`), then the nearest in clock time, one entry per item."""
     own = {e["video_uid"] for e in item["evidence"]}
     shape, at = query_shape(item), _clock(item)
     found = [o for lid in sorted(ctx.logs) if lid != item["lifelog_id"]
              for o in ctx.source_items(item["subtask"], lid)
              if query_shape(o) == shape and not own & {e["video_uid"] for e in o["evidence"]}]
-    found.sort(key=lambda o: (_clock_gap(_clock(o), at), o["item_id"]))
+    where, length = _country(ctx, item), _length(item)
+    found.sort(key=lambda o: (affinity(where, _country(ctx, o), length, _length(o)),
+                              _clock_gap(_clock(o), at), o["item_id"]))
     return [o["answer"]["text"] for o in found[: p.pool]]
+
+
+def _country(ctx: Context, item: dict) -> str:
+    """The country of the item's first video (empty when the library does not say)."""
+    video = ctx.videos.get(item["evidence"][0]["video_uid"]) if item["evidence"] else None
+    return video.country if video else ""
+
+
+def _length(item: dict) -> float:
+    return float(item["period"]["end_s"]) - float(item["period"]["start_s"])
 
 
 def _same_day(ctx: Context, p: Decoys, item: dict, others: list[dict]) -> list[str]:

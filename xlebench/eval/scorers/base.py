@@ -62,6 +62,10 @@ class Blind:
     sees: str  # printed with the panel: what the strategy reads
     answer: Callable[[dict, Any, BlindContext], BlindAnswer]
     fit: Callable[[Sequence[dict]], Any] | None = None
+    #: Picks an option by its position alone (not by reading anything): it measures a skew
+    #: of the labels, which shuffling removes, so the panel filter never drops an item on
+    #: its word — dropping the items whose label sits where it points would create the skew.
+    positional: bool = False
 
 
 class Scorer(Protocol):

@@ -153,7 +153,7 @@ class ChoiceAccuracy(Base):
                 Blind("rule_elimination", "the options and question: an option no rule picks",
                       _eliminate),
                 Blind("position_prior", "other logs' right positions",
-                      lambda it, pos, _c: expected(it, [pos]), fit_positions),
+                      lambda it, pos, _c: expected(it, [pos]), fit_positions, positional=True),
                 Blind("word_odds", "the options; the words of other logs' right options",
                       _by_odds, fit_word_odds),
                 Blind("option_memory", "the options; other logs' right and wrong options",
