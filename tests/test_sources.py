@@ -6,6 +6,7 @@ once, the repeats are counted, and what a submitter reads holds no answer."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -16,14 +17,17 @@ from tests.conftest import FAST, run_cli
 from xlebench.eval.blind import panel_rows
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.standalone import score_folder
-from xlebench.export.questions import FIELDS, question_id, video_name
+from xlebench.export.questions import FIELDS, answer_key, question_id, video_name
 from xlebench.stages.annotate import REPEATED
 from xlebench.tasks.provenance import owners, source_key
 from xlebench.tasks.registry import load_recipe
 
 SUBTASKS = ("moment_retrieval", "single_summary", "action_counting")
+# printed_answers=keep: counting names a record's actions, which its summary answers, so by
+# default one of the two sides is dropped per life log; here only the repeats are measured
 ARGS = [*FAST, "stages=[annotate]", f"tasks=[{','.join(SUBTASKS)}]",
-        "library.nlq_fraction=0.4", "library.moments_fraction=0.4"]
+        "library.nlq_fraction=0.4", "library.moments_fraction=0.4",
+        "annotate.printed_answers=keep"]
 
 
 def _items(bench: Path) -> dict[str, list[dict]]:
@@ -87,20 +91,29 @@ def test_the_questions_view_holds_no_answer(compiled, tmp_path: Path) -> None:
     spells the persona); predictions by question id score like predictions by item id."""
     bench = compiled["once"]
     items = _items(bench)
+    key = answer_key(json.loads(x) for p in (bench / "annotations").glob("*.jsonl")
+                     for x in p.read_text().splitlines())
     for sub in SUBTASKS:
         rows = [json.loads(x) for x in (bench / "export" / "questions" / f"{sub}.jsonl")
                 .read_text().splitlines()]
-        assert {r["question_id"] for r in rows} == {question_id(it["item_id"]) for it in items[sub]}
-        for r, it in zip(rows, sorted(items[sub], key=lambda i: question_id(i["item_id"])),
+        assert {r["question_id"] for r in rows} == {question_id(it["item_id"], key)
+                                                    for it in items[sub]}
+        for r, it in zip(rows, sorted(items[sub], key=lambda i: question_id(i["item_id"], key)),
                          strict=True):
             assert set(r) == set(FIELDS)
             text = json.dumps(r)
             assert it["lifelog_id"] not in text and it["answer"]["text"] not in text
-            assert r["video"] is None or r["video"] == f"videos/{video_name(it['lifelog_id'])}"
+            assert r["video"] is None or r["video"] == \
+                f"videos/{video_name(it['lifelog_id'], key)}"
+            # item ids are made of public parts: an unkeyed hash of one would be undone by
+            # trying them all
+            assert r["question_id"] != "q-" + hashlib.sha256(
+                f"xlebench-q:{it['item_id']}".encode()).hexdigest()[:16]
+            assert question_id(it["item_id"], answer_key([])) != r["question_id"]
     # a submitter answers by question id; scoring maps it back to the item
     preds = tmp_path / "preds.jsonl"
     every = [it for sub in SUBTASKS for it in items[sub]]
-    preds.write_text("".join(json.dumps({"item_id": question_id(it["item_id"]),
+    preds.write_text("".join(json.dumps({"item_id": question_id(it["item_id"], key),
                                          "response": it["answer"]["text"]}) + "\n"
                              for it in every))
     table = score_folder(bench, preds, bertscore=False, n_boot=0)["table"]

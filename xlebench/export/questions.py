@@ -6,13 +6,18 @@ benchmark folder also holds plans, life-log traces and the library (whose summar
 summary answers). The view keeps per item only what a model is shown — the query, the options
 of a multiple-choice item, the period and the video — under opaque ids: a life-log id spells
 its persona (``colombia-enfj-…``), which a blind reader turns into a location prior, so items
-are ``q-<hash>`` and videos ``v-<hash>.mp4`` (links to ``videos/``). Predictions may name
-items by either id (`resolve_ids`).
+are ``q-<hash>`` and videos ``v-<hash>.mp4`` (links to ``videos/``). The hashes are keyed by
+the benchmark's answers (`answer_key`): item ids are made of public parts (location, MBTI,
+the seed's digest, subtask, index), so an unkeyed hash would be undone by trying them all,
+while the key is known only to whoever holds the answers. Predictions may name items by
+either id (`resolve_ids`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,37 +29,54 @@ FIELDS = ("question_id", "subtask", "task", "category", "query", "options", "per
           "video")
 
 
-def _opaque(prefix: str, name: str) -> str:
-    digest = hashlib.sha256(f"xlebench-{prefix}:{name}".encode()).hexdigest()
+def answer_key(items: Iterable[dict]) -> str:
+    """A digest of every item's id and answer: the same for every run of one benchmark,
+    unknown to anyone who has only its questions."""
+    h = hashlib.sha256(b"xlebench-answer-key")
+    for it in sorted(items, key=lambda i: i["item_id"]):
+        h.update(json.dumps([it["item_id"], it["answer"]], sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _opaque(prefix: str, name: str, key: str) -> str:
+    digest = hmac.new(key.encode(), f"{prefix}:{name}".encode(), hashlib.sha256).hexdigest()
     return f"{prefix}-{digest[:16]}"
 
 
-def question_id(item_id: str) -> str:
-    """The item's id in the questions view."""
-    return _opaque("q", item_id)
+def question_id(item_id: str, key: str) -> str:
+    """The item's id in the questions view (``key``: the benchmark's `answer_key`)."""
+    return _opaque("q", item_id, key)
 
 
-def video_name(lifelog_id: str) -> str:
+def video_name(lifelog_id: str, key: str) -> str:
     """The life log's video file in the questions view."""
-    return _opaque("v", lifelog_id) + ".mp4"
+    return _opaque("v", lifelog_id, key) + ".mp4"
 
 
-def question_row(item: dict, rendered: bool) -> dict[str, Any]:
+def question_row(item: dict, rendered: bool, key: str) -> dict[str, Any]:
     options = item["answer"].get("options")
-    return {"question_id": question_id(item["item_id"]), "subtask": item["subtask"],
+    return {"question_id": question_id(item["item_id"], key), "subtask": item["subtask"],
             "task": item["task"], "category": item["category"], "query": item["query"],
             "options": list(options) if options else None,
             "period": {"start_s": item["period"]["start_s"], "end_s": item["period"]["end_s"]},
-            "video": f"videos/{video_name(item['lifelog_id'])}" if rendered else None}
+            "video": f"videos/{video_name(item['lifelog_id'], key)}" if rendered else None}
 
 
 def question_files(items: Mapping[str, list[dict]], rendered: set[str]
                    ) -> dict[str, list[dict]]:
     """``<subtask>.jsonl`` rows, in question-id order (item-id order would group a life log's
     items, which their ids no longer name)."""
-    return {f"{sub}.jsonl": sorted((question_row(it, it["lifelog_id"] in rendered)
+    key = answer_key(it for its in items.values() for it in its)
+    return {f"{sub}.jsonl": sorted((question_row(it, it["lifelog_id"] in rendered, key)
                                     for it in its), key=lambda r: r["question_id"])
             for sub, its in items.items()}
+
+
+def video_names(items: Mapping[str, list[dict]]) -> dict[str, str]:
+    """Per life log, its video's name in the questions view."""
+    key = answer_key(it for its in items.values() for it in its)
+    return {lid: video_name(lid, key) for lid in sorted({it["lifelog_id"] for its in
+                                                        items.values() for it in its})}
 
 
 def resolve_ids(path: Path, responses: Mapping[str, str], items: Iterable[dict]
@@ -62,13 +84,15 @@ def resolve_ids(path: Path, responses: Mapping[str, str], items: Iterable[dict]
     """Predictions keyed by item id, whichever id (item or question) each line names; an id
     that is neither stays as it is, for the unknown-id check to name. One item predicted
     under both of its ids is an error, never a silent choice."""
-    alias = {question_id(it["item_id"]): it["item_id"] for it in items}
+    items = list(items)
+    key = answer_key(items)
+    alias = {question_id(it["item_id"], key): it["item_id"] for it in items}
     out: dict[str, str] = {}
     for key, reply in responses.items():
         item_id = alias.get(key, key)
         if item_id in out:
             raise DataError(str(path), "item_id", f"{item_id!r} is predicted twice, under its "
-                            f"item id and its question id {question_id(item_id)!r}",
+                            f"item id and its question id {question_id(item_id, key)!r}",
                             "keep one prediction per item")
         out[item_id] = reply
     return out

@@ -27,7 +27,7 @@ from xlebench.export.curation import curation_csv
 from xlebench.export.egoschema import egoschema_files
 from xlebench.export.hf import items_table, lifelogs_table, write_table
 from xlebench.export.lmms import write_lmms_tasks
-from xlebench.export.questions import question_files, video_name
+from xlebench.export.questions import question_files, video_names
 from xlebench.export.release import release_files
 from xlebench.manifest import content_config
 from xlebench.publish import benchmark_config
@@ -62,7 +62,7 @@ def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> 
 
 class ExportStage(BaseStage):
     name: ClassVar[str] = "export"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"  # 3: question ids keyed by the answers
     upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "render")
     outputs: ClassVar[tuple[str, ...]] = ("export",)
     uses_seed: ClassVar[bool] = False
@@ -146,7 +146,9 @@ class ExportStage(BaseStage):
     def _questions(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         for name, rows in question_files(items, set(ctx["render"].records)).items():
             write_jsonl(out / name, rows)
-        return {"questions": {s: len(v) for s, v in items.items()}}
+        # kept in the cache for the links below, never written into the view
+        return {"questions": {s: len(v) for s, v in items.items()},
+                "video_names": video_names(items)}
 
     def _xlebench(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         files, stats = release_files(logs, [it for v in items.values() for it in v])
@@ -174,15 +176,18 @@ class ExportStage(BaseStage):
                 target = dest / "export" / fmt / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src / rel, target)
-            counts[fmt] = {k: v for k, v in rec.items() if k not in ("format", "paths")}
+            counts[fmt] = {k: v for k, v in rec.items()
+                           if k not in ("format", "paths", "video_names")}
         if "hf" in result.records and self.library_kind == "synthetic":
             # generated footage can travel with its dataset (Ego4D's cannot: the card says
             # how to rebuild it into videos/ beside itself)
             for video in sorted((dest / "videos").glob("*.mp4")):
                 _link(video, dest / "export" / "hf" / "videos" / video.name)
         if "questions" in result.records:  # the view's videos, under their opaque names
+            names = result.records["questions"].get("video_names", {})
             for video in sorted((dest / "videos").glob("*.mp4")):
-                _link(video, dest / "export" / "questions" / "videos" / video_name(video.stem))
+                if video.stem in names:
+                    _link(video, dest / "export" / "questions" / "videos" / names[video.stem])
         off = counts.get("xlebench", {}).get("segment_starts_not_whole_minutes", 0)
         if off:
             log.info("export/xlebench: %d of %d segment starts are not whole minutes, so "
