@@ -243,3 +243,31 @@ def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
     assert all("position_prior" not in m for v in verdicts.values() for m in v["members"])
     kept = [it for it in items if verdicts[it["item_id"]]["kept"]]
     assert sum(it["answer"]["label"] == 0 for it in kept) >= len(kept) / 3
+
+
+def test_a_window_with_a_remembered_verb_sequence_gets_that_windows_roles() -> None:
+    from xlebench.eval.scorers.events import _remembered_window, fit_sequences
+
+    def window(verbs: list[str], obj: str) -> dict:
+        return {"answer": {"events": [{"verbs_gt": [v], "roles": {"Arg0": "C", "Arg1": obj}}
+                                      for v in verbs]}}
+    model = fit_sequences([window(["cut", "wash"], "onion"), window(["cut", "fry"], "egg")])
+    reply = _remembered_window(window(["cut", "fry"], "?"), model, None)
+    assert reply == "Event 1: Arg0: C; Arg1: egg\nEvent 2: Arg0: C; Arg1: egg"
+    unseen = _remembered_window(window(["wash", "cut"], "?"), model, None)
+    assert unseen.startswith("Event 1: Arg0: C; Arg1: ")  # the verbs' roles instead
+
+
+def test_location_affinity_reads_the_wearers_place_and_leans_on_the_pool() -> None:
+    from xlebench.eval.scorers.choice import PLACE_SHRINK, fit_place_odds, wearer_place
+
+    assert wearer_place({"lifelog_id": "new_york-intj-3fa2c1-long"}) == "new_york"
+    assert wearer_place({"lifelog_id": "a1b2c3d4_0f0f0f0f"}) == ""
+    train = []
+    for k in range(PLACE_SHRINK):
+        log = "japan-intj-000000-short" if k % 2 else "rwanda-esfp-000000-short"
+        word = "rice" if k % 2 else "beans"
+        train.append({"lifelog_id": log, "answer": {"options": [f"C eats {word}.",
+                                                                "C sleeps."], "label": 0}})
+    odds = fit_place_odds(train)
+    assert odds["japan"]["rice"] > odds[""]["rice"] > odds["rwanda"]["rice"]

@@ -109,6 +109,38 @@ def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str,
     return expected(item, _argmax(scores))
 
 
+def wearer_place(item: dict) -> str:
+    """The wearer's location as a compiled life-log id spells it (``colombia-enfj-…``; a
+    reader of annotations/*.jsonl sees it), or "" for an id that spells none."""
+    head, _, rest = item["lifelog_id"].partition("-")
+    return head if rest[:4].isalpha() and len(rest.split("-")[0]) == 4 else ""
+
+
+#: Items a location's own word odds count as against the pooled ones (a location seen on a
+#: handful of items mostly reads the pooled odds).
+PLACE_SHRINK = 20
+
+
+def fit_place_odds(train: Sequence[dict]) -> dict[str, dict[str, float]]:
+    """`fit_word_odds` per wearer location, shrunk toward the pooled odds by how many items
+    the location has (``""``: every training item)."""
+    by: dict[str, list[dict]] = {}
+    for it in train:
+        by.setdefault(wearer_place(it), []).append(it)
+    pooled = fit_word_odds(train)
+    out = {"": pooled}
+    for place, its in by.items():
+        if place:
+            own, w = fit_word_odds(its), len(its) / (len(its) + PLACE_SHRINK)
+            out[place] = {k: w * own.get(k, 0.0) + (1 - w) * v for k, v in pooled.items()}
+    return out
+
+
+def _by_place(item: dict, odds: dict[str, dict[str, float]], ctx: BlindContext
+              ) -> dict[str, float]:
+    return _by_odds(item, odds.get(wearer_place(item)) or odds[""], ctx)
+
+
 def fit_option_memory(train: Sequence[dict]) -> dict[str, int]:
     """Per option text: times it was the right option on other logs, less times it was a
     wrong one (an option seen as an answer elsewhere is remembered)."""
@@ -156,6 +188,9 @@ class ChoiceAccuracy(Base):
                       lambda it, pos, _c: expected(it, [pos]), fit_positions, positional=True),
                 Blind("word_odds", "the options; the words of other logs' right options",
                       _by_odds, fit_word_odds),
+                Blind("location_affinity", "the options and the wearer's location; the words "
+                      "of right options on other logs of that location", _by_place,
+                      fit_place_odds),
                 Blind("option_memory", "the options; other logs' right and wrong options",
                       _remembered, fit_option_memory))
 

@@ -99,6 +99,28 @@ def _verb_roles(item: dict, model: dict, ctx: BlindContext) -> str:
     return "\n".join(lines)
 
 
+def _sequence(item: dict) -> tuple[str, ...]:
+    """The window's shown verbs, event by event (its first verb each)."""
+    return tuple(ev["verbs_gt"][0] if ev["verbs_gt"] else "" for ev in item["answer"]["events"])
+
+
+def fit_sequences(train: Sequence[dict]) -> dict:
+    """Per sequence of shown verbs, the roles another log's window with that sequence had
+    (the first such window), beside `fit_roles`' fallbacks."""
+    seen: dict[tuple[str, ...], list[dict[str, str]]] = {}
+    for it in train:
+        seen.setdefault(_sequence(it), [ev["roles"] for ev in it["answer"]["events"]])
+    return {**fit_roles(train), "sequence": seen}
+
+
+def _remembered_window(item: dict, model: dict, ctx: BlindContext) -> str:
+    """A window whose verb sequence another log had: that window's roles; else the verbs'."""
+    roles = model["sequence"].get(_sequence(item))
+    if roles is None or len(roles) != len(item["answer"]["events"]):
+        return _verb_roles(item, model, ctx)
+    return "\n".join(f"Event {k}: {_role_line(r)}" for k, r in enumerate(roles, start=1))
+
+
 class EventVerbs(Base):
     """The verbs of each event: macro Recall@5 over verbs (primary, corpus), Acc@1 and Acc@5
     per item. Blind panel: other logs' five most common verbs for every event."""
@@ -175,4 +197,7 @@ class EventRoles(Base):
         return (Blind("common_roles", "other logs' most common role values", _common_roles,
                       fit_roles),
                 Blind("verb_role_prior", "the shown verbs; the roles other logs give them",
-                      _verb_roles, fit_roles))
+                      _verb_roles, fit_roles),
+                Blind("verb_sequence_memory", "the shown verbs; the roles of another log's "
+                      "window with the same verb sequence", _remembered_window,
+                      fit_sequences))
