@@ -18,8 +18,12 @@ from xlebench.export.hf import ITEMS, items_table, read_items, write_table
 
 def _mcq() -> dict:
     item = _build()["single_summary"][0]
+    options = ["a", "b", "c", "d", "e"]
     return {**item, "item_id": "x-mcq-000", "subtask": "summary_mcq",
-            "answer": {**item["answer"], "options": ["a", "b", "c", "d", "e"], "label": 3},
+            "query": "What does C do? " + " ".join(f"Option {k}: {o}"
+                                                   for k, o in enumerate(options)),
+            "provenance": {**item["provenance"], "question": "What does C do?"},
+            "answer": {**item["answer"], "options": options, "label": 3},
             "source_item": item["item_id"]}
 
 
@@ -51,7 +55,8 @@ def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
     mcq = _mcq()
     files = egoschema_files([mcq, _event()], {LOG["lifelog_id"]: LOG})
     q_uid = str(uuid.uuid5(NAMESPACE, mcq["item_id"]))
-    assert files["questions.json"] == [{"q_uid": q_uid, "question": mcq["query"],
+    # the options in their own fields only, as EgoSchema's questions.json has them
+    assert files["questions.json"] == [{"q_uid": q_uid, "question": "What does C do?",
                                         "option 0": "a", "option 1": "b", "option 2": "c",
                                         "option 3": "d", "option 4": "e"}]
     assert files["answers.json"] == {q_uid: 3}
@@ -60,6 +65,11 @@ def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
         mcq["period"]["start_s"], mcq["period"]["end_s"]]
     # the first record's whole video: from 0 to its duration in the stitched video
     assert (ids["starting_sec"], ids["ending_sec"]) == (0.0, 600.5)
+    ev = mcq["evidence"][0]
+    assert (ids["ego4d_video_uid"], ids["ego4d_start_sec"], ids["ego4d_end_sec"]) == (
+        ev["video_uid"], ev["source_start_s"], ev["source_end_s"])
+    del mcq["provenance"]["question"]  # an imported item: cut before its options
+    assert egoschema_files([mcq], {})["questions.json"][0]["question"] == "What does C do?"
     json.dumps(files)  # plain JSON
 
 

@@ -1,8 +1,11 @@
-"""Multiple-choice items in EgoSchema's layout: ``questions.json`` (``q_uid``, ``question``,
-``option 0`` … ``option 4``), ``answers.json`` (``q_uid`` -> label) and ``uid_to_lifelog.json``
-(``q_uid`` -> our item id, the life-log video, ``starting_sec``/``ending_sec`` of the evidence
-in that stitched video, and the period on the day's clock), so EgoSchema's evaluation scripts
-run unchanged on life-log questions.
+"""Multiple-choice items in EgoSchema's layout: ``questions.json`` (``q_uid``, ``question`` —
+the bare question, the options in their own fields as EgoSchema's are — ``option 0`` …
+``option 4``), ``answers.json`` (``q_uid`` -> label) and ``uid_to_lifelog.json`` (``q_uid`` ->
+our item id, the life-log video, ``starting_sec``/``ending_sec`` of the evidence in that
+stitched video, the period on the day's clock, and the Ego4D source: ``google_drive_id``'s
+counterpart ``ego4d_video_uid`` with the evidence's ``ego4d_start_sec``/``ego4d_end_sec`` in
+that video), so EgoSchema's evaluation scripts run unchanged on life-log questions and each
+question can be traced to its Ego4D clip.
 
 The stitched video plays the records back to back (`xlebench.render.timeline`); its seconds
 here come from the library's durations, which the render's probed mapping (``videos/*.json``)
@@ -38,11 +41,30 @@ def video_seconds(log: dict, evidence: list[dict]) -> tuple[float, float] | None
     return round(min(a for a, _ in spans), 3), round(max(b for _, b in spans), 3)
 
 
+def bare_question(item: dict) -> str:
+    """The question without its options (the recipes keep it in ``provenance.question``; an
+    imported item's query is cut before its first "Option 0:")."""
+    question = item.get("provenance", {}).get("question")
+    return question or item["query"].split(" Option 0:")[0]
+
+
+def ego4d_source(evidence: list[dict]) -> dict[str, Any]:
+    """The Ego4D video of the evidence and its seconds there (the first video's, when the
+    evidence spans several)."""
+    if not evidence:
+        return {"ego4d_video_uid": None, "ego4d_start_sec": None, "ego4d_end_sec": None}
+    uid = evidence[0]["video_uid"]
+    mine = [e for e in evidence if e["video_uid"] == uid]
+    return {"ego4d_video_uid": uid,
+            "ego4d_start_sec": min(float(e["source_start_s"]) for e in mine),
+            "ego4d_end_sec": max(float(e["source_end_s"]) for e in mine)}
+
+
 def egoschema_files(items: Iterable[dict], logs: dict[str, dict]) -> dict[str, Any]:
     questions, answers, ids = [], {}, {}
     for it in sorted((it for it in items if is_mcq(it)), key=lambda it: it["item_id"]):
         q_uid = str(uuid.uuid5(NAMESPACE, it["item_id"]))
-        questions.append({"q_uid": q_uid, "question": it["query"],
+        questions.append({"q_uid": q_uid, "question": bare_question(it),
                           **{f"option {k}": o for k, o in enumerate(it["answer"]["options"])}})
         answers[q_uid] = int(it["answer"]["label"])
         span = video_seconds(logs[it["lifelog_id"]], it["evidence"]) \
@@ -51,5 +73,6 @@ def egoschema_files(items: Iterable[dict], logs: dict[str, dict]) -> dict[str, A
                       "lifelog_id": it["lifelog_id"], "video": f"videos/{it['lifelog_id']}.mp4",
                       "starting_sec": span[0] if span else None,
                       "ending_sec": span[1] if span else None,
-                      "period_s": [it["period"]["start_s"], it["period"]["end_s"]]}
+                      "period_s": [it["period"]["start_s"], it["period"]["end_s"]],
+                      **ego4d_source(it["evidence"])}
     return {"questions.json": questions, "answers.json": answers, "uid_to_lifelog.json": ids}
