@@ -365,6 +365,9 @@ class EvalConfig:
     #: Evaluate only the first N life logs (by id), or the listed ones: tables say which.
     max_logs: int | None = knob(None, ge=1)
     lifelogs: list[str] = field(default_factory=list)
+    #: Score the dev or test split of a benchmark compiled with annotate.heldout (results
+    #: under <system>@split=<split>), or all of it.
+    split: str = knob("all", choices=("all", "dev", "test"))
     #: Random draws averaged per item for the chance floors (seeded: reproducible).
     floor_draws: int = knob(32, ge=1, le=10_000)
     #: Replies that say the records hold no answer, and replies that decline (regexes over the
@@ -439,6 +442,9 @@ class AnnotateConfig:
     #: video) and that item, one is dropped and counted; ``keep``: both ship (the paper's
     #: forms), counted in stats/tasks.json (printed_answers).
     printed_answers: str = knob("drop", choices=("drop", "keep"))
+    #: Share of life logs held out as the test split: their answers stay out of every export
+    #: but the questions view (xlebench/split.py); 0 = no split.
+    heldout: float = knob(0.0, ge=0, le=0.9)
 
 
 @dataclass

@@ -34,6 +34,7 @@ from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.predictions import folder_slug
 from xlebench.llm.setup import llm_fingerprint, prompt_files
 from xlebench.runner.fingerprint import file_digest
+from xlebench.split import split_logs
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
@@ -195,7 +196,7 @@ def build_systems(cfg: DictConfig) -> Systems:
             raise ConfigError(f"eval.systems: {name!r} is not a system{hint}; choose from "
                               f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
         system, fp, model = _make(name, cfg, out)
-        key = result_key(system.name, model)
+        key = split_key(result_key(system.name, model), str(cfg.eval.split))
         out.by_name[key] = system
         out.fingerprints[key] = fp
         out.models[key] = model
@@ -285,8 +286,17 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | 
         _answer_model(cfg)
 
 
-def selected_logs(all_ids: list[str], max_logs: int | None, lifelogs: list[str]) -> list[str]:
-    """The life logs an evaluation covers: the listed ones, else the first N by id, else all."""
+def split_key(key: str, split: str) -> str:
+    """A system's results folder for one split (``oracle_text_retrieval@split=test``):
+    scoring a split never replaces the whole benchmark's results."""
+    return key if split == "all" else f"{key}@split={split}"
+
+
+def selected_logs(all_ids: list[str], max_logs: int | None, lifelogs: list[str],
+                  split: tuple[int, float, str] = (0, 0.0, "all")) -> list[str]:
+    """The life logs an evaluation covers: those of its split (``(seed, heldout, which)``,
+    `xlebench.split`), of them the listed ones, else the first N by id, else all."""
+    all_ids = split_logs(all_ids, *split)
     if lifelogs:
         missing = sorted(set(lifelogs) - set(all_ids))
         if missing:

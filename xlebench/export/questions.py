@@ -24,7 +24,8 @@ from typing import Any
 
 from xlebench.errors import DataError
 
-#: What a question row holds; nothing else of an item leaves the benchmark through this view.
+#: What a question row holds; nothing else of an item leaves the benchmark through this view
+#: (and ``split``, dev or test, in a benchmark with a held-out split: xlebench/split.py).
 FIELDS = ("question_id", "subtask", "task", "category", "query", "options", "period",
           "video")
 
@@ -59,7 +60,8 @@ def question_row(item: dict, rendered: bool, key: str) -> dict[str, Any]:
             "task": item["task"], "category": item["category"], "query": item["query"],
             "options": list(options) if options else None,
             "period": {"start_s": item["period"]["start_s"], "end_s": item["period"]["end_s"]},
-            "video": f"videos/{video_name(item['lifelog_id'], key)}" if rendered else None}
+            "video": f"videos/{video_name(item['lifelog_id'], key)}" if rendered else None,
+            **({"split": item["split"]} if "split" in item else {})}
 
 
 def question_files(items: Mapping[str, list[dict]], rendered: set[str]

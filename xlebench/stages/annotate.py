@@ -31,6 +31,7 @@ from xlebench.runner.fingerprint import file_digest
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.split import log_split, split_stats
 from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
@@ -106,7 +107,8 @@ class AnnotateStage(BaseStage):
                  aggregator: LLMAggregator | None = None, llm: LLMClient | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
                  seed: int = 0, repeat_sources: bool = False,
-                 printed_answers: str = "drop", corpus: bool = False) -> None:
+                 printed_answers: str = "drop", corpus: bool = False,
+                 heldout: float = 0.0) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
@@ -117,6 +119,7 @@ class AnnotateStage(BaseStage):
         self.aggregator, self.llm = aggregator, llm
         self.embedder, self.embedding_store = embedder, embedding_store
         self.repeat_sources, self.printed_answers = repeat_sources, printed_answers
+        self.heldout = heldout
         #: The library carries its own Ego4D-format annotations (the synthetic corpus).
         self.corpus = corpus
         if llm is not None:
@@ -247,7 +250,16 @@ class AnnotateStage(BaseStage):
                          {n: r.answers for n, (r, _) in self.recipes.items()},
                          self.validity_seed)
             records = {uid: _without(rec, drop, SHOWN) for uid, rec in records.items()}
-        return self._panel_filter(records)
+        return self._split(self._panel_filter(records))
+
+    def _split(self, records: dict[str, dict]) -> dict[str, dict]:
+        """Each item marked with its life log's split (`xlebench.split`) when some are held
+        out."""
+        if self.heldout <= 0:
+            return records
+        return {uid: {**rec, "items": [{**it, "split": log_split(
+            it["lifelog_id"], self.validity_seed, self.heldout)} for it in rec["items"]]}
+            for uid, rec in records.items()}
 
     def _panel_filter(self, records: dict[str, dict]) -> dict[str, dict]:
         specs = {name: spec for name in self.recipes
@@ -293,6 +305,7 @@ class AnnotateStage(BaseStage):
                  "validity": checks,
                  "printed_answers": leaks,
                  "other_queries": other_queries(every),
+                 **({"splits": split_stats(every)} if self.heldout > 0 else {}),
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
                                   for s, v in sorted(by_sub.items()) if v},
@@ -466,7 +479,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                           embedding_store=Path(cfg.paths.cache) / "embeddings",
                           seed=int(cfg.seed),
                           repeat_sources=bool(cfg.annotate.repeat_sources),
-                          printed_answers=str(cfg.annotate.printed_answers))
+                          printed_answers=str(cfg.annotate.printed_answers),
+                          heldout=float(cfg.annotate.heldout))
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
@@ -477,6 +491,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
               "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}
     return StageSpec(stage, {**shared, "recipes": keys, "tasks": tasks,
                              "printed_answers": str(cfg.annotate.printed_answers),
+                             **({"heldout": float(cfg.annotate.heldout)}
+                                if cfg.annotate.heldout else {}),
                              "prompts": {p: file_digest(f) for p, f in
                                          zip(prompts, prompt_files(prompts), strict=True)}},
                      cache_config=shared)

@@ -38,7 +38,7 @@ from xlebench.eval.predictions import (
 from xlebench.eval.predictions import digest as predictions_digest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
-from xlebench.eval.systems import build_systems, selected_logs
+from xlebench.eval.systems import build_systems, selected_logs, split_key
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.eval.validity import validity
 from xlebench.export.questions import resolve_ids
@@ -83,6 +83,7 @@ class EvaluateStage(BaseStage):
                  settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,
                  floor_draws: int = 32, allow_partial: bool = False,
                  max_logs: int | None = None, lifelogs: list[str] | None = None,
+                 split: tuple[int, float, str] = (0, 0.0, "all"),
                  judges: Judges | None = None, judged: set[str] | None = None,
                  min_dev_f1: float = 0.7,
                  models: dict[str, Any] | None = None,
@@ -99,6 +100,7 @@ class EvaluateStage(BaseStage):
         self.bertscorer, self.n_boot = bertscorer, n_boot
         self.floor_draws, self.allow_partial = floor_draws, allow_partial
         self.max_logs, self.lifelogs = max_logs, list(lifelogs or [])
+        self.split = split
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(name) for name in self.systems]
@@ -120,7 +122,7 @@ class EvaluateStage(BaseStage):
     def _items(self, ctx: StageContext) -> tuple[list[dict], list[str], int]:
         """The items evaluated (recipe order, then id), the logs they come from, all logs."""
         all_logs = sorted(ctx["simulate"].records)
-        logs = selected_logs(all_logs, self.max_logs, self.lifelogs)
+        logs = selected_logs(all_logs, self.max_logs, self.lifelogs, self.split)
         keep, order = set(logs), {name: k for k, name in enumerate(self.recipes)}
         items = sorted((it for r in ctx["annotate"].records.values() for it in r["items"]
                         if it["subtask"] in order and it["lifelog_id"] in keep),
@@ -258,7 +260,8 @@ def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
     cov, logs = table["coverage"], table["lifelogs"]
     if logs["evaluated"] < logs["of"]:
         notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "
-                     f"(eval.max_logs / eval.lifelogs): {', '.join(logs['ids'][:5])}"
+                     f"(eval.split / eval.max_logs / eval.lifelogs): "
+                     f"{', '.join(logs['ids'][:5])}"
                      + (" ..." if logs["evaluated"] > 5 else "") + ".")
     notes += check_lines(table.get("judge_check"))
     for sub, v in table.get("validity", {}).items():
@@ -293,7 +296,7 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         elif key in built.by_name:
             raise ConfigError(f"eval.predictions={path}: its name {key!r} is a built-in "
                               "system's; set eval.name=<model name>")
-        system = PredictionsFile(path, key)
+        system = PredictionsFile(path, split_key(key, str(ec["split"])))
         systems[system.name] = system
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
@@ -310,7 +313,8 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                         int(ec["judge"]["truncate_words"]))
         judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]],
                                    section="judge")
-    fp = {"eval": {k: v for k, v in ec.items() if k not in ("predictions", "name", "replace")},
+    fp = {"eval": {k: v for k, v in ec.items() if k not in ("predictions", "name", "replace")
+                   and (k, v) != ("split", "all")},
           "predictions_sha256": digest}
     if judge_fp is not None:
         fp["judge_llm"] = judge_fp
@@ -323,6 +327,7 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           n_boot=int(ec["bootstrap"]), floor_draws=int(ec["floor_draws"]),
                           allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
                           lifelogs=ec["lifelogs"], judges=judges, judged=judged,
+                          split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])),
                           min_dev_f1=float(ec["judge"]["min_dev_f1"]),
                           models=built.models, records=records)
     return StageSpec(stage, fp)

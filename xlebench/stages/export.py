@@ -34,6 +34,7 @@ from xlebench.publish import benchmark_config
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.split import log_split
 from xlebench.stages.annotate import configured_recipes
 from xlebench.tasks.registry import Recipe
 
@@ -70,7 +71,7 @@ class ExportStage(BaseStage):
     def __init__(self, *, formats: list[str], recipes: dict[str, Recipe], bench_name: str,
                  config_yaml: str, eval_settings: dict[str, Any], max_new_tokens: int,
                  targets: dict[str, str | None] | None = None,
-                 library_kind: str = "ego4d") -> None:
+                 library_kind: str = "ego4d", seed: int = 0, heldout: float = 0.0) -> None:
         if "lmms_eval" in formats and "hf" not in formats:
             raise ConfigError("export.formats: lmms_eval reads the hf export; add hf, e.g. "
                               "export.formats=[hf,lmms_eval]")
@@ -79,6 +80,7 @@ class ExportStage(BaseStage):
         self.bench_name, self.config_yaml = bench_name, config_yaml
         self.eval_settings, self.max_new_tokens = eval_settings, max_new_tokens
         self.library_kind = library_kind
+        self.seed, self.heldout = seed, heldout
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f) for f in self.formats]
@@ -86,10 +88,23 @@ class ExportStage(BaseStage):
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         items = _items(ctx.upstream, self.recipes)
         logs = dict(sorted(ctx.upstream["simulate"].records.items()))
+        held = {}
+        if self.heldout > 0 and unit.id != "questions":  # answers of the test split stay out
+            items, logs, held = self._dev(items, logs)
         out = ctx.workdir / "files"
-        stats = getattr(self, f"_{unit.id}")(out, items, logs, ctx.upstream)
+        stats = {**getattr(self, f"_{unit.id}")(out, items, logs, ctx.upstream), **held}
         files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
         return {"format": unit.id, **stats, "paths": files}
+
+    def _dev(self, items: dict[str, list[dict]], logs: dict[str, dict]) -> tuple:
+        """The dev split's items and life logs, and how many test ones were left out."""
+        test = {lid for lid in logs if log_split(lid, self.seed, self.heldout) == "test"}
+        kept = {sub: [it for it in its if it["lifelog_id"] not in test]
+                for sub, its in items.items()}
+        n = sum(len(its) for its in items.values()) - sum(len(its) for its in kept.values())
+        return ({sub: its for sub, its in kept.items() if its},
+                {lid: log for lid, log in logs.items() if lid not in test},
+                {"held_out": {"lifelogs": len(test), "items": n}})
 
     def _hf(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         sizes = {}
@@ -219,5 +234,7 @@ def build_export_stage(cfg: DictConfig) -> StageSpec:
                         bench_name=str(cfg.name),
                         config_yaml=yaml.safe_dump(config, sort_keys=True, width=100),
                         eval_settings=evs, max_new_tokens=int(ec["max_new_tokens"]),
-                        library_kind=str(cfg.library.kind))
-    return StageSpec(stage, {"export": ec, "eval": evs, "config": config})
+                        library_kind=str(cfg.library.kind), seed=int(cfg.seed),
+                        heldout=float(cfg.annotate.heldout))
+    held = {"heldout": float(cfg.annotate.heldout)} if cfg.annotate.heldout else {}
+    return StageSpec(stage, {"export": ec, "eval": evs, "config": config, **held})

@@ -47,9 +47,11 @@ class RespondStage(BaseStage):
     upstream: ClassVar[tuple[str, ...]] = ("annotate", "simulate", "library")
 
     def __init__(self, *, systems: Systems, recipes: dict[str, Recipe], root: Path | None,
-                 max_logs: int | None = None, lifelogs: list[str] | None = None) -> None:
+                 max_logs: int | None = None, lifelogs: list[str] | None = None,
+                 split: tuple[int, float, str] = (0, 0.0, "all")) -> None:
         self.systems, self.recipes, self.root = systems, recipes, root
         self.max_logs, self.lifelogs = max_logs, list(lifelogs or [])
+        self.split = split
         self.keys = {n: system_key(fp) for n, fp in systems.fingerprints.items()}
         # Systems hold model clients (locks, loaded weights): threads, never processes; one
         # thread for an in-process model, as many as the API allows for a remote one.
@@ -91,7 +93,8 @@ class RespondStage(BaseStage):
 
     def units(self, ctx: StageContext) -> list[Unit]:
         items = log_items(ctx)
-        logs = selected_logs(sorted(ctx["simulate"].records), self.max_logs, self.lifelogs)
+        logs = selected_logs(sorted(ctx["simulate"].records), self.max_logs, self.lifelogs,
+                             self.split)
         return [Unit(f"{name}.{self.keys[name]}.{lid}", {"system": name, "lifelog": lid})
                 for name in self.systems.by_name for lid in logs if items.get(lid)]
 
@@ -134,6 +137,8 @@ def build_respond_stage(cfg: DictConfig) -> StageSpec:
     recipes = {n: r for n, (r, _) in configured_recipes(cfg).items()}
     ec = OmegaConf.to_container(cfg.eval, resolve=True)
     stage = RespondStage(systems=systems, recipes=recipes, root=annotations_root(cfg),
-                         max_logs=ec["max_logs"], lifelogs=ec["lifelogs"])
+                         max_logs=ec["max_logs"], lifelogs=ec["lifelogs"],
+                         split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])))
+    split = {"split": ec["split"]} if ec["split"] != "all" else {}
     return StageSpec(stage, {"systems": systems.fingerprints, "max_logs": ec["max_logs"],
-                             "lifelogs": ec["lifelogs"]}, cache_config={})
+                             "lifelogs": ec["lifelogs"], **split}, cache_config={})

@@ -338,7 +338,7 @@ def assign_texts(texts: Sequence[frozenset[str]], bags: Sequence[frozenset[str]]
     record. A text left without a record (more texts than records) gets None."""
     df = Counter(w for bag in bags for w in bag)
     idf = {w: math.log(len(bags) / n) for w, n in df.items()}
-    pairs = sorted(((sum(idf.get(w, 0.0) for w in t & bags[r]), k, r)
+    pairs = sorted(((sum(idf.get(w, 0.0) for w in sorted(t & bags[r])), k, r)
                     for k, t in enumerate(texts) for r in range(len(bags))),
                    key=lambda x: (-x[0], x[1], x[2]))
     at: list[int | None] = [None] * len(texts)

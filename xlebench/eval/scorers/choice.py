@@ -104,7 +104,7 @@ def fit_word_odds(train: Sequence[dict]) -> dict[str, float]:
 def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str, float]:
     scores = []
     for opt in item["answer"]["options"]:
-        ws = words(opt)
+        ws = sorted(words(opt))  # sorted: a float sum in set order varies between runs
         scores.append(sum(odds.get(w, 0.0) for w in ws) / max(1, len(ws)))
     return expected(item, _argmax(scores))
 

@@ -41,7 +41,9 @@ def _by_words(item: dict, model: dict[str, float], ctx: BlindContext) -> str:
     texts = shown(item)
 
     def when(k: int) -> float:
-        words = set(rouge_tokens(texts[k]))
+        # sorted: a float sum in set order depends on the process's string hashing, and a
+        # near tie between two texts then orders them differently from run to run
+        words = sorted(set(rouge_tokens(texts[k])))
         return sum(model.get(w, 0.5) for w in words) / max(1, len(words))
     ranked = sorted(range(len(texts)), key=lambda k: (when(k), k))
     return "Correct order of the summaries: " + ", ".join(map(str, ranked))
