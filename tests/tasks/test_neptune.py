@@ -319,3 +319,21 @@ def test_a_malformed_rater_sheet_names_its_header(tmp_path: Path) -> None:
     bad.write_text("id,score\nx,1\n")
     with pytest.raises(DataError, match="s.csv: header"):
         read_verdicts(bad)
+
+
+def test_a_reply_that_picks_an_option_is_scored_as_that_option() -> None:
+    """A system shown the question as multiple choice (likelihood over the options) replies
+    "Option k": it is right when option k is the answer, on counts too (whose options are
+    numbers); a bare number stays a count."""
+    item = {"answer": {"text": "3", "shape": "count", "value": 3,
+                       "options": ["5", "2", "3", "4", "6"], "label": 2}}
+    score = ShortAnswer().score
+    assert score(item, "Option 2", ScoreSettings())["answer_acc"] == 1.0
+    assert score(item, "(C)", ScoreSettings())["answer_acc"] == 1.0
+    assert score(item, "Option 0", ScoreSettings())["answer_acc"] == 0.0
+    assert score(item, "2", ScoreSettings())["answer_acc"] == 0.0, "two times, not option 2"
+    assert score(item, "3", ScoreSettings())["answer_acc"] == 1.0
+    phrase = {"answer": {"text": "the sink", "shape": "phrase",
+                         "options": ["the table", "the sink", "the stove", "the door", "the bin"],
+                         "label": 1}}
+    assert score(phrase, "Option 1", ScoreSettings())["answer_acc"] == 1.0

@@ -114,6 +114,26 @@ def equivalent(answer: dict, reply: str) -> bool | None:
     return token_f1(reply, answer["text"]) >= F1_EQUIVALENT
 
 
+#: "Option 3", "option 3.", "(C)", "Answer: C", "C": a pick among the options; a bare number
+#: is not (an open question about a count is answered "3").
+_OPTION_PICK = re.compile(r"^\W*(?:answer\s*:\s*)?(?:option\s*\(?([0-9])\)?|\(?([a-e])\)?)\W*$",
+                          re.IGNORECASE)
+
+
+def chosen_option(item: dict, reply: str) -> str:
+    """A reply that only names one of the item's options (``Option 3``, ``(C)``: a system
+    shown the question as multiple choice, e.g. by likelihood) stands for that option's
+    text; any other reply is read as it is."""
+    options = item["answer"].get("options")
+    m = _OPTION_PICK.match(reply) if options else None
+    if m is None:
+        return reply
+    # the index itself: a count item's options are numbers, so "Option 3" also contains one
+    tok = m.group(1) or m.group(2)
+    k = int(tok) if tok.isdigit() else "abcde".index(tok.lower())
+    return options[k] if k < len(options) else reply
+
+
 class ShortAnswer(Base):
     """Short answers to open questions (see the module docstring). Blind panel: the answer
     other logs most often had to questions of the same capability and shape (for an order,
@@ -124,7 +144,7 @@ class ShortAnswer(Base):
     kind = "short"
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
-        reply = truncate(reply)
+        reply = chosen_option(item, truncate(reply))
         ok = equivalent(item["answer"], reply)
         if ok is None:
             return None
