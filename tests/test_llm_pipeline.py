@@ -99,7 +99,10 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
     args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
             "persona.mbti=[INTJ]", "progress=false", "eval.bertscore=false",
             "eval.bootstrap=20", "eval.systems=[retrieve_socratic]",
-            "stages=[library,persona,plan,simulate,annotate,evaluate]"]
+            "stages=[library,persona,plan,simulate,annotate,evaluate]",
+            # one persona: keep every recipe's items (by default a log's items either show
+            # its records or describe them, and the coin may leave no summary at all)
+            "annotate.printed_answers=keep"]
     model = ScriptedModel()
     with LoopbackLLMServer(model) as srv:
         run_cli(out, *args, *_answerer(srv.base_url))
@@ -131,7 +134,7 @@ def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_pat
     args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
             "persona.mbti=[INTJ]", "progress=false", "eval.bertscore=false",
             "eval.bootstrap=20", "eval.systems=[retrieve_socratic]", "render=none",
-            "answerer.max_retries=1"]
+            "answerer.max_retries=1", "annotate.printed_answers=keep"]
     model = ScriptedModel()
     with LoopbackLLMServer(model) as srv:
         for k, fault in enumerate(("null_content", "html_content")):
