@@ -27,8 +27,8 @@ def bench(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report")
     run_cli(out, *FAST, "stages=[library,persona,plan,simulate,render,annotate,evaluate,report]",
             "render=concat", "render.max_logs=1", "eval.bertscore=false", "eval.bootstrap=20",
-            # the paper's repetition: more than one page of items on this small corpus
-            "annotate.repeat_sources=true", timeout=600)
+            # the paper's repetition and forms: more than one page of items on this small corpus
+            "annotate.repeat_sources=true", "annotate.printed_answers=keep", timeout=600)
     return out / "benchmarks" / "demo"
 
 
