@@ -449,7 +449,8 @@ def test_ctrl_c_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
         err = proc.communicate(timeout=90)[1]
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError("no exit 90 s after SIGINT: " + proc.communicate()[1][-3000:])
+        raise AssertionError("no exit 90 s after SIGINT: "
+                             + proc.communicate()[1][-3000:]) from None
     assert proc.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "interrupted" in err
     assert _digest(tmp_path / "benchmarks" / "demo") == before

@@ -18,8 +18,6 @@ from collections.abc import Iterable
 from xlebench.errors import ConfigError
 from xlebench.runner.rng import derive_seed
 
-SPLITS = ("all", "dev", "test")
-
 
 def log_split(lifelog_id: str, seed: int, heldout: float) -> str:
     """``test`` for a seeded ``heldout`` share of life logs, else ``dev``."""

@@ -261,3 +261,16 @@ def test_every_unreadable_entry_is_skipped_and_counted(tmp_path: Path) -> None:
 def import_release_dir(rel: Path, layout: dict, ids: str) -> dict:
     (rel / f"simulation_{ids}_annotation.json").write_text(json.dumps(layout))
     return import_release(rel).items
+
+
+def test_an_item_predicted_under_both_its_ids_is_named_with_its_question_id(
+        tmp_path: Path) -> None:
+    from xlebench.errors import DataError
+    from xlebench.export.questions import answer_key, question_id, resolve_ids
+
+    items = [{"item_id": "a-000", "answer": {"text": "x"}},
+             {"item_id": "b-000", "answer": {"text": "y"}}]
+    qid = question_id("a-000", answer_key(items))
+    with pytest.raises(DataError) as err:
+        resolve_ids(tmp_path / "p.jsonl", {"a-000": "r", qid: "r"}, items)
+    assert f"its question id {qid!r}" in str(err.value)

@@ -64,19 +64,17 @@ def question_row(item: dict, rendered: bool, key: str) -> dict[str, Any]:
             **({"split": item["split"]} if "split" in item else {})}
 
 
-def question_files(items: Mapping[str, list[dict]], rendered: set[str]
+def question_files(items: Mapping[str, list[dict]], rendered: set[str], key: str
                    ) -> dict[str, list[dict]]:
     """``<subtask>.jsonl`` rows, in question-id order (item-id order would group a life log's
-    items, which their ids no longer name)."""
-    key = answer_key(it for its in items.values() for it in its)
+    items, which their ids no longer name); ``key``: the benchmark's `answer_key`."""
     return {f"{sub}.jsonl": sorted((question_row(it, it["lifelog_id"] in rendered, key)
                                     for it in its), key=lambda r: r["question_id"])
             for sub, its in items.items()}
 
 
-def video_names(items: Mapping[str, list[dict]]) -> dict[str, str]:
+def video_names(items: Mapping[str, list[dict]], key: str) -> dict[str, str]:
     """Per life log, its video's name in the questions view."""
-    key = answer_key(it for its in items.values() for it in its)
     return {lid: video_name(lid, key) for lid in sorted({it["lifelog_id"] for its in
                                                         items.values() for it in its})}
 
@@ -90,8 +88,8 @@ def resolve_ids(path: Path, responses: Mapping[str, str], items: Iterable[dict]
     key = answer_key(items)
     alias = {question_id(it["item_id"], key): it["item_id"] for it in items}
     out: dict[str, str] = {}
-    for key, reply in responses.items():
-        item_id = alias.get(key, key)
+    for named, reply in responses.items():
+        item_id = alias.get(named, named)
         if item_id in out:
             raise DataError(str(path), "item_id", f"{item_id!r} is predicted twice, under its "
                             f"item id and its question id {question_id(item_id, key)!r}",

@@ -27,7 +27,7 @@ from xlebench.export.curation import curation_csv
 from xlebench.export.egoschema import egoschema_files
 from xlebench.export.hf import items_table, lifelogs_table, write_table
 from xlebench.export.lmms import write_lmms_tasks
-from xlebench.export.questions import question_files, video_names
+from xlebench.export.questions import answer_key, question_files, video_names
 from xlebench.export.release import release_files
 from xlebench.manifest import content_config
 from xlebench.publish import benchmark_config
@@ -159,11 +159,12 @@ class ExportStage(BaseStage):
                 "of": n_items}
 
     def _questions(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        for name, rows in question_files(items, set(ctx["render"].records)).items():
+        key = answer_key(it for its in items.values() for it in its)
+        for name, rows in question_files(items, set(ctx["render"].records), key).items():
             write_jsonl(out / name, rows)
         # kept in the cache for the links below, never written into the view
         return {"questions": {s: len(v) for s, v in items.items()},
-                "video_names": video_names(items)}
+                "video_names": video_names(items, key)}
 
     def _xlebench(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
         files, stats = release_files(logs, [it for v in items.values() for it in v])

@@ -124,10 +124,12 @@ def shown(items: Sequence[dict], shows: Mapping[str, Sequence[str]],
         if kind := answers.get(it["subtask"]):
             by[(it["lifelog_id"], kind)][1].append(it)
     drop: set[str] = set()
-    for (log, kind), (showing, answering) in sorted(by.items()):
+    for log, kind in sorted(by):
+        showing, answering = by[(log, kind)]
         seen = {v for it in showing for v in source_videos(it)}
+        ids = {it["item_id"] for it in showing}
         met = [it for it in answering if seen & set(source_videos(it))
-               and all(s["item_id"] != it["item_id"] for s in showing)]
+               and it["item_id"] not in ids]
         if not showing or not met:
             continue
         keep_shown = derive_seed(seed, "shown-side", log, kind) % 2 == 0

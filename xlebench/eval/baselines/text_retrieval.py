@@ -345,6 +345,7 @@ def assign_texts(texts: Sequence[frozenset[str]], bags: Sequence[frozenset[str]]
     taken: set[int] = set()
     for _, k, r in pairs:
         if at[k] is None and r not in taken:
-            at[k], _ = r, taken.add(r)
+            at[k] = r
+            taken.add(r)
     return at
 
