@@ -8,6 +8,12 @@ the ``answers`` pool — the correct and ``n_wrong`` wrong answers for each (``o
 call for both). Questions with a banned start ("When", "How many"...) and triplets that leak a
 keyword ("narration", "timestamp"...) are discarded and counted.
 
+``generator=offline_windows`` (the default; no model): questions about one window of at most
+``window_s`` seconds holding ``min_narrations`` C acts — the order of its three phases, or what
+C does between two of them — with wrong answers from the same record, so the options' words
+do not tell the right one apart and the certificate spans minutes
+(`xlebench.tasks.egoschema_offline`).
+
 ``generator=offline_summaries`` (no model): "Which of the following best describes what C does
 ...", the record's library summary as the right option; the wrong ones are summaries of the
 videos *other life logs* recorded at the nearest clock times — the same process that picked
@@ -33,6 +39,8 @@ from xlebench.eval.scorers import ChoiceAccuracy
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
+from xlebench.tasks import egoschema_offline as O
+from xlebench.tasks import neptune_offline as N
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, sample, segment_of, segment_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
@@ -72,12 +80,20 @@ class EgoSchemaPrompts:
 
 @dataclass
 class EgoSchemaParams(RecipeParams):
-    generator: str = knob("offline_summaries", choices=("llm", "offline_summaries"))
+    #: offline_windows (default, no model): questions about a window whose answers need
+    #: several of its moments, wrong answers from the same record (`egoschema_offline`);
+    #: llm: EgoSchema's pipeline; offline_summaries: the record's summary among others'.
+    generator: str = knob("offline_windows",
+                          choices=("offline_windows", "llm", "offline_summaries"))
+    #: offline_windows: the kinds asked, and how often a window part's act repeats there.
+    kinds: list[str] = knob(factory=lambda: list(O.KINDS), choices=O.KINDS, each=True)
+    min_repeats: int = knob(2, ge=1, le=100)
     #: EgoSchema's four chainings: one_shot (Q, A and W in one call), n_shot (one call per
     #: question), qaw_shot (Q, then A, then W: three calls), q_aw (Q, then A and W: the
     #: paper's choice).
     chaining: str = knob("q_aw", choices=("q_aw", "one_shot", "n_shot", "qaw_shot"))
     window_s: int = knob(180, ge=10, le=3600)
+    #: llm: narrations of one pass per window; offline_windows: C acts of one pass.
     min_narrations: int = knob(30, ge=1, le=10_000)
     non_overlapping: bool = True
     n_questions: int = knob(3, ge=1, le=10)
@@ -290,12 +306,49 @@ def _from_summaries(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]
     return found
 
 
+def _rules(p: EgoSchemaParams) -> O.WindowRules:
+    return O.WindowRules(p.window_s, p.min_narrations, p.min_repeats)
+
+
+def _acts(ctx: Context, seg: dict) -> list[N.Event]:
+    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    return N.events(ctx.ann.narrations.get(seg["video_uid"]) or [], a, b)
+
+
+def _from_windows(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
+    rules, found = _rules(p), []
+    for seg in ctx.log["segments"]:
+        evs = _acts(ctx, seg)
+        wins = O.windows(evs, float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"]),
+                         rules)
+        if not wins:
+            out.stats["segments without an act-dense window"] += 1
+        for window in wins:
+            for kind in p.kinds:
+                answer = O.solve(kind, evs, window, rules)
+                if answer is None:
+                    out.stats["windows without three clear phases"] += 1
+                    break
+                wrong = O.decoys(kind, answer, evs, window, p.n_wrong, ctx.rng)
+                if len(wrong) < p.n_wrong:
+                    out.stats["questions with too few wrong answers from the record"] += 1
+                    continue
+                found.append((seg, window, O.question(kind, O.phases(evs, *window, rules)),
+                              answer["text"], wrong, answer["spans"],
+                              {"generator": "offline_windows", "kind": kind}))
+    return found
+
+
+GENERATORS = {"offline_windows": _from_windows, "llm": _from_llm,
+              "offline_summaries": _from_summaries}
+
+
 def build(ctx: Context, p: EgoSchemaParams) -> Built:
     """Items whose query names the period their evidence covers: the record (offline), or the
     window the questions were written from (llm), whose answer spans are the generator's
     evidence seconds (so the certificate measures what the question needs)."""
     out = Built()
-    found = (_from_llm if p.generator == "llm" else _from_summaries)(ctx, p, out)
+    found = GENERATORS[p.generator](ctx, p, out)
     for k, (seg, window, q, a, w, spans, prov) in enumerate(sample(ctx.rng, found,
                                                                     p.max_items_per_log)):
         period = segment_period(seg)
@@ -311,20 +364,25 @@ def build(ctx: Context, p: EgoSchemaParams) -> Built:
             spans=[(to_day(seg, x), to_day(seg, y)) for x, y in spans],
             answer={k2: v for k2, v in mcq_answer(options, label).items() if k2 != "text"},
             evidence=ev,
-            provenance={"question": q, "source_file": ctx.ann.narration_file
-                        if p.generator == "llm" else "library.parquet",
+            provenance={"question": q, "source_file": "library.parquet"
+                        if p.generator == "offline_summaries" else ctx.ann.narration_file,
                         "annotation_ids": [seg["video_uid"]], **prov}))
     return out
 
 
 def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:
-    """offline_summaries: the option that is the record's library summary. llm: the option
+    """offline_windows: the option the window's narrations give, re-derived
+    (`egoschema_offline.solve`). offline_summaries: the option that is the record's library
+    summary. llm: the option
     whose content words the window's narrations hold most (the generator's source)."""
     from xlebench.eval.scorers.choice import words
 
     seg = segment_of(ctx.log, item)
-    options = item["answer"]["options"]
-    if item["provenance"].get("generator") != "llm":
+    options, prov = item["answer"]["options"], item["provenance"]
+    if prov.get("generator") == "offline_windows":
+        answer = O.solve(prov["kind"], _acts(ctx, seg), tuple(prov["window_s"]), _rules(p))
+        return option_reply(options, answer["text"] if answer else "")
+    if prov.get("generator") != "llm":
         return option_reply(options, summary_of(ctx.videos, seg))
     a, b = item["provenance"]["window_s"]
     passes = ctx.ann.narrations.get(seg["video_uid"]) or [[]]

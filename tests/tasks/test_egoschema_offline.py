@@ -1,0 +1,66 @@
+"""EgoSchema's questions without a model (`xlebench.tasks.egoschema_offline`): phases per
+window third, both kinds' answers and certificates, and wrong answers about the same record
+that are never true of the asked stretch."""
+
+from __future__ import annotations
+
+import random
+
+from xlebench.tasks import egoschema_offline as O
+from xlebench.tasks.neptune_offline import Event
+
+
+def _ev(t: float, verb: str, dobj: str) -> Event:
+    return Event(verb, dobj, None, t=t)
+
+
+#: One 180-s window (0-180) of a record that goes on to 400 s.
+EVENTS = sorted([
+    _ev(5, "wash", "plate"), _ev(20, "wash", "plate"), _ev(40, "wash", "plate"),
+    _ev(10, "pick up", "cup"), _ev(100, "pick up", "cup"),  # in two thirds: no phase
+    _ev(70, "cut", "onion"), _ev(90, "cut", "onion"), _ev(55, "hold", "knife"),
+    _ev(130, "stir", "pot"), _ev(150, "stir", "pot"), _ev(170, "stir", "pot"),
+    _ev(175, "dry", "hand"),
+    _ev(200, "open", "fridge"), _ev(260, "close", "fridge"), _ev(300, "peel", "apple"),
+    _ev(330, "slice", "bread"), _ev(360, "wipe", "table"),
+], key=lambda e: e.t)
+RULES = O.WindowRules(window_s=180, min_events=10, min_repeats=2)
+
+
+def test_phases_are_three_repeated_acts_whose_runs_do_not_interleave() -> None:
+    ph = O.phases(EVENTS, 0, 180, RULES)
+    assert [p.action for p in ph] == ["wash plate", "cut onion", "stir pot"]
+    assert ph[0].times == (5, 20, 40) and ph[1].span == (68, 94)
+    # with the onion cut once, no third repeated act falls between the plate and the pot
+    thin = [e for e in EVENTS if e.action != "cut onion" or e.t == 70]
+    assert O.phases(thin, 0, 180, RULES) is None
+    assert O.windows(EVENTS, 0, 400, RULES) == [(0, 180)]  # 180-360 holds 5 acts
+
+
+def test_each_kind_answers_from_the_phases_with_a_long_certificate() -> None:
+    seq = O.solve("sequence", EVENTS, (0, 180), RULES)
+    assert seq["text"] == "C washes the plate, then cuts the onion, then stirs the pot"
+    assert seq["spans"] == [(3, 44), (68, 94), (128, 174)]
+    assert sum(b - a for a, b in seq["spans"]) >= 30  # EgoSchema's condition D
+    between = O.solve("between", EVENTS, (0, 180), RULES)
+    assert between["text"] == "C cuts the onion"
+    assert between["spans"] == [(38, 134)]
+    assert O.question("between", O.phases(EVENTS, 0, 180, RULES)) == (
+        "What does C do after washing the plate and before stirring the pot")
+
+
+def test_wrong_answers_come_from_the_same_record_and_are_never_true() -> None:
+    rng = random.Random(0)
+    seq = O.solve("sequence", EVENTS, (0, 180), RULES)
+    wrong = O.decoys("sequence", seq, EVENTS, (0, 180), 4, rng)
+    assert len(wrong) == 4 and seq["text"] not in wrong and len(set(wrong)) == 4
+    outside = {"open the fridge", "close the fridge", "peel the apple", "slice the bread",
+               "wipe the table"}
+    swapped = [w for w in wrong if not all(a in w for a in ("plate", "onion", "pot"))]
+    assert len(swapped) == 1 and any(o.split()[0] in swapped[0] for o in outside)
+    between = O.solve("between", EVENTS, (0, 180), RULES)
+    wrong = O.decoys("between", between, EVENTS, (0, 180), 4, rng)
+    a, b = between["spans"][0]
+    done = {O.said([e.action]) for e in EVENTS if a <= e.t <= b}
+    assert len(wrong) == 4 and not done & set(wrong) and between["text"] in done
+    assert "C dries the hand" in wrong  # in the window, after the asked stretch
