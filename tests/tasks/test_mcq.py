@@ -92,6 +92,9 @@ def test_option_parsing_and_accuracy() -> None:
     assert position_histograms(rows) == {"m": {"picked": [2, 0, 0, 1, 0],
                                                "label": [0, 4, 0, 0, 0]}}
     assert parse_choice("Answer: E", opts) == 4 and parse_choice("option 7", opts) is None
+    counts = ["1", "4", "5", "6", "3"]  # a count's options: "Option 4" is not the text "4"
+    assert parse_choice("Option 4", counts) == 4 and parse_choice("(option 4)", counts) == 4
+    assert parse_choice("Option 4: 3", counts) == 4 and parse_choice("4", counts) is None
 
 
 class _Ranker:

@@ -119,14 +119,45 @@ def test_a_count_is_asked_only_where_the_passes_agree_and_never_of_a_state() -> 
                                                                     (40, "#C C holds the cup")])
     other = _narr([(t, "#C C stirs the pan") for t in (2, 10)])
     per_pass = N.pass_events([one, other], 0, 100)
-    assert N.counts_agree("stir pan", per_pass, 2) == "counts the narration passes disagree on"
-    assert N.counts_agree("stir pan", per_pass[:1], 2) == \
+    assert N.counts_agree(["stir pan"], per_pass, 2) == "counts the narration passes disagree on"
+    assert N.counts_agree(["stir pan"], per_pass[:1], 2) == \
         "counts on records with fewer than 2 narration passes"
-    assert N.counts_agree("stir pan", per_pass[:1], 1) is None
-    assert N.counts_agree("stir pan", [per_pass[0], per_pass[0]], 2) is None
+    assert N.counts_agree(["stir pan"], per_pass[:1], 1) is None
+    assert N.counts_agree(["stir pan"], [per_pass[0], per_pass[0]], 2) is None
     evs = N.events([one], 0, 100)
     assert {s["action"] for s in N.subjects("CT", evs, N.Rules(), random.Random(0), "")} == \
         {"stir pan"}, "holding is a state, not an act"
+
+
+def test_comparison_and_goal_questions_have_one_answer() -> None:
+    """CMP: the most frequent of four listed acts, only with a margin of two; GR: what a
+    picked-up thing is used for next, never a move ("puts it down" is no goal)."""
+    evs = N.events([_narr(RECORD + [(150, "#C C opens the drawer"),
+                                    (160, "#C C picks up the cup"), (170, "#C C dries the cup"),
+                                    (180, "#C C picks up the lid"), (185, "#C C puts down the lid")
+                                    ])], 0.0, 200.0)
+    rules = N.Rules()
+    listed = ["wash knife", "stir pan", "open fridge", "fry tomato"]
+    most = N.solve("CMP", {"listed": listed}, evs, rules)
+    assert most["text"] == "C stirs the pan" and len(most["at"]) == 6
+    assert N.question("CMP", {"listed": listed}) == ("Which does C do most often: wash the "
+                                                     "knife, stir the pan, open the fridge or "
+                                                     "fry the tomato")
+    assert N.solve("CMP", {"listed": ["stir pan", "wash knife", "dry cup"]},
+                   evs, rules)["text"] == "C stirs the pan"
+    close = N.events([_narr([(0, "#C C stirs the pan"), (5, "#C C stirs the pan"),
+                             (9, "#C C cuts the onion")])], 0, 99)
+    assert N.solve("CMP", {"listed": ["stir pan", "cut onion"]}, close, rules) is None
+    subjects = N.subjects("GR", evs, rules, random.Random(0), "")
+    assert {"action": "pick up cup"} in subjects and {"action": "pick up lid"} in subjects
+    assert N.solve("GR", {"action": "pick up cup"}, evs, rules)["text"] == "to dry the cup"
+    assert N.solve("GR", {"action": "pick up lid"}, evs, rules) is None  # put down: a move
+    assert N.question("GR", {"action": "pick up cup"}) == "Why does C pick up the cup"
+    # decoys name the same object with uses C makes of other things only
+    assert N.other_uses("cup", evs) == ["to close the cup", "to cut the cup", "to fry the cup",
+                                        "to open the cup", "to stir the cup",
+                                        "to wash the cup"]
+    assert "C washes the knife" not in N.other_changes("knife", evs)
 
 
 def test_pr_needs_the_next_action_within_the_window() -> None:
@@ -337,3 +368,52 @@ def test_a_reply_that_picks_an_option_is_scored_as_that_option() -> None:
                          "options": ["the table", "the sink", "the stove", "the door", "the bin"],
                          "label": 1}}
     assert score(phrase, "Option 1", ScoreSettings())["answer_acc"] == 1.0
+
+
+def test_the_multiple_choice_view_poses_the_same_questions_per_capability(tmp_path: Path
+                                                                          ) -> None:
+    """neptune_mcq is neptune_qa's items with their options posed (same question, options,
+    label and capability); its oracle re-derives every answer; the leaderboard prints both
+    views in Table 6's layout; an "Option k" reply naming the right option is right on both
+    views, and the other views' replies on neither."""
+    from xlebench.eval.scorers import ChoiceAccuracy
+
+    ran = run_inprocess(tmp_path, *ARGS, "tasks=[neptune_qa,neptune_mcq]",
+                        "annotate.printed_answers=keep", "export.formats=[questions]")
+    assert ran.rc == 0, ran.text[-3000:]
+    bench = tmp_path / "benchmarks" / "demo"
+
+    def read(sub: str) -> list[dict]:
+        return [json.loads(x) for x in (bench / "annotations" / f"{sub}.jsonl").read_text()
+                .splitlines()]
+    open_ended = {it["item_id"]: it for it in read("neptune_qa")}
+    posed = read("neptune_mcq")
+    assert len(posed) >= 20
+    for it in posed:
+        src = open_ended.get(it["provenance"]["source_item"])
+        if src is None:  # the source was dropped by its own filters after this was built
+            continue
+        assert it["query"].startswith(src["query"] + " Option 0: ")
+        assert it["answer"]["options"] == src["answer"]["options"]
+        assert it["answer"]["label"] == src["answer"]["label"]
+        assert it["tags"] == src["tags"]
+        right = f"Option {it['answer']['label']}"
+        wrong = f"Option {(it['answer']['label'] + 1) % 5}"
+        s = ScoreSettings()
+        assert ChoiceAccuracy().score(it, right, s)["acc"] == 1.0
+        assert ChoiceAccuracy().score(it, wrong, s)["acc"] == 0.0
+        assert ShortAnswer().score(src, right, s)["answer_acc"] == 1.0
+        assert ShortAnswer().score(src, wrong, s)["answer_acc"] == 0.0
+    stats = json.loads((bench / "stats" / "tasks.json").read_text())
+    assert stats["validity"]["neptune_mcq"]["oracle"]["check"] == 1.0
+    board = json.loads((bench / "results" / "leaderboard.json").read_text())
+    table6 = board["by_capability"]["neptune_mcq"]
+    for row in table6.values():
+        caps = [c for c in row if c not in ("task_avg", "floor")]
+        assert {"CMP", "GR"} & set(caps) or len(caps) >= 5
+        means = [row[c]["mean"] for c in caps]
+        assert row["task_avg"]["mean"] == pytest.approx(sum(means) / len(means))
+    md = (bench / "results" / "leaderboard.md").read_text()
+    assert "## neptune_mcq per capability (Neptune's Table 6 layout)" in md
+    assert "## neptune_qa per capability (Neptune's Table 6 layout)" in md
+    assert "| system | TO |" in md and "| floor |" in md

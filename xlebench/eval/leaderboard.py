@@ -124,7 +124,33 @@ def leaderboard(tables: dict[str, dict]) -> dict[str, Any]:
     for t in tables.values():
         subtasks += [s for s in [*t.get("rows", {}), *t.get("not_applicable", {})]
                      if s not in subtasks]
-    return {"systems": systems, "rows": [_row(sub, tables) for sub in subtasks]}
+    return {"systems": systems, "rows": [_row(sub, tables) for sub in subtasks],
+            "by_capability": by_capability(tables)}
+
+
+#: Neptune's capabilities in its Table 6's column order.
+CAPABILITY_ORDER = ("TO", "CE", "SC", "VN", "CI", "CT", "PR", "GR", "CMP", "ID", "SUM", "OTH")
+
+
+def by_capability(tables: dict[str, dict]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Neptune's Table 6 layout, per subtask whose items carry a capability: per system, each
+    capability's cell (mean, CI, n) and the task average (the unweighted mean over the
+    capabilities it was scored on, as Table 6's Task-avg)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for key, t in tables.items():
+        for sub, tags in t.get("by_tag", {}).items():
+            cells = tags.get("capability")
+            if not cells:
+                continue
+            row = {c: {k: cells[c].get(k) for k in ("mean", "ci95", "n")}
+                   for c in CAPABILITY_ORDER if c in cells}
+            means = [c["mean"] for c in row.values() if c["mean"] is not None]
+            row["task_avg"] = {"mean": sum(means) / len(means) if means else None,
+                               "n": len(means)}
+            row["floor"] = {c: cells[c].get("floor", {}).get("mean") for c in row
+                            if c in cells}
+            out.setdefault(sub, {})[key] = row
+    return out
 
 
 def _row(sub: str, tables: dict[str, dict]) -> dict[str, Any]:
@@ -179,4 +205,26 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
         cells = [_cell(row["cells"].get(s["key"]), n) for s in board["systems"]]
         lines.append(f"| {row['subtask']} | {row['metric'] or ''} | {n if n else '–'} | "
                      f"{floor} | " + " | ".join(cells) + " |")
+    for sub, systems in board.get("by_capability", {}).items():
+        lines += ["", *capability_lines(sub, systems, {s["key"]: h for s, h in
+                                                        zip(board["systems"], heads,
+                                                            strict=True)})]
     return "\n".join(lines) + "\n"
+
+
+def capability_lines(sub: str, systems: dict[str, dict], heads: dict[str, str]) -> list[str]:
+    """One system per row, Neptune's capabilities as columns (its Table 6), score (n), the
+    floor row first."""
+    caps = [c for c in CAPABILITY_ORDER if any(c in r for r in systems.values())]
+    first = next(iter(systems.values()))
+    lines = [f"## {sub} per capability (Neptune's Table 6 layout)", "",
+             "Accuracy x100 per capability (n items); Task-avg = the mean over the "
+             "capabilities scored; floor = the strongest blind strategy on the same items.", "",
+             "| system | " + " | ".join(caps) + " | Task-avg |",
+             "|---|" + "---|" * (len(caps) + 1),
+             "| floor | " + " | ".join(_pct(first["floor"].get(c)) for c in caps) + " | – |"]
+    for key, row in systems.items():
+        cells = [f"{_pct(row[c]['mean'])} ({row[c]['n']})" if c in row else "–" for c in caps]
+        lines.append(f"| {heads.get(key, key)} | " + " | ".join(cells)
+                     + f" | {_pct(row['task_avg']['mean'])} |")
+    return lines

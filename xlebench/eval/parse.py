@@ -82,7 +82,8 @@ _ANSWER_IS = re.compile(r"\b(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*\(?([0-9]|[A-
 
 def parse_choice(text: str, options: Sequence[str]) -> int | None:
     """The option a reply picks: ``Option 2``, a bare ``2`` or ``C`` (or ``(C)``, ``Answer: C``),
-    or an option's text, exactly or contained. Several different options, or none, give None
+    or an option's text, exactly or contained in the rest of the reply. Several different
+    options, or none, give None
     (unparseable): a reply that names two options has not chosen one.
 
     Letters count only in those anchored forms, never inside a sentence ("C washes a cup" is
@@ -98,7 +99,9 @@ def parse_choice(text: str, options: Sequence[str]) -> int | None:
     if bare:
         picked.add(index(bare.group(1)))
     picked |= {index(m) for m in _ANSWER_IS.findall(text)}
-    reply = _norm(text)
+    # an option's text is looked for in what the reply says besides "Option k": "Option 4"
+    # names option 4 even where another option's text is "4" (counts)
+    reply = _norm(_ANSWER_IS.sub(" ", _OPTION.sub(" ", text)))
     exact = [k for k, o in enumerate(options) if _norm(o) and _norm(o) == reply]
     if exact:
         picked.add(exact[0])

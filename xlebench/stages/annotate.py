@@ -170,7 +170,7 @@ class AnnotateStage(BaseStage):
         return Context(name, recipe.task, self._logs[lifelog_id], self._videos, self._ann,
                        unit_random(self._seed, self.name, f"{lifelog_id}.{name}"),
                        self.aggregator or offline_aggregate, self.llm, self.encode,
-                       self._logs, self.source_items)
+                       self._logs, self.source_items, self.source_params)
 
     def oracle(self, lifelog_id: str, name: str, items: list[dict]) -> dict[str, str]:
         """The recipe's full-information oracle's reply to each item (kept with the unit,
@@ -228,6 +228,10 @@ class AnnotateStage(BaseStage):
             built.stats.update(dropped)
             self._compiled[key] = (items, built.stats)
         return self._compiled[key]
+
+    def source_params(self, name: str) -> Any:
+        """A derived recipe's source's configured parameters (its defaults if not selected)."""
+        return self.recipes[name][1] if name in self.recipes else load_recipe(name).params({})
 
     def source_items(self, name: str, lifelog_id: str) -> list[dict]:
         """What a derived recipe reads of another on one log: the items that log publishes."""

@@ -6,7 +6,8 @@ seeded for this (log, recipe) unit, the summary aggregator, and — for recipes 
 with a model or compare sentences — the shared cached LLM client and the sentence encoder.
 Recipes that draw on the rest of the benchmark (multiple-choice decoys from other days) also
 get every life log and ``source_items(recipe, lifelog_id)``: the items the annotate stage
-compiles for another recipe on any log, exactly (same parameters, generator and filters).
+compiles for another recipe on any log, exactly (same parameters, generator and filters), and
+``source_params(recipe)``, its parameters (`xlebench.tasks.derived`).
 `Built` is the items plus counts of why candidates were left out (reported in
 ``stats/tasks.json``, never dropped silently).
 """
@@ -42,6 +43,9 @@ class Context:
     logs: Mapping[str, dict] = field(default_factory=dict)
     #: ``source_items(recipe, lifelog_id)``: that recipe's compiled items on that log.
     source_items: Callable[[str, str], list[dict]] | None = None
+    #: ``source_params(recipe)``: that recipe's configured parameters (its defaults when it
+    #: is not configured), for a derived recipe's oracle to re-derive its source's answers.
+    source_params: Callable[[str], Any] | None = None
 
     def item(self, **fields: Any) -> dict[str, Any]:
         """A task item of this recipe for this log (`xlebench.tasks.items.make_item`)."""

@@ -28,7 +28,6 @@ narrations with the same functions (`solve`).
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations

@@ -24,6 +24,10 @@ ID          a one-off action      where C does it: the place its narration names
 SC          an object             the one state-changing act C applies to it (``phrase``: "C cuts
                                   the onion"); objects changed in two ways are not asked
 SUM         the record            its library summary (``text``)
+CMP         4 actions             the one C does most often, at least 2 times more than any
+                                  other (``phrase``); every count agreed by the passes
+GR          a one-off pick-up     what C picks it up for: the next act on the same object within
+                                  ``next_within_s``, when it uses it ("to wash the cup")
 ==========  ====================  ==================================================================
 """
 
@@ -31,14 +35,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xlebench.library.language import gerund, third_person
 from xlebench.tasks.actions import Narrated, parse_narration
 from xlebench.tasks.source import Narration
 
-OFFLINE_CAPABILITIES = ("TO", "CT", "PR", "ID", "SC", "SUM")
+OFFLINE_CAPABILITIES = ("TO", "CT", "PR", "ID", "SC", "SUM", "CMP", "GR")
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,13 @@ sharpen""".split())
 
 
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
+#: Verbs that move a thing without using it: what C picks something up *for* is none of them.
+MOVES = frozenset("""pick take grab lift carry put place drop move remove get bring raise lower
+hang throw pass hand collect""".split())
+#: The acts GR asks the goal of.
+PICKS = frozenset("pick take grab lift".split())
+#: CMP: how many actions are compared, and the margin the most frequent one wins by.
+COMPARED, MARGIN = 4, 2
 
 
 def pass_events(passes: Sequence[Sequence[Narration]], a: float, b: float
@@ -86,13 +97,13 @@ def events(passes: Sequence[Sequence[Narration]], a: float, b: float) -> list[Ev
     return max(pass_events(passes, a, b), key=len, default=[])
 
 
-def counts_agree(action: str, per_pass: Sequence[Sequence[Event]], need: int
+def counts_agree(actions: Sequence[str], per_pass: Sequence[Sequence[Event]], need: int
                  ) -> str | None:
-    """None when ``action`` is counted alike by each of at least ``need`` narration passes;
-    else why not (Neptune avoids counts that viewers may disagree on)."""
+    """None when each of ``actions`` is counted alike by each of at least ``need`` narration
+    passes; else why not (Neptune avoids counts that viewers may disagree on)."""
     if len(per_pass) < need:
         return f"counts on records with fewer than {need} narration passes"
-    if len({len(_when(evs, action)) for evs in per_pass}) > 1:
+    if any(len({len(_when(evs, a)) for evs in per_pass}) > 1 for a in actions):
         return "counts the narration passes disagree on"
     return None
 
@@ -196,13 +207,56 @@ def _change(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
             "at": [e.t for e in acts][:5]}
 
 
+def other_changes(dobj: str, evs: Sequence[Event]) -> list[str]:
+    """``C washes the onion``-like acts C never applies to ``dobj`` in ``evs``: the changing
+    verbs C applies to other objects of the record, said of this one (SC's decoys: every
+    option names the object, so the question's words do not pick the answer)."""
+    return [f"C {phrase(a, '3sg')}" for a in _other_acts(dobj, evs, CHANGES.__contains__)]
+
+
+def other_uses(dobj: str, evs: Sequence[Event]) -> list[str]:
+    """``to wash the cup``-like uses C never makes of ``dobj`` in ``evs`` (GR's decoys)."""
+    return [f"to {phrase(a)}" for a in _other_acts(dobj, evs, _uses)]
+
+
+def _uses(head: str) -> bool:
+    return head not in MOVES and head not in STATES
+
+
+def _other_acts(dobj: str, evs: Sequence[Event], keep: Callable[[str], bool]) -> list[str]:
+    done = {e.verb for e in evs if e.dobj == dobj}
+    verbs = sorted({e.verb for e in evs if e.dobj and keep(e.verb.split()[0])} - done)
+    return [f"{v} {dobj}" for v in verbs]
+
+
+def _most(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
+    listed = subject["listed"]
+    counts = [len(_when(evs, a)) for a in listed]
+    ranked = sorted(counts)
+    if ranked[-1] - ranked[-2] < MARGIN:
+        return None
+    k = counts.index(ranked[-1])
+    return {"text": f"C {phrase(listed[k], '3sg')}", "shape": "phrase",
+            "at": sorted(t for a in listed for t in _when(evs, a))}
+
+
+def _goal(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
+    at = [e for e in evs if e.action == subject["action"]]
+    if len(at) != 1 or not at[0].dobj:
+        return None
+    nxt = next((e for e in evs if e.t > at[0].t and e.dobj == at[0].dobj), None)
+    if nxt is None or nxt.t - at[0].t > r.next_within_s or not _uses(nxt.verb.split()[0]):
+        return None
+    return {"text": f"to {phrase(nxt.action)}", "shape": "phrase", "at": [at[0].t, nxt.t]}
+
+
 def _summary(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
     text = subject.get("summary", "")
     return {"text": text, "shape": "text", "at": []} if text.strip() else None
 
 
 SOLVERS = {"TO": _order, "CT": _count, "PR": _next, "ID": _place, "SC": _change,
-           "SUM": _summary}
+           "SUM": _summary, "CMP": _most, "GR": _goal}
 
 
 # -- subjects and questions --------------------------------------------------------------------
@@ -225,6 +279,11 @@ def question(cap: str, subject: dict) -> str:
         return f"Where does C {phrase(subject['verb'] + ' ' + subject['dobj'])}"
     if cap == "SC":
         return f"What does C do that changes the {subject['dobj']}"
+    if cap == "CMP":
+        listed = [phrase(a) for a in subject["listed"]]
+        return (f"Which does C do most often: {', '.join(listed[:-1])} or {listed[-1]}")
+    if cap == "GR":
+        return f"Why does C {phrase(subject['action'])}"
     return "Summarize in one sentence what C does"
 
 
@@ -250,7 +309,26 @@ def subjects(cap: str, evs: Sequence[Event], r: Rules, rng: random.Random,
         return [{"verb": e.verb, "dobj": e.dobj} for e in once if e.dobj and e.pobj]
     if cap == "SC":
         return [{"dobj": d} for d in sorted({e.dobj for e in evs if e.dobj})]
+    if cap == "CMP":
+        return _compared(evs, rng)
+    if cap == "GR":
+        return [{"action": e.action} for e in once if e.verb.split()[0] in PICKS and e.dobj]
     return [{"summary": summary}]
+
+
+def _compared(evs: Sequence[Event], rng: random.Random) -> list[dict]:
+    """The record's most frequent act with ``COMPARED - 1`` others it beats by ``MARGIN``,
+    listed in a random order (none when no act is that clear a winner)."""
+    counts = Counter(e.action for e in evs if e.action.split()[0] not in STATES)
+    if not counts:
+        return []
+    top, n = max(sorted(counts.items()), key=lambda kv: kv[1])
+    others = sorted(a for a, c in counts.items() if c <= n - MARGIN)
+    if len(others) < COMPARED - 1:
+        return []
+    listed = [top, *rng.sample(others, COMPARED - 1)]
+    rng.shuffle(listed)
+    return [{"listed": listed}]
 
 
 def _handling_subject(dobj: str, evs: Sequence[Event]) -> dict:

@@ -75,7 +75,8 @@ class NeptunePrompts:
 @dataclass
 class NeptuneQAParams(RecipeParams):
     generator: str = knob("offline", choices=("offline", "llm"))
-    #: offline: the capabilities asked (of those rules can write: TO, CT, PR, ID, SC, SUM).
+    #: offline: the capabilities asked (of those rules can write: TO, CT, PR, ID, SC, SUM,
+    #: CMP, GR).
     capabilities: list[str] = knob(factory=lambda: list(N.OFFLINE_CAPABILITIES),
                                    choices=tuple(CAPABILITIES), each=True)
     #: A record is asked about when it has this many C narrations.
@@ -113,14 +114,27 @@ def _summary(ctx: Context, seg: dict) -> str:
 
 # -- decoys ----------------------------------------------------------------------------------
 
-def _offline_decoys(ctx: Context, seg: dict, answer: dict, evs: list[N.Event], n: int
-                    ) -> list[str]:
-    """Neptune's techniques without a model: subtle tweaks (a count off by one or two, the
-    same items in another order) and confusing similarity (another action or place of the
-    same record; another log's record summary at the nearest clock time)."""
-    shape, rng = answer["shape"], ctx.rng
-    if shape == "count":
-        pool = [str(answer["value"] + d) for d in (-2, -1, 1, 2, 3) if answer["value"] + d > 0]
+def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
+    """Neptune's techniques without a model: subtle tweaks (the numbers around a count, the
+    same items in another order, another change made to the same object) and confusing
+    similarity (another action or place of the same record; another log's record summary at
+    the nearest clock time)."""
+    answer, evs, rng = f["answer"], f["evs"], ctx.rng
+    shape = answer["shape"]
+    if f["cap"] == "SC":  # the object named by the question is in every option
+        pool = N.other_changes(f["subject"]["dobj"], evs)
+    elif f["cap"] == "GR":
+        picked = next(e.dobj for e in evs if e.action == f["subject"]["action"])
+        pool = N.other_uses(picked, evs)
+    elif f["cap"] == "CMP":  # the other compared acts first, then the record's others
+        listed = [f"C {N.phrase(a, '3sg')}" for a in f["subject"]["listed"]]
+        others = sorted({f"C {N.phrase(e.action, '3sg')}" for e in evs} - set(listed))
+        return [x for x in listed if x != answer["text"]] + rng.sample(
+            others, min(len(others), n - len(listed) + 1))
+    elif shape == "count":  # five numbers in a row, the answer at a random place among them
+        v = answer["value"]
+        start = max(1, v - rng.randrange(n + 1))
+        return [str(x) for x in range(start, start + n + 1) if x != v]
     elif shape in ("order", "sequence"):  # the same steps in another order
         steps = answer["text"].split(", then ")
         pool = [", then ".join(steps[k] for k in o) for o in permutations(range(len(steps)))]
@@ -176,8 +190,9 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
                 answer = N.solve(cap, subject, evs, rules)
                 if answer is None:
                     continue
-                why = (N.counts_agree(subject["action"], per_pass, p.count_passes)
-                       if cap == "CT" else None)
+                counted = ([subject["action"]] if cap == "CT" else
+                           subject["listed"] if cap == "CMP" else [])
+                why = N.counts_agree(counted, per_pass, p.count_passes) if counted else None
                 if why:
                     out.stats[why] += 1
                     continue
@@ -277,7 +292,7 @@ def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int]
     if f["prov"]["generator"] == "llm" and f["answer"]["shape"] != "count":
         wrong = _llm_decoys(ctx, p, f["q"], f["answer"]["text"], f["context"], f["usage"])
     else:
-        wrong = _offline_decoys(ctx, f["seg"], f["answer"], f["evs"], p.decoys)
+        wrong = _offline_decoys(ctx, f["seg"], f, p.decoys)
     if len(wrong) < p.decoys:
         return None
     options = [f["answer"]["text"], *wrong]

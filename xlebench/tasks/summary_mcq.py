@@ -30,9 +30,9 @@ from xlebench.eval.scorers.text import query_shape
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
-from xlebench.runner.rng import unit_random
 from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.context import Built, Context
+from xlebench.tasks.derived import source_items
 from xlebench.tasks.egoschema_mcq import pick_decoys
 from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
 from xlebench.tasks.mcq import (
@@ -44,7 +44,7 @@ from xlebench.tasks.mcq import (
     option_reply,
     shuffled,
 )
-from xlebench.tasks.registry import Recipe, load_recipe
+from xlebench.tasks.registry import Recipe
 
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 _WRONG = re.compile(r"^\W*wrong\s+answer\s*\d+\s*[:.)\-]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -194,25 +194,9 @@ def _llm(ctx: Context, p: Decoys, item: dict, others: list[dict], usage: Usage
                     "length_ratios": [round(_words(d) / _words(answer), 3) for d in decoys]}
 
 
-def _sources(ctx: Context, names: list[str]) -> list[dict]:
-    """The source recipes' items on this log, exactly as compiled (their configured
-    parameters and generators); built with their defaults where no annotate stage provides
-    them (a recipe run on its own)."""
-    if ctx.source_items is not None:
-        return [it for name in names for it in ctx.source_items(name, ctx.log["lifelog_id"])]
-    items = []
-    for name in names:
-        recipe = load_recipe(name)
-        sctx = Context(name, recipe.task, ctx.log, ctx.videos, ctx.ann,
-                       unit_random(0, "annotate", f"{ctx.log['lifelog_id']}.{name}"),
-                       ctx.aggregate, ctx.llm, ctx.encode)
-        items += recipe.build(sctx, recipe.params({})).items
-    return items
-
-
 def build(ctx: Context, p: SummaryMCQParams) -> Built:
     out, usage = Built(), Usage()
-    sources = _sources(ctx, list(p.source))
+    sources = source_items(ctx, list(p.source))
     made = []
     for src in sources:
         if p.decoys.generator == "llm":
@@ -244,7 +228,7 @@ def oracle(ctx: Context, p: SummaryMCQParams, item: dict) -> str:
     """The option that is the source item's reference (the source recipe's own answer, read
     from its compiled items or rebuilt from the library summaries)."""
     prov = item["provenance"]
-    source = next((s for s in _sources(ctx, [prov["source_subtask"]])
+    source = next((s for s in source_items(ctx, [prov["source_subtask"]])
                    if s["item_id"] == prov["source_item"]), None)
     text = source["answer"]["text"] if source else ""
     return option_reply(item["answer"]["options"], text)

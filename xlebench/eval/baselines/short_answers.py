@@ -66,6 +66,16 @@ def answer_short(item: dict, captions: Sequence[Caption], words: Callable[[str],
         said = [c.text for c in pool if obj and obj <= words(c.text)
                 and _verb(c.text) in CHANGES]
         return said[0] if said else NO_INFO
+    if q.startswith("Which does C do most often: "):
+        listed = re.split(r", | or ", q.removeprefix("Which does C do most often: "))
+        found = {x: sum(1 for c in pool if words(x) <= words(c.text)) for x in listed}
+        return max(listed, key=lambda x: found[x]) if any(found.values()) else NO_INFO
+    if q.startswith("Why does C "):
+        k = _best(pool, q.removeprefix("Why does C "), words)
+        parsed = parse_narration("#C " + pool[k].text) if k is not None else None
+        obj = words(parsed.dobj) if parsed and parsed.dobj else frozenset()
+        after = [c.text for c in pool[k + 1:] if obj and obj <= words(c.text)] if obj else []
+        return f"to {after[0].removeprefix('C ')}" if after else NO_INFO
     return summary(lo, hi)
 
 

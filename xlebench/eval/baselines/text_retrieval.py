@@ -28,6 +28,7 @@ from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
 from xlebench.eval.baselines.grounded_events import answer_event
 from xlebench.eval.baselines.short_answers import answer_short
+from xlebench.eval.metrics import rouge_l
 from xlebench.eval.parse import clock_seconds
 from xlebench.library.language import at_place, join_and, third_person
 from xlebench.tasks.actions import parse_narration
@@ -112,8 +113,9 @@ class TextRetrievalBaseline:
     #: Part of its respond fingerprint: bump when its replies change (3: multiple choice; 4:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
     #: apart; 6: short answers, MultiHop's places and events; 7: ordering by IDF-weighted
-    #: one-to-one assignment of texts to records).
-    version = "7"
+    #: one-to-one assignment of texts to records; 8: multiple choice through the short answer
+    #: where the question has one of Neptune's forms).
+    version = "8"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).
     no_source = ("There is no information available: the library has no narrations of "
@@ -147,7 +149,7 @@ class TextRetrievalBaseline:
         if kind in ("events", "roles"):
             return self._events(item, captions, roles=kind == "roles")
         if kind == "choice":
-            return self._choose(item, captions)
+            return self._choose(item, captions, lambda lo, hi: self._summary(captions, lo, hi))
         if kind == "short":
             return answer_short(item, captions, word_set,
                                 lambda lo, hi: self._summary(captions, lo, hi))
@@ -281,23 +283,26 @@ class TextRetrievalBaseline:
         return offline_aggregate(parts, "during this time") if parts else NO_INFO
 
     @staticmethod
-    def _choose(item: dict, captions: Sequence[Caption]) -> str:
-        """The option whose words the period's captions hold most (share of the option's
-        distinct words, so a long option gains nothing from its length)."""
+    def _choose(item: dict, captions: Sequence[Caption], summary: Any) -> str:
+        """The option nearest (ROUGE-L over words, so order counts) the short answer the
+        question's form reads off the captions (`answer_short`, Neptune's forms); for other
+        questions, the option whose words the period's captions hold most (share of the
+        option's distinct words, so a long option gains nothing from its length)."""
+        options = item["answer"]["options"]
+        question = item["query"].split(" Option 0: ")[0]
+        opened = answer_short({**item, "query": question}, captions, word_set, summary)
+        if opened != NO_INFO:
+            near = [rouge_l(_stems(opened), _stems(o)) for o in options]
+            return _pick(item, near) if max(near) > 0 else NO_INFO
         lo, hi = item["period"]["start_s"], item["period"]["end_s"]
         seen = frozenset(w for c in captions if lo <= c.virtual_s <= hi for w in words(c.text))
         if not seen:
             return NO_INFO
-        options = item["answer"]["options"]
 
         def share(k: int) -> float:
             ws = word_set(options[k]) - {"c"}
             return len(ws & seen) / len(ws) if ws else 0.0
-        shares = [share(k) for k in range(len(options))]
-        best = [k for k, v in enumerate(shares) if v == max(shares)]
-        # Ties broken by a generator seeded by the item, not by position: a first-option rule
-        # would show up as a position bias, and as accuracy wherever labels lean to it.
-        return f"Option {random.Random(item['item_id']).choice(best)}"
+        return _pick(item, [share(k) for k in range(len(options))])
 
     # -- counting and ordering -----------------------------------------------------------------
 
@@ -328,6 +333,19 @@ class TextRetrievalBaseline:
             return segs[at[k]]["start_s"] if at[k] is not None else math.inf
         ranked = sorted(range(len(shown)), key=lambda k: (when(k), int(shown[k][0])))
         return ordering_answer([int(shown[k][0]) for k in ranked])
+
+
+def _stems(text: str) -> str:
+    """A text's content words, stemmed (a bare number, a count's option, as it is)."""
+    return " ".join(words(text)) or text.strip()
+
+
+def _pick(item: dict, scores: Sequence[float]) -> str:
+    """``Option k`` of the best score; ties broken by a generator seeded by the item, not by
+    position (a first-option rule would show up as a position bias, and as accuracy wherever
+    labels lean to it)."""
+    best = [k for k, v in enumerate(scores) if v == max(scores)]
+    return f"Option {random.Random(item['item_id']).choice(best)}"
 
 
 def assign_texts(texts: Sequence[frozenset[str]], bags: Sequence[frozenset[str]]

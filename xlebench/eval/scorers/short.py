@@ -104,14 +104,20 @@ def parse_sequence(text: str, candidates: Sequence[str]) -> list[int]:
 
 
 def equivalent(answer: dict, reply: str) -> bool | None:
-    """The rule of the answer's shape; None where a count reply holds no number."""
+    """The rule of the answer's shape; None where a count reply holds no number. Text and
+    phrases: token F1 at least ``F1_EQUIVALENT``, and nearer the answer than any of the
+    item's decoys."""
     shape = answer.get("shape", "text")
     if shape == "count":
         n = parse_number(reply)
         return None if n is None else n == int(answer["value"])
     if shape in ("order", "sequence"):
         return parse_sequence(reply, answer["candidates"]) == list(answer["order"])
-    return token_f1(reply, answer["text"]) >= F1_EQUIVALENT
+    # a reply as near one of the item's known wrong answers (its decoys) as the right one
+    # has not told them apart: "C washes the onion" is not "C cuts the onion"
+    wrong = [o for o in answer.get("options", []) if o != answer["text"]]
+    f1 = token_f1(reply, answer["text"])
+    return f1 >= F1_EQUIVALENT and all(token_f1(reply, o) < f1 for o in wrong)
 
 
 #: "Option 3", "option 3.", "(C)", "Answer: C", "C": a pick among the options; a bare number
