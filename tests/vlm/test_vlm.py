@@ -148,6 +148,47 @@ def test_likelihood_scoring_picks_the_most_likely_option_wherever_it_stands(
         Likelihood(object(), lambda log: frames)
 
 
+@pytest.mark.parametrize("rule", ["end_to_end_likelihood", "end_to_end_yes"])
+def test_a_likelihood_reply_is_scored_right_on_both_neptune_views(tiny, tmp_path: Path,
+                                                                  rule: str) -> None:
+    """Both per-option rules on the tiny model: the option they pick is scored as that option
+    on the open-ended view (ShortAnswer) and on the multiple-choice view (ChoiceAccuracy) —
+    right when it is the label, wrong otherwise; P("Yes") asks one prompt per option."""
+    from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
+    from xlebench.eval.scorers import ChoiceAccuracy, ScoreSettings, ShortAnswer
+
+    frames = _frames(tmp_path, 4)
+    vlm = _tiny_vlm(tiny, tmp_path / "cache", device="cpu")
+    system = (Likelihood if rule == "end_to_end_likelihood" else YesLikelihood)(
+        vlm, lambda log: frames)
+    options = ["C cuts the onion", "C washes the onion", "C peels the onion",
+               "C fries the onion", "C grates the onion"]
+    question = "What does C do that changes the onion"
+    item = dict(ITEM, item_id="n-0", query=question, provenance={"question": question},
+                answer={"options": options, "label": 0, "text": options[0], "shape": "phrase"})
+    asked = []
+    score = vlm.option_logprobs
+
+    def recorded(messages: list[dict], texts: list[str]) -> list[float]:
+        asked.append((json.dumps(messages, default=str), texts))
+        return score(messages, texts)
+    vlm.option_logprobs = recorded
+    picked = int(system.respond([item], RECIPES, LOG)["n-0"].removeprefix("Option "))
+    if rule == "end_to_end_yes":  # one prompt per option, each scoring "Yes"
+        assert [t for _, t in asked] == [["Yes"]] * 5
+        assert all(f'Is the answer \\"{o}\\" correct?' in m for (m, _), o in zip(
+            asked, options, strict=True))
+    else:
+        assert [t for _, t in asked] == [options]
+    for label in range(5):
+        answer = {"options": options, "label": label, "text": options[label]}
+        reply = f"Option {picked}"
+        open_ended = ShortAnswer().score({"answer": {**answer, "shape": "phrase"}}, reply,
+                                         ScoreSettings())["answer_acc"]
+        choice = ChoiceAccuracy().score({"answer": answer}, reply, ScoreSettings())["acc"]
+        assert open_ended == choice == float(label == picked)
+
+
 @pytest.mark.parametrize("arch", ["llava", "qwen2_vl"])
 def test_likelihood_runs_the_frames_once_with_the_scores_of_a_pass_per_option(
         tiny, tmp_path: Path, arch: str) -> None:

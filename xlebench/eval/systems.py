@@ -13,6 +13,8 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 ``end_to_end``         a VLM answering from ``eval.e2e_frames`` frames of the whole day
 ``end_to_end_likelihood``  the same frames; each option of a multiple-choice item scored by its
                        mean token log-likelihood (vlm=transformers; EgoSchema's scoring)
+``end_to_end_yes``     the same frames; each option scored by log P("Yes") to "Is the answer
+                       ... correct?" (vlm=transformers; EgoSchema's rule for mPLUG-Owl)
 ``oracle_certificate_frames``  the VLM on ``eval.e2e_frames`` frames of each item's evidence
                        spans only (EgoSchema's certificate; reads where the answer is)
 ``oracle_annotations``  each recipe's full-information oracle: the answer re-derived from the
@@ -38,7 +40,8 @@ from xlebench.split import split_logs
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
-           "end_to_end_likelihood", "oracle_certificate_frames", "oracle_annotations")
+           "end_to_end_likelihood", "end_to_end_yes", "oracle_certificate_frames",
+           "oracle_annotations")
 
 
 #: Backends whose ``model`` is not a litellm provider path: their identity names the backend.
@@ -230,15 +233,16 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | 
         out.annotations = AnnotationsOracle()
         return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
     out.vlm = out.vlm or _vlm(cfg, None)
-    if name == "end_to_end_likelihood":
+    if name in ("end_to_end_likelihood", "end_to_end_yes"):
         from xlebench.eval.baselines.end_to_end import PROMPT
-        from xlebench.eval.baselines.likelihood import Likelihood
+        from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
         from xlebench.eval.frames import log_frames
 
         media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
         n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
-        system = Likelihood(out.vlm, lambda log: log_frames(log, n, media, root, spec))
-        return system, {"system": name, "version": Likelihood.version,
+        kind = Likelihood if name == "end_to_end_likelihood" else YesLikelihood
+        system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
+        return system, {"system": name, "version": kind.version,
                         "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
                         "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
     if name == "oracle_certificate_frames":
