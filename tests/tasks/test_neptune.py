@@ -323,6 +323,36 @@ def test_transcript_filter_drops_what_speech_alone_answers(tmp_path: Path) -> No
     assert kept[0]["provenance"]["filters"]["transcript_only"]["speech_lines"] == 1
 
 
+def test_no_q_reads_the_narrations_and_the_options_but_not_the_question(tmp_path: Path
+                                                                         ) -> None:
+    """EgoSchema's No-Q baseline: the text-only model is shown the narrations of the item's
+    evidence (``<t> - <narration>``, as the generator read them) and the options, never the
+    question; it is dropped like the blind filter when right."""
+    from xlebench.tasks.egoschema_mcq import evidence_narrations
+
+    ann = AnnotationIndex(narration_file="narration.json")
+    ann.narrations["v"] = [_narr([(12.0, "#C C cuts the onion"), (40.0, "#C C fries it")])]
+    items = []
+    for k in range(4):
+        opts = ["short", "a much longer option text", "mid one", "tiny", "small"]
+        items.append({"item_id": f"i{k}", "query": "Which secret question?",
+                      "provenance": {"question": "Which secret question?"},
+                      "answer": {"options": opts, "label": 1 if k % 2 else 0},
+                      "evidence": [{"video_uid": "v", "source_start_s": 10.0,
+                                    "source_end_s": 30.0}]})
+    spec = {"kind": "no_q", "seeds": 1, "drop_if_correct_at_least": 1}
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        llm = make_client(srv, tmp_path / "cache")
+        fctx = FilterContext(llm, random.Random(0), lambda it: evidence_narrations(ann, it))
+        kept, dropped = apply_filters(items, [spec], fctx)
+        shown = json.dumps(srv.requests[0])
+    assert dropped["dropped by the no_q filter"] == 2 and len(kept) == 2
+    assert "2 - C cuts the onion" in shown and "fries" not in shown  # outside the evidence
+    assert "secret" not in shown and "a much longer option text" in shown
+    with pytest.raises(ValueError, match="annotate stage"):
+        apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
+
+
 def test_a_judge_must_pass_the_dev_set() -> None:
     pairs = dev_pairs()
     assert len(pairs) == 40 and sum(p["equivalent"] for p in pairs) == 20

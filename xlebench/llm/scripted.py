@@ -317,6 +317,6 @@ TEXT_ANSWERS: dict[str, Callable[[str], str]] = {
     "egoschema_qaw": _egoschema_one_shot, "blind_mcq": _blind_longest,
     "egoschema_a": _egoschema_answers, "egoschema_w": _egoschema_answers,
     "qad_rank": _rank_longest, "neptune_decoys": _decoys, "gem_judge": _gem,
-    "score10_judge": _score10, "transcript_mcq": _blind_longest,
+    "score10_judge": _score10, "transcript_mcq": _blind_longest, "noq_mcq": _blind_longest,
     "neptune_qa": _neptune_qa, "neptune_visual_support": lambda text: "C handles the tools.",
 }

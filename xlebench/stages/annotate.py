@@ -16,6 +16,7 @@ import logging
 import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -35,6 +36,7 @@ from xlebench.split import log_split, split_stats
 from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
+from xlebench.tasks.egoschema_mcq import evidence_narrations
 from xlebench.tasks.filters import FilterContext, apply_filters
 from xlebench.tasks.leaks import audit, other_queries, resolve, shown
 from xlebench.tasks.panel_filter import DROPPED as PANEL_DROPPED
@@ -223,8 +225,8 @@ class AnnotateStage(BaseStage):
             for item in built.items:
                 with_source(item)
                 item["certificate"] = certificate(item, self.certificate)
-            items, dropped = apply_filters(built.items, self.filters.get(name, []),
-                                           FilterContext(self.llm, rctx.rng))
+            fctx = FilterContext(self.llm, rctx.rng, partial(evidence_narrations, rctx.ann))
+            items, dropped = apply_filters(built.items, self.filters.get(name, []), fctx)
             built.stats.update(dropped)
             self._compiled[key] = (items, built.stats)
         return self._compiled[key]

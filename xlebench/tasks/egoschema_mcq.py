@@ -31,6 +31,7 @@ Options are shuffled by the unit's generator; filters (``blind``, ``length_balan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from xlebench.clock import DAY
 from xlebench.config.knobs import knob
@@ -44,7 +45,7 @@ from xlebench.tasks import neptune_offline as N
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, sample, segment_of, segment_period, summary_of, whole
 from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import BLIND_PROMPT, RecipeParams
+from xlebench.tasks.filters import BLIND_PROMPT, NO_Q_PROMPT, RecipeParams
 from xlebench.tasks.items import to_day
 from xlebench.tasks.mcq import (
     FORMAT,
@@ -63,7 +64,7 @@ from xlebench.tasks.registry import Recipe
 
 PROMPTS = ("tasks/egoschema_q.v1", "tasks/egoschema_aw.v3", "tasks/egoschema_aw.v4",
            "tasks/egoschema_qaw.v2", "tasks/egoschema_a.v1", "tasks/egoschema_w.v1",
-           BLIND_PROMPT)
+           BLIND_PROMPT, NO_Q_PROMPT)
 
 
 @dataclass
@@ -137,6 +138,17 @@ def serialize(narrations: list, start: float) -> str:
     """The paper's input: ``<t> - <narration>`` per line, then ``=====``."""
     lines = [f"{int(n.t - start)} - {clean_narration(n.text)}" for n in narrations]
     return "\n".join(lines + ["====="])
+
+
+def evidence_narrations(ann: Any, item: dict) -> str:
+    """The narrations (first pass) inside each of the item's evidence spans, serialized as
+    the generator reads a window (`serialize`): what EgoSchema's No-Q baseline is shown."""
+    blocks = []
+    for ev in item.get("evidence", []):
+        passes = ann.narrations.get(ev["video_uid"]) or [[]]
+        a, b = float(ev["source_start_s"]), float(ev["source_end_s"])
+        blocks.append(serialize([n for n in passes[0] if a <= n.t < b], a))
+    return "\n".join(blocks) or "(no narrations)"
 
 
 def _keep(question: str, answers: list[str], p: EgoSchemaParams, out: Built) -> bool:

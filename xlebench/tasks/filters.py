@@ -14,8 +14,12 @@ Kinds:
   way is a text-only cue).
 * ``blind`` — multiple choice (EgoSchema): a text-only model answers from question and options
   in each of ``seeds`` samples; drop when it is right in at least ``drop_if_correct_at_least``.
-  ``no_question: true`` is EgoSchema's No-Q diagnostic: the model sees the options alone
-  (the offline panel's option-only rules are its model-free counterpart).
+  ``no_question: true`` shows the options alone (the offline panel's option-only rules are
+  its model-free counterpart).
+* ``no_q`` — multiple choice (EgoSchema's No-Q baseline, section 3.1): a text-only model reads
+  the narrations of the item's evidence (``<t> - <narration>`` lines, as the generator saw
+  them) and the options, but not the question; near chance means the wrong answers are as
+  plausible for the clip as the right one. Dropped like ``blind``.
 * ``qad_rank`` — multiple choice (Neptune): a text-only model ranks the lettered options in each
   of ``seeds`` samples; drop when its top option is right in at least
   ``drop_if_correct_at_least`` (Neptune: 2 of 3).
@@ -70,6 +74,9 @@ class FilterContext:
 
     llm: Any = None
     rng: Any = None
+    #: ``narrations(item) -> text``: the Ego4D narrations of the item's evidence, serialized
+    #: as EgoSchema's generator reads them (the ``no_q`` filter).
+    narrations: Callable[[dict], str] | None = None
 
 
 Verdict = tuple[bool, dict[str, Any]]
@@ -121,10 +128,10 @@ def _seeded(item: dict, spec: Mapping[str, Any], fctx: FilterContext, prompt: st
     from xlebench.llm.prompts import load_prompt
     from xlebench.llm.structured import ask_text
 
-    question = "(not shown: answer from the options alone)" if spec.get("no_question") \
-        else _question(item)
-    messages = load_prompt(prompt).render(question=question,
-                                          options=_option_lines(item, letters), **slots)
+    if prompt != NO_Q_PROMPT:  # No-Q's prompt has no question to show
+        slots["question"] = ("(not shown: answer from the options alone)"
+                             if spec.get("no_question") else _question(item))
+    messages = load_prompt(prompt).render(options=_option_lines(item, letters), **slots)
     picks = [ask_text(fctx.llm, messages, parse, max_retries=fctx.llm.settings.max_retries,
                       usage=Usage(), sample=seed, what=f"{spec['kind']} filter")
              for seed in range(int(spec["seeds"]))]
@@ -134,6 +141,7 @@ def _seeded(item: dict, spec: Mapping[str, Any], fctx: FilterContext, prompt: st
 
 
 BLIND_PROMPT = "tasks/blind_mcq.v1"
+NO_Q_PROMPT = "tasks/noq_mcq.v1"
 QAD_PROMPT = "tasks/neptune_qad_rank.v1"
 _RANK = re.compile(r"ANSWER\s*:\s*([A-E](?:\s*>\s*[A-E])*)", re.IGNORECASE)
 
@@ -164,6 +172,15 @@ def _named_option(item: dict) -> Callable[[str], int]:
 def _blind(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
     _mcq_check(item, "blind", fctx)
     return _seeded(item, spec, fctx, BLIND_PROMPT, False, _named_option(item))
+
+
+def _no_q(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
+    _mcq_check(item, "no_q", fctx)
+    if fctx.narrations is None:
+        raise ValueError("the no_q filter reads the item's narrations: run it in the "
+                         "annotate stage")
+    return _seeded(item, spec, fctx, NO_Q_PROMPT, False, _named_option(item),
+                   narrations=fctx.narrations(item))
 
 
 def _option_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
@@ -244,6 +261,7 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
     "certificate": (_certificate, ("min_s",)),
     "length_balance": (_length_balance, ("max_ratio",)),
     "blind": (_blind, ("seeds", "drop_if_correct_at_least")),
+    "no_q": (_no_q, ("seeds", "drop_if_correct_at_least")),
     "qad_rank": (_qad_rank, ("seeds", "drop_if_correct_at_least")),
     "option_only": (_option_only, ("drop_if_correct_at_least",)),
     "raters": (_raters, ("verdicts", "drop")),
@@ -252,7 +270,7 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
                                            "transcripts")),
 }
 #: Filters that ask a model (refused under llm=offline at compose time).
-MODEL_FILTERS = ("blind", "qad_rank", "transcript_only")
+MODEL_FILTERS = ("blind", "no_q", "qad_rank", "transcript_only")
 #: Filters over every life log's items at once (`AnnotateStage.finish`), not per unit.
 SET_FILTERS = ("panel",)
 
