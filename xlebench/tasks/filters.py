@@ -38,8 +38,10 @@ Kinds:
 
 * ``raters`` — human raters' verdicts (`xlebench.export.curation`: the sheet
   ``export.formats=[curation]`` writes, filled in): drop items whose ``verdict`` (GOOD / BAD /
-  MAYBE) or ``needs`` (video / audio / both / neither) is listed in ``drop``; Neptune's rater
-  test is ``drop: [audio]``. Items no rater saw are kept and counted.
+  MAYBE: the second round's where given, BAD where one of EgoSchema's conditions A-E is
+  ``N``), ``needs`` (video / audio / both / neither) or ``duplicate`` mark is listed in
+  ``drop``; EgoSchema's curation is ``drop: [BAD, MAYBE, duplicate]``, Neptune's rater test
+  ``drop: [audio]``. Items no rater saw are kept and counted.
 * ``transcript_only`` — multiple choice (Neptune's ASR filter): a text-only model answers from
   the question, the options and the speech transcript of the item's evidence (``transcripts``:
   a JSON file ``{video_uid: [{start_s, end_s, text}]}``) in each of ``seeds`` samples; drop
@@ -206,7 +208,8 @@ def _raters(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict
     if rated is None:
         return True, {"rated": False}
     drop = {str(d).strip().lower() for d in spec["drop"]}
-    hit = sorted(v for v in (rated["verdict"].lower(), rated["needs"]) if v and v in drop)
+    hit = sorted(v for v in (rated["verdict"].lower(), rated["needs"], rated["duplicate"])
+                 if v and v in drop)
     return not hit, {"rated": True, **rated, "dropped_for": hit}
 
 
@@ -291,6 +294,17 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
             from xlebench.export.curation import read_verdicts
 
             read_verdicts(spec["verdicts"])  # a missing or malformed sheet stops the run here
+            _check_drop(name, i, spec["drop"])
+
+
+def _check_drop(name: str, i: int, drop: Any) -> None:
+    from xlebench.export.curation import DUPLICATE, NEEDS, VERDICTS
+
+    allowed = {v.lower() for v in (*VERDICTS, *NEEDS, DUPLICATE)}
+    unknown = [d for d in (drop or []) if str(d).strip().lower() not in allowed]
+    if unknown:
+        raise ConfigError(f"tasks.{name}.filters[{i}].drop: {unknown} are not verdicts, needs "
+                          f"or 'duplicate'; choose from {sorted(allowed)}")
 
 
 #: Allowed values of the filters' parameters: (low, high, integer).
