@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import FAST, make_client, run_inprocess
 from xlebench.errors import ConfigError, LLMResponseError
+from xlebench.eval.judge_check import dev_pairs
 from xlebench.eval.judges import Judges, judged_subtasks, parse_score10
 from xlebench.eval.scorers import ScoreSettings, TextSimilarity
 from xlebench.llm.client import Usage
@@ -88,12 +89,28 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
         table = json.loads((tmp_path / "benchmarks" / "demo" / "results"
                             / "oracle_text_retrieval" / "table.json").read_text())
         check = table["judge_check"]
-        assert check["n"] == 40 and not check["judges"]["gem"]["passed"]
+        assert check["n"] == len(dev_pairs()) >= 200 and not check["judges"]["gem"]["passed"]
         assert 0 < check["judges"]["gem"]["f1"] < 0.7
         assert "gem_judge" not in table["extra"]["single_summary"]
         md = (tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"
               / "table.md").read_text()
-        assert "Judge gem (gem_judge): dev-set F1" in md and "WITHHELD" in md
+        assert "Judge gem (gem_judge; read by its text verdict): dev-set F1" in md
+        assert "WITHHELD" in md
+        text_f1 = check["judges"]["gem"]["f1"]
+        # read by P(TRUE) (the scripted judge's grows with shared words), at the threshold
+        # fitted on the dev set; its printed F1 is cross-fitted
+        ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
+                            "judge.backoff_s=0.01", "eval.judge.p_true=true",
+                            "eval.judge.min_dev_f1=0")
+        assert ran.rc == 0, ran.text[-2000:]
+        table = json.loads((tmp_path / "benchmarks" / "demo" / "results"
+                            / "oracle_text_retrieval" / "table.json").read_text())
+        gem = table["judge_check"]["judges"]["gem"]
+        assert gem["mode"] == "P(TRUE)" and 0.02 < gem["threshold"] < 0.98
+        assert gem["f1"] > text_f1
+        md = (tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"
+              / "table.md").read_text()
+        assert f"gem_judge (dev F1 {100 * gem['f1']:.1f}, P(TRUE) >= " in md
         ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
                             "judge.backoff_s=0.01", "eval.judge.min_dev_f1=0")
         assert ran.rc == 0, ran.text[-2000:]

@@ -34,6 +34,28 @@ def test_answer_is_cached_and_replayable(server, tmp_path) -> None:
         replay.complete(HELLO, sample=7)
 
 
+def test_log_probabilities_are_asked_for_cached_and_kept(tmp_path) -> None:
+    """``logprobs=k`` sends OpenAI's logprobs / top_logprobs, returns each generated token's
+    alternatives, keeps them in the cache, and is never served a text-only cached answer."""
+    judge = [{"role": "system", "content": "Task: gem_judge."},
+             {"role": "user", "content": "Candidate answer: C cuts onion\n"
+                                         "Reference answer: C cuts the onion"}]
+    from xlebench.llm.scripted import ScriptedModel
+
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        client = make_client(srv, tmp_path)
+        text = client.complete(judge)
+        assert text.top_logprobs == () and "logprobs" not in srv.requests[-1]
+        graded = client.complete(judge, logprobs=5)
+        assert not graded.cached and srv.requests[-1]["top_logprobs"] == 5
+        verdict = graded.top_logprobs[2]
+        assert set(verdict) == {" TRUE", " FALSE"} and verdict[" TRUE"] > verdict[" FALSE"]
+        asked = srv.request_count
+        again = client.complete(judge, logprobs=5)
+        assert again.cached and again.top_logprobs == graded.top_logprobs
+        assert srv.request_count == asked
+
+
 def test_rate_limit_then_success(server, scripted, tmp_path) -> None:
     scripted.faults.append(Fault("persona", "429", times=2))
     client = make_client(server, tmp_path)

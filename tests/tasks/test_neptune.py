@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -354,23 +355,36 @@ def test_no_q_reads_the_narrations_and_the_options_but_not_the_question(tmp_path
 
 
 def test_a_judge_must_pass_the_dev_set() -> None:
+    """At least 200 labelled pairs across the capabilities, half equivalent; a judge that
+    calls everything equivalent fails; a judge read by P(TRUE) gets the F1-best threshold
+    and a cross-fitted F1 that fitting cannot flatter."""
     pairs = dev_pairs()
-    assert len(pairs) == 40 and sum(p["equivalent"] for p in pairs) == 20
+    assert len(pairs) >= 200 and sum(p["equivalent"] for p in pairs) == len(pairs) // 2
+    caps = Counter(p["capability"] for p in pairs)
+    assert len(caps) >= 9 and {"near", "far", "paraphrase"} <= {p["grade"] for p in pairs}
     rules = rules_on_dev()
-    assert 0.3 < rules["answer_acc rule"]["f1"] < 0.8  # rules are weak judges (Neptune D.2)
+    assert 0.3 < rules["answer_acc rule"]["f1"] < 0.9  # rules are weak judges (Neptune D.2)
 
     class Perfect(Judges):
-        def judge(self, name, question, candidate, reference, usage):
+        def score(self, name, question, candidate, reference, usage):
             return next(float(p["equivalent"]) for p in pairs
                         if p["candidate"] == candidate and p["reference"] == reference)
 
     class Yes(Judges):
-        def judge(self, name, question, candidate, reference, usage):
+        def score(self, name, question, candidate, reference, usage):
             return 1.0
+
+    class Graded(Judges):  # P(TRUE) = 0.6 for equivalent pairs, 0.4 for the others
+        def score(self, name, question, candidate, reference, usage):
+            return 0.4 + 0.2 * Perfect.score(self, name, question, candidate, reference, usage)
     good = check_judges(Perfect(["gem"], llm=None), 0.7, Usage())["judges"]["gem"]
-    assert good == {"f1": 1.0, "accuracy": 1.0, "metric": "gem_judge", "passed": True}
+    assert good == {"f1": 1.0, "accuracy": 1.0, "metric": "gem_judge", "passed": True,
+                    "mode": "text", "threshold": 0.5}
     lenient = check_judges(Yes(["gem"], llm=None), 0.7, Usage())["judges"]["gem"]
     assert lenient["f1"] == pytest.approx(0.6667, abs=1e-4) and not lenient["passed"]
+    fitted = check_judges(Graded(["gem"], llm=None, p_true=True), 0.7, Usage())["judges"]
+    assert fitted["gem"]["mode"] == "P(TRUE)" and fitted["gem"]["threshold"] == 0.6
+    assert fitted["gem"]["f1"] == 1.0  # at 0.5 every pair would be called equivalent
 
 
 def test_a_malformed_rater_sheet_names_its_header(tmp_path: Path) -> None:

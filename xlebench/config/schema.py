@@ -326,8 +326,12 @@ class JudgeConfig:
     #: orders).
     subtasks: list[str] | None = None
     #: A judge's scores are printed only when its F1 on the labelled dev set
-    #: (xlebench/data/judge_dev.v1.jsonl) reaches this; 0 prints them whatever it reaches.
+    #: (xlebench/data/judge_dev.v2.jsonl) reaches this; 0 prints them whatever it reaches.
     min_dev_f1: float = knob(0.7, ge=0, le=1)
+    #: gem: read the verdict as P(TRUE), from the log-probabilities of its verdict token (the
+    #: judge's backend must return them: OpenAI's top_logprobs), equivalent at or above the
+    #: threshold fitted for F1 on the dev set; false: its text TRUE / FALSE.
+    p_true: bool = False
 
 
 @dataclass

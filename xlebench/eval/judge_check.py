@@ -12,6 +12,7 @@ rule metrics are measured on the same pairs, so the table can show what the judg
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from functools import cache
@@ -21,7 +22,7 @@ from typing import Any
 from xlebench.eval.judges import METRICS, Judges
 from xlebench.llm.client import Usage
 
-DEV_SET = "judge_dev.v1.jsonl"
+DEV_SET = "judge_dev.v2.jsonl"
 
 
 @cache
@@ -60,17 +61,45 @@ def rules_on_dev() -> dict[str, dict[str, float]]:
                                              for p in pairs], gold), "n": len(pairs)}}
 
 
+def fit_threshold(values: Sequence[float], gold: Sequence[bool]) -> float:
+    """The cut (a value at or above which a pair is equivalent) with the best F1 on the
+    labelled pairs; the lowest such cut among equals."""
+    cuts = sorted(set(values))
+    return max(cuts, key=lambda c: (f1_accuracy([v >= c for v in values], gold)["f1"], -c))
+
+
+def _fold(pair: dict) -> int:
+    """Pairs of one source item share a fold (its two pairs are not independent)."""
+    return int(hashlib.sha256(pair.get("source", pair["question"]).encode()).hexdigest(), 16) % 2
+
+
+def cross_fitted(values: Sequence[float], gold: Sequence[bool], folds: Sequence[int]
+                 ) -> list[bool]:
+    """Each pair classified at the threshold fitted on the other fold."""
+    cut = {f: fit_threshold([v for v, g in zip(values, folds, strict=True) if g != f],
+                            [x for x, g in zip(gold, folds, strict=True) if g != f])
+           for f in set(folds)}
+    return [v >= cut[f] for v, f in zip(values, folds, strict=True)]
+
+
 def check_judges(judges: Judges, min_f1: float, usage: Usage) -> dict[str, Any]:
-    """Per judge: its dev-set F1 and accuracy, and whether its scores may be printed."""
+    """Per judge: its dev-set F1 and accuracy, how its verdict is read, the threshold a reply
+    is equivalent at, and whether its scores may be printed."""
     pairs = dev_pairs()
     gold = [bool(p["equivalent"]) for p in pairs]
     out: dict[str, Any] = {"dev_set": DEV_SET, "n": len(pairs), "min_f1": min_f1,
                            "judges": {}, "rules": rules_on_dev()}
     for name in judges.names:
-        values = [judges.judge(name, p["question"], p["candidate"], p["reference"], usage)
+        values = [judges.score(name, p["question"], p["candidate"], p["reference"], usage)
                   for p in pairs]
-        stats = f1_accuracy([v >= 0.5 for v in values], gold)
-        out["judges"][name] = {**stats, "metric": METRICS[name],
+        mode = judges.mode(name)
+        fitted = mode == "P(TRUE)"
+        threshold = fit_threshold(values, gold) if fitted else 0.5
+        pred = cross_fitted(values, gold, [_fold(p) for p in pairs]) if fitted else \
+            [v >= threshold for v in values]
+        stats = f1_accuracy(pred, gold)
+        out["judges"][name] = {**stats, "metric": METRICS[name], "mode": mode,
+                               "threshold": round(threshold, 6),
                                "passed": stats["f1"] >= min_f1}
     return out
 
@@ -83,8 +112,11 @@ def check_lines(check: dict[str, Any] | None) -> list[str]:
     lines = []
     for name, j in check["judges"].items():
         verdict = "printed" if j["passed"] else "WITHHELD (below the threshold)"
-        lines.append(f"Judge {name} ({j['metric']}): dev-set F1 {100 * j['f1']:.1f}, accuracy "
-                     f"{100 * j['accuracy']:.1f} on {check['n']} labelled pairs "
+        read = (f"read by P(TRUE) >= {j['threshold']:.3f}, fitted on the dev set, F1 "
+                 "cross-fitted" if j.get("mode") == "P(TRUE)" else
+                 f"read by its {j.get('mode', 'text')} verdict")
+        lines.append(f"Judge {name} ({j['metric']}; {read}): dev-set F1 {100 * j['f1']:.1f}, "
+                     f"accuracy {100 * j['accuracy']:.1f} on {check['n']} labelled pairs "
                      f"({check['dev_set']}; threshold F1 {100 * check['min_f1']:.0f}): "
                      f"{verdict}. Offline rules on the same pairs: {rules}.")
     return lines

@@ -4,7 +4,11 @@
 * ``gem`` — Neptune's answer-equivalence prompt: 1 when the judge says
   ``ANSWERS_ARE_EQUIVALENT: TRUE`` (also a bare ``TRUE``/``true.``), 0 for FALSE; anything else is
   re-asked up to ``llm.max_retries`` times and then fails the evaluation (never a silent 0).
-  (GEM itself is a fine-tuned Gemma-9B: point ``llm`` at a server hosting it.)
+  With ``eval.judge.p_true=true`` the judge's verdict is its probability of TRUE (from the
+  log-probabilities of its verdict token, which the backend must return: OpenAI's
+  ``top_logprobs``), and a reply is equivalent at or above the threshold fitted for F1 on the
+  dev set (`xlebench.eval.judge_check`); a reply without them falls back to its text, 0 or 1.
+  (GEM itself is a fine-tuned Gemma-9B: point ``judge`` at a server hosting it.)
 * ``score10`` — MultiHop-EgoQA's 1-10 grade as JSON ``{score, rationale}``, stored /10.
 
 Replies are truncated to ``eval.judge.truncate_words`` words (Neptune: 100). Judges are refused
@@ -14,15 +18,16 @@ wrong order. Rows that are not ``ok`` keep the worst value (0), like every other
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xlebench.errors import ConfigError
 from xlebench.llm.client import LLMClient, Usage
 from xlebench.llm.prompts import load_prompt
-from xlebench.llm.structured import ask_json, ask_text
+from xlebench.llm.structured import ask_completion, ask_json, ask_text
 
 PROMPTS = {"gem": "eval/gem.v1", "score10": "eval/score10.v1"}
 METRICS = {"gem": "gem_judge", "score10": "score10_judge"}
@@ -40,11 +45,34 @@ def parse_equivalence(text: str) -> float:
     return 1.0 if m.group(1).lower() == "true" else 0.0
 
 
+#: Alternatives asked per generated token in P(TRUE) mode.
+TOP_LOGPROBS = 5
+
+
+def p_true(top_logprobs: Sequence[dict[str, float]]) -> float | None:
+    """P(TRUE) / (P(TRUE) + P(FALSE)) at the first generated token whose alternatives name
+    either (`` TRUE``, ``True``, ``true``...); None when no token does."""
+    for alts in top_logprobs:
+        mass = {"true": 0.0, "false": 0.0}
+        for token, lp in alts.items():
+            word = token.strip().lower()
+            if word in mass:
+                mass[word] += math.exp(lp)
+        if mass["true"] + mass["false"] > 0:
+            return mass["true"] / (mass["true"] + mass["false"])
+    return None
+
+
 def parse_score10(value: Any) -> float:
     if not isinstance(value, dict) or not isinstance(value.get("score"), int | float) \
             or not 1 <= value["score"] <= 10:
         raise ValueError('expected {"score": 1-10, "rationale": "..."}')
     return float(value["score"]) / 10
+
+
+def _p_true_or_text(c: Any) -> float:
+    p = p_true(c.top_logprobs)
+    return parse_equivalence(c.text) if p is None else p
 
 
 def truncate(text: str, words: int) -> str:
@@ -57,20 +85,41 @@ class Judges:
     names: Sequence[str]
     llm: LLMClient
     truncate_words: int = 100
+    #: gem: score by P(TRUE) from the verdict token's log-probabilities, not its text.
+    p_true: bool = False
+    #: gem: the P(TRUE) at or above which a reply counts as equivalent (fitted on the dev
+    #: set; 0.5 until then, and for a text verdict, which is 0 or 1).
+    thresholds: dict[str, float] = field(default_factory=dict)
 
     def metrics(self) -> list[str]:
         return [METRICS[n] for n in self.names]
 
-    def judge(self, name: str, question: str, candidate: str, reference: str,
+    def mode(self, name: str) -> str:
+        """How a judge's verdict is read: ``P(TRUE)``, ``text`` or ``1-10 score``."""
+        return ("P(TRUE)" if self.p_true else "text") if name == "gem" else "1-10 score"
+
+    def score(self, name: str, question: str, candidate: str, reference: str,
               usage: Usage) -> float:
+        """The judge's own value: P(TRUE) (or a text verdict's 0 / 1) for gem, score / 10."""
         messages = load_prompt(PROMPTS[name]).render(
             question=question, candidate=truncate(candidate, self.truncate_words),
             reference=reference)
         kw = dict(max_retries=self.llm.settings.max_retries, usage=usage,
                   what=f"{name} judge")
+        if name == "gem" and self.p_true:
+            return ask_completion(self.llm, messages, _p_true_or_text, logprobs=TOP_LOGPROBS,
+                                  **kw)
         if name == "gem":
             return ask_text(self.llm, messages, parse_equivalence, **kw)
         return ask_json(self.llm, messages, parse_score10, **kw)
+
+    def judge(self, name: str, question: str, candidate: str, reference: str,
+              usage: Usage) -> float:
+        """The value a table shows: gem's equivalence (0 / 1 at the threshold), score / 10."""
+        value = self.score(name, question, candidate, reference, usage)
+        if name != "gem":
+            return value
+        return 1.0 if value >= self.thresholds.get(name, 0.5) else 0.0
 
     def apply(self, rows: list[dict], items: Sequence[dict], judged: set[str],
                 usage: Usage) -> None:

@@ -280,6 +280,14 @@ def validity_lines(result: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def _judge_labels(check: Mapping[str, Any] | None) -> dict[str, str]:
+    """A judge's metric named with its dev-set F1 and how its verdict is read, so the number
+    beside it is never read without the judge's own measured agreement."""
+    return {j["metric"]: f"{j['metric']} (dev F1 {100 * j['f1']:.1f}, {j.get('mode', 'text')}"
+            + (f" >= {j['threshold']:.2f}" if j.get("mode") == "P(TRUE)" else "") + ")"
+            for j in (check or {}).get("judges", {}).values()}
+
+
 def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = ()) -> str:
     cols = table["columns"]
     lines = ([f"### {title}", ""] if title else []) + [f"{n}" for n in notes]
@@ -300,8 +308,9 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
     if extra:
         lines += ["", "| subtask | secondary metric | all | floor | paper protocol |",
                   "|---|---|---|---|---|"]
-        lines += [f"| {sub} | {m} | {_fmt(c)} | {_fmt(c['floor'])} | {_fmt(c['paper'])} |"
-                  for sub, m, c in extra]
+        judged = _judge_labels(table.get("judge_check"))
+        lines += [f"| {sub} | {judged.get(m, m)} | {_fmt(c)} | {_fmt(c['floor'])} | "
+                  f"{_fmt(c['paper'])} |" for sub, m, c in extra]
     tags = tag_lines(table)
     if tags:
         lines += ["", "Per tag (Neptune's capability, MultiHop-EgoQA's category; primary "

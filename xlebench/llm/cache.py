@@ -26,6 +26,9 @@ class CachedResponse:
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
+    #: Per generated token (the first few), its most likely alternatives and their log-
+    #: probabilities, when the request asked for them (``logprobs``).
+    top_logprobs: tuple[dict[str, float], ...] = ()
 
 
 def cache_key(model: str, params: dict[str, Any], messages: list[dict], sample: int) -> str:
@@ -54,7 +57,8 @@ class ResponseCache:
         usage = d.get("usage", {})
         return CachedResponse(d["text"], int(usage.get("prompt_tokens", 0)),
                               int(usage.get("completion_tokens", 0)),
-                              float(usage.get("cost_usd", 0.0)))
+                              float(usage.get("cost_usd", 0.0)),
+                              tuple(d.get("top_logprobs") or ()))
 
     def put(self, key: str, request: dict[str, Any], response: CachedResponse) -> None:
         write_text(self.path(key), dumps({
@@ -62,4 +66,5 @@ class ResponseCache:
             "usage": {"prompt_tokens": response.prompt_tokens,
                       "completion_tokens": response.completion_tokens,
                       "cost_usd": response.cost_usd},
+            **({"top_logprobs": list(response.top_logprobs)} if response.top_logprobs else {}),
         }), durable=False)  # a stage's runner syncs once at its end; a lost answer is asked again

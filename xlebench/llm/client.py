@@ -37,6 +37,28 @@ def settings_from(cfg: dict[str, Any]) -> LLMConfig:
     return LLMConfig(**{k: v for k, v in cfg.items() if k in LLMConfig.__dataclass_fields__})
 
 
+def _params(s: LLMConfig, logprobs: int) -> dict[str, Any]:
+    """The sampling parameters, with the log-probabilities asked for (when they are)."""
+    return {**sampling(s), "top_logprobs": logprobs} if logprobs else sampling(s)
+
+
+#: Generated tokens whose alternatives are kept (a verdict comes within the first few).
+LOGPROB_TOKENS = 16
+
+
+def _top_logprobs(resp: Any) -> tuple[dict[str, float], ...]:
+    """Per generated token (the first `LOGPROB_TOKENS`), ``{token: logprob}`` of its top
+    alternatives, from an OpenAI-style ``choices[0].logprobs.content`` (empty if absent)."""
+    choices = getattr(resp, "choices", None) or []
+    content = getattr(getattr(choices[0], "logprobs", None), "content", None) if choices else None
+    out = []
+    for tok in (content or [])[:LOGPROB_TOKENS]:
+        alts = {a.token: float(a.logprob) for a in (getattr(tok, "top_logprobs", None) or [])}
+        alts.setdefault(tok.token, float(tok.logprob))
+        out.append(alts)
+    return tuple(out)
+
+
 def sampling(s: LLMConfig) -> dict[str, Any]:
     """The parameters that change an answer: part of the cache key."""
     return {"temperature": s.temperature, "max_tokens": s.max_tokens,
@@ -50,6 +72,9 @@ class Completion:
     completion_tokens: int
     cost_usd: float
     cached: bool
+    #: With ``complete(..., logprobs=k)``: per generated token, its ``k`` most likely
+    #: alternatives and their log-probabilities (empty when the backend gives none).
+    top_logprobs: tuple[dict[str, float], ...] = ()
 
 
 @dataclass
@@ -113,22 +138,25 @@ class LLMClient:
         self._warm_lock = threading.Lock()
 
     def complete(self, messages: list[dict[str, Any]], *, sample: int = 0,
-                 remember: bool = True, key_messages: list[dict] | None = None) -> Completion:
+                 remember: bool = True, key_messages: list[dict] | None = None,
+                 logprobs: int = 0) -> Completion:
         """The model's answer, from the cache or from one live request (with retries).
 
         With ``remember=False`` a live answer is returned but not cached: the caller validates
         it first and stores it with `remember` only if it is usable, so a malformed answer
         never outlives the run that received it. ``key_messages`` stands for ``messages`` in
         the cache key and the stored request (images as content hashes, not base64 data).
+        ``logprobs=k`` asks for each generated token's ``k`` most likely alternatives (OpenAI's
+        ``top_logprobs``; part of the cache key).
         """
         s = self.settings
-        key = cache_key(s.model, sampling(s), key_messages or messages, sample)
+        key = cache_key(s.model, _params(s, logprobs), key_messages or messages, sample)
         hit = self.cache.get(key)
         if hit is not None:
             with self._lock:
                 self.cache_hits += 1
             return Completion(hit.text, hit.prompt_tokens, hit.completion_tokens,
-                              hit.cost_usd, True)
+                              hit.cost_usd, True, hit.top_logprobs)
         if s.backend == "replay":
             raise UserError(
                 f"{self.section}=replay: no cached answer for this request (model {s.model}, "
@@ -137,26 +165,28 @@ class LLMClient:
             )
         self._warm_up()
         with self._gate:
-            response = self._call_with_retries(messages)
+            response = self._call_with_retries(messages, logprobs)
         with self._lock:
             self.live_calls += 1
         done = Completion(response.text, response.prompt_tokens, response.completion_tokens,
-                          response.cost_usd, False)
+                          response.cost_usd, False, response.top_logprobs)
         if remember:
-            self.remember(key_messages or messages, done, sample=sample)
+            self.remember(key_messages or messages, done, sample=sample, logprobs=logprobs)
         return done
 
     def remember(self, messages: list[dict[str, Any]], answer: Completion, *,
-                 sample: int = 0) -> None:
+                 sample: int = 0, logprobs: int = 0) -> None:
         """Cache a validated live answer (cache hits are already stored)."""
         if answer.cached:
             return
         s = self.settings
-        self.cache.put(cache_key(s.model, sampling(s), messages, sample),
-                       {"model": s.model, "params": sampling(s), "messages": messages,
+        params = _params(s, logprobs)
+        self.cache.put(cache_key(s.model, params, messages, sample),
+                       {"model": s.model, "params": params, "messages": messages,
                         "sample": sample},
                        CachedResponse(answer.text, answer.prompt_tokens,
-                                      answer.completion_tokens, answer.cost_usd))
+                                      answer.completion_tokens, answer.cost_usd,
+                                      answer.top_logprobs))
 
     def _warm_up(self) -> None:
         """Before the first live request, in one thread while the others wait: import litellm
@@ -183,13 +213,14 @@ class LLMClient:
 
     # -- one request, with the retry policy ------------------------------------------------
 
-    def _call_with_retries(self, messages: list[dict[str, str]]) -> CachedResponse:
+    def _call_with_retries(self, messages: list[dict[str, str]], logprobs: int = 0
+                           ) -> CachedResponse:
         lm = _litellm()
         s = self.settings
         transient = rate_limited = 0
         while True:
             try:
-                return self._call(lm, messages)
+                return self._call(lm, messages, logprobs)
             except lm.RateLimitError as exc:
                 rate_limited += 1
                 if rate_limited > s.max_retries_on_rate_limit:
@@ -220,9 +251,11 @@ class LLMClient:
                             transient, s.max_retries)
                 time.sleep(min(s.backoff_s * 2 ** (transient - 1), MAX_BACKOFF_S))
 
-    def _call(self, lm, messages: list[dict[str, str]]) -> CachedResponse:
+    def _call(self, lm, messages: list[dict[str, str]], logprobs: int = 0) -> CachedResponse:
         s = self.settings
         kwargs: dict[str, Any] = dict(s.extra)
+        if logprobs:
+            kwargs.update(logprobs=True, top_logprobs=logprobs)
         if s.api_base:
             kwargs["api_base"] = s.api_base
         key = self._api_key()
@@ -242,7 +275,8 @@ class LLMClient:
                 # it cannot price is not asked again (the answers of one client share a model)
                 self._priced = False
         return CachedResponse(text, int(getattr(usage, "prompt_tokens", 0) or 0),
-                              int(getattr(usage, "completion_tokens", 0) or 0), cost)
+                              int(getattr(usage, "completion_tokens", 0) or 0), cost,
+                              _top_logprobs(resp) if logprobs else ())
 
     def _api_key(self) -> str | None:
         s = self.settings

@@ -27,6 +27,9 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    #: Per generated token, ``{token: logprob}`` of its alternatives (the chosen first):
+    #: sent as OpenAI's ``logprobs.content`` when the request asks for ``logprobs``.
+    logprobs: list[dict[str, float]] | None = None
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -108,7 +111,8 @@ class LoopbackLLMServer:
                                                         "code": reply.status}},
                                reply.headers)
                     return
-                self._send(200, _completion(body, reply.content, server.model))
+                self._send(200, _completion(body, reply.content, server.model,
+                                            reply.logprobs))
 
             def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -132,14 +136,22 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
 
 
-def _completion(body: dict, content: str, model: str) -> dict[str, Any]:
+def _completion(body: dict, content: str, model: str,
+                logprobs: list[dict[str, float]] | None = None) -> dict[str, Any]:
     prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
     completion_words = len(content.split())
+    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
+                              "message": {"role": "assistant", "content": content}}
+    if body.get("logprobs") and logprobs:
+        choice["logprobs"] = {"content": [
+            {"token": next(iter(alts)), "logprob": next(iter(alts.values())), "bytes": None,
+             "top_logprobs": [{"token": t, "logprob": lp, "bytes": None}
+                              for t, lp in alts.items()][: int(body.get("top_logprobs") or 1)]}
+            for alts in logprobs]}
     return {
         "id": "chatcmpl-loopback", "object": "chat.completion", "created": 0,
         "model": body.get("model", model),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
+        "choices": [choice],
         "usage": {"prompt_tokens": prompt_words, "completion_tokens": completion_words,
                   "total_tokens": prompt_words + completion_words},
     }

@@ -10,6 +10,7 @@ answers, malformed JSON, answers of the wrong shape, and reflections that break 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -67,6 +68,8 @@ class ScriptedModel:
             return Reply('{"this is": not json')
         if fault == "wrong_shape":
             return Reply(json.dumps({"answer": "a list of things", "items": [1, 2, 3]}))
+        if name == "gem_judge" and body.get("logprobs"):
+            return _gem_with_logprobs(user)
         if name == "socratic":
             return Reply(socratic_reply(user))
         if name == "multihop_generate":
@@ -292,6 +295,22 @@ def _gem(text: str) -> str:
     ref = re.search(r"Reference answer:\s*(.*)", text)
     same = bool(pred and ref and pred.group(1).strip().lower() == ref.group(1).strip().lower())
     return f"ANSWERS_ARE_EQUIVALENT: {'TRUE' if same else 'FALSE'}"
+
+
+def _gem_with_logprobs(text: str) -> Reply:
+    """The verdict with its token's log-probabilities: P(TRUE) grows with the content words the
+    candidate shares with the reference (a graded judge, so a threshold has something to
+    fit); the text says TRUE where P(TRUE) >= 0.5."""
+    from xlebench.eval.scorers.short import token_f1
+
+    pred = re.search(r"Candidate answer:\s*(.*)", text)
+    ref = re.search(r"Reference answer:\s*(.*)", text)
+    p = 0.02 + 0.96 * token_f1(pred.group(1), ref.group(1)) if pred and ref else 0.02
+    verdict = " TRUE" if p >= 0.5 else " FALSE"
+    alts = {" TRUE": math.log(p), " FALSE": math.log(1 - p)}
+    return Reply(f"ANSWERS_ARE_EQUIVALENT:{verdict}",
+                 logprobs=[{"ANSWERS_ARE_EQUIVALENT": 0.0}, {":": 0.0},
+                           {verdict: alts[verdict], **alts}])
 
 
 def _score10(text: str) -> str:

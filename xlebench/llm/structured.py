@@ -93,17 +93,36 @@ def ask_text(
     walks the same corrections — and a failed one leaves nothing behind: a rerun (against a
     healthy server, say) asks afresh instead of replaying the invalid answers.
     """
+    return ask_completion(client, messages, lambda c: parse(c.text), max_retries=max_retries,
+                          usage=usage, sample=sample, what=what, retry_message=retry_message)
+
+
+def ask_completion(
+    client: LLMClient,
+    messages: list[dict[str, str]],
+    parse: Callable[[Completion], T],
+    *,
+    max_retries: int,
+    usage: Usage,
+    sample: int = 0,
+    what: str = "answer",
+    retry_message: str = TEXT_RETRY_MESSAGE,
+    logprobs: int = 0,
+) -> T:
+    """`ask_text` for a parser of the whole completion (its text and, with ``logprobs=k``,
+    each generated token's ``k`` most likely alternatives)."""
     convo = list(messages)
     raws: list[str] = []
     errors: list[str] = []
     turns: list[tuple[list[dict[str, str]], Completion]] = []
     for _attempt in range(max_retries + 1):
-        reply: Completion = client.complete(convo, sample=sample, remember=False)
+        reply: Completion = client.complete(convo, sample=sample, remember=False,
+                                            logprobs=logprobs)
         usage.add(reply)
         raws.append(reply.text)
         turns.append((convo, reply))
         try:
-            value = parse(reply.text)
+            value = parse(reply)
         except (ValueError, ValidationError, TypeError, KeyError) as exc:
             error = _explain(exc)
             errors.append(error)
@@ -111,7 +130,7 @@ def ask_text(
                              {"role": "user", "content": retry_message.format(error=error)}]
             continue
         for asked, answer in turns:
-            client.remember(asked, answer, sample=sample)
+            client.remember(asked, answer, sample=sample, logprobs=logprobs)
         return value
     artifacts = {f"response_{i}.txt": raw for i, raw in enumerate(raws)}
     artifacts["errors.txt"] = "\n".join(f"attempt {i}: {e}" for i, e in enumerate(errors))

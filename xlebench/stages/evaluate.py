@@ -143,7 +143,8 @@ class EvaluateStage(BaseStage):
             check = check_judges(self.judges, self.min_dev_f1, usage)
             passed = [n for n in self.judges.names if check["judges"][n]["passed"]]
             if passed:
-                judges = replace(self.judges, names=passed)
+                judges = replace(self.judges, names=passed, thresholds={
+                    n: check["judges"][n]["threshold"] for n in passed})
                 judges.apply(rows, items, self.judged, usage)
                 judge_panel(judges, panel, items, self.judged, usage)
             save_usage(ctx.workdir, usage)
@@ -310,7 +311,7 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
 
         judged = judged_subtasks(recipes, ec["judge"]["subtasks"])
         judges = Judges(list(ec["judges"]), llm_client(cfg, "eval.judges", section="judge"),
-                        int(ec["judge"]["truncate_words"]))
+                        int(ec["judge"]["truncate_words"]), bool(ec["judge"]["p_true"]))
         judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]],
                                    section="judge")
     fp = {"eval": {k: v for k, v in ec.items() if k not in ("predictions", "name", "replace")
