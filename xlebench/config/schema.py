@@ -366,6 +366,11 @@ class EvalConfig:
     captioner: str = knob("oracle_narrations", choices=("oracle_narrations", "vlm"))
     #: Frames per life log for end_to_end (paper: 1200, temperature 0.1).
     e2e_frames: int = knob(1200, ge=1, le=100_000)
+    #: Neptune's accuracy-vs-frames curve: each system that sees frames (end_to_end, the
+    #: likelihood systems, oracle_certificate_frames) answers once per count listed, results
+    #: under <system>@<model>@frames=<n>; the leaderboard and report plot the curve and give
+    #: Neptune's effort score per subtask. Empty: eval.e2e_frames only.
+    frames_sweep: list[int] = knob(factory=list, ge=1, le=100_000, each=True)
     #: Evaluate only the first N life logs (by id), or the listed ones: tables say which.
     max_logs: int | None = knob(None, ge=1)
     lifelogs: list[str] = field(default_factory=list)

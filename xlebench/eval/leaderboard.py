@@ -96,9 +96,36 @@ def write_leaderboard(bench: Path) -> dict[str, Any] | None:
     if not tables:
         return None
     board = leaderboard(tables)
+    board.update(appendix(Path(bench) / "results", tables))
     write_json(Path(bench) / LEADERBOARD_FILES[1], board)
     write_text(Path(bench) / LEADERBOARD_FILES[0], leaderboard_markdown(board))
     return board
+
+
+def appendix(results: Path, tables: dict[str, dict]) -> dict[str, Any]:
+    """Neptune's appendix measures over the systems that allow them (`frames_sweep`): the
+    accuracy-vs-frames curve with the effort score, and the certificate probe."""
+    from xlebench.eval.frames_sweep import (
+        ALL_FRAMES,
+        CERTIFICATE,
+        certificate_probe,
+        frames_summary,
+        sweeps,
+    )
+
+    wanted = {k for keys in sweeps(list(tables)).values() for k in keys.values()}
+    wanted |= {k for k in tables if k.startswith((ALL_FRAMES + "@", CERTIFICATE + "@"))}
+    scores = {k: _scores(results / k) for k in sorted(wanted)}
+    return {"frames_sweep": frames_summary(tables, scores),
+            "certificate_probe": certificate_probe(tables, scores)}
+
+
+def _scores(folder: Path) -> list[dict]:
+    path = folder / "scores.jsonl"
+    try:
+        return [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
+    except (OSError, ValueError):
+        return []
 
 
 def _tables(results: Path) -> dict[str, dict]:
@@ -205,6 +232,9 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
         cells = [_cell(row["cells"].get(s["key"]), n) for s in board["systems"]]
         lines.append(f"| {row['subtask']} | {row['metric'] or ''} | {n if n else '–'} | "
                      f"{floor} | " + " | ".join(cells) + " |")
+    from xlebench.eval.frames_sweep import sweep_lines
+
+    lines += sweep_lines(board.get("frames_sweep") or {}, board.get("certificate_probe") or {})
     for sub, systems in board.get("by_capability", {}).items():
         lines += ["", *capability_lines(sub, systems, {s["key"]: h for s, h in
                                                         zip(board["systems"], heads,

@@ -25,11 +25,12 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from xlebench.errors import ConfigError
 from xlebench.eval.baselines.captions import OracleNarrations
@@ -198,12 +199,35 @@ def build_systems(cfg: DictConfig) -> Systems:
                 if name == "text_retrieval" else ""
             raise ConfigError(f"eval.systems: {name!r} is not a system{hint}; choose from "
                               f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
-        system, fp, model = _make(name, cfg, out)
-        key = split_key(result_key(system.name, model), str(cfg.eval.split))
-        out.by_name[key] = system
-        out.fingerprints[key] = fp
-        out.models[key] = model
+        for frames in _frame_counts(cfg, name):
+            made = cfg if frames is None else _with_frames(cfg, frames)
+            system, fp, model = _make(name, made, out)
+            key = result_key(system.name, model) + (f"@frames={frames}" if frames else "")
+            key = split_key(key, str(cfg.eval.split))
+            out.by_name[key] = system
+            out.fingerprints[key] = fp
+            out.models[key] = model
     return out
+
+
+#: Systems that answer from frames: eval.frames_sweep runs each at every count listed.
+FRAME_SYSTEMS = ("end_to_end", "end_to_end_likelihood", "end_to_end_yes",
+                 "oracle_certificate_frames")
+
+
+def _frame_counts(cfg: DictConfig, name: str) -> list[int | None]:
+    sweep = [int(n) for n in cfg.eval.get("frames_sweep") or []]
+    if sweep and not any(s in FRAME_SYSTEMS for s in cfg.eval.systems):
+        raise ConfigError(f"eval.frames_sweep={sweep} needs a system that sees frames in "
+                          f"eval.systems: {', '.join(FRAME_SYSTEMS)}")
+    return sorted(set(sweep)) if sweep and name in FRAME_SYSTEMS else [None]
+
+
+def _with_frames(cfg: DictConfig, frames: int) -> DictConfig:
+    made = copy.deepcopy(cfg)
+    with open_dict(made):
+        made.eval.e2e_frames = frames
+    return made
 
 
 def _vlm_model(cfg: DictConfig) -> Model:

@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
-from xlebench.report.plots import video_s
+from xlebench.report.plots import frames_curve, video_s
 
 PLOTS = (("durations", "Life-log durations beside the paper and the release"),
          ("reuse", "Video reuse"), ("scenarios", "Scenarios"), ("scenes", "Scenes"),
@@ -308,6 +308,9 @@ def results_page(*, tables: Mapping[str, dict], scores: Mapping[str, Sequence[di
              "video-blind strategy on the same items (named).</p>"]
     if leaderboard:
         parts.append(leaderboard_section(leaderboard))
+        parts += [f"<h2>{escape(base)}: accuracy vs frames</h2><figure>"
+                  f"{frames_curve(base, subs)}</figure>"
+                  for base, subs in (leaderboard.get("frames_sweep") or {}).items()]
     if validity:
         parts.append(validity_section(validity))
     for system, table in tables.items():

@@ -150,3 +150,23 @@ def certificates(items: Mapping[str, Sequence[dict]]) -> str:
     ax.set_xlabel("certificate length, log10 seconds (dashed: 30 s)")
     ax.set_title("How much video an answer needs (temporal certificate)")
     return _svg(fig)
+
+
+@_styled
+def frames_curve(base: str, subs: Mapping[str, Mapping]) -> str:
+    """Neptune's Fig. 7: a system's headline (x100) against the frames it saw, per subtask."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    for sub, entry in sorted(subs.items()):
+        points = sorted((int(n), c["mean"]) for n, c in entry["curve"].items()
+                        if c.get("mean") is not None)
+        if points:
+            ax.plot([n for n, _ in points], [100 * v for _, v in points], marker="o",
+                    label=sub)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("frames")
+    ax.set_ylabel("headline x100")
+    ax.set_title(f"{base}: accuracy vs frames")
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return _svg(fig)
