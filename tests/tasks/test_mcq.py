@@ -348,3 +348,25 @@ def test_decoys_come_from_records_like_the_right_ones() -> None:
     ranked = sorted([("Rwanda", 1200), ("Japan", 1500), ("Rwanda", 700), ("Japan", 650)],
                     key=lambda c: affinity("Japan", c[0], 600, c[1]))
     assert ranked == [("Japan", 650), ("Rwanda", 700), ("Japan", 1500), ("Rwanda", 1200)]
+
+
+def test_the_blind_filter_is_on_whenever_a_model_is_configured(tmp_path: Path) -> None:
+    """EgoSchema's blind filter (``model_filters``) runs after the offline filters when the
+    benchmark is compiled with a language model, and not in an offline compile."""
+    from xlebench.stages.annotate import recipe_filters
+
+    task = {"filters": [{"kind": "option_only", "drop_if_correct_at_least": 2}],
+            "model_filters": [{"kind": "blind", "seeds": 1, "drop_if_correct_at_least": 1}]}
+    assert [f["kind"] for f in recipe_filters(task, True)] == ["option_only", "blind"]
+    assert [f["kind"] for f in recipe_filters(task, False)] == ["option_only"]
+    args = [*ARGS[:-2], "tasks=[egoschema_mcq]", "stages=[library,persona,plan,simulate,annotate]"]
+    with LoopbackLLMServer(ScriptedModel()) as srv:
+        ran = run_inprocess(tmp_path, *args, "llm=litellm", f"llm.api_base={srv.base_url}",
+                            "llm.model=openai/scripted", "llm.backoff_s=0.01")
+        assert ran.rc == 0, ran.text[-2000:]
+    bench = tmp_path / "benchmarks" / "demo"
+    items = [json.loads(x) for x in (bench / "annotations" / "egoschema_mcq.jsonl").read_text()
+             .splitlines()]
+    assert items and all("blind" in it["provenance"]["filters"] for it in items)
+    stats = json.loads((bench / "stats" / "tasks.json").read_text())
+    assert stats["skipped"]["egoschema_mcq"]["dropped by the blind filter"] > 0

@@ -403,6 +403,12 @@ def _asks_model(params: Any) -> str | None:
     return None
 
 
+def recipe_filters(task: dict, with_llm: bool) -> list:
+    """A recipe's filters: ``filters``, then ``model_filters`` when a model is configured."""
+    return [*(task.get("filters") or []), *((task.get("model_filters") or []) if with_llm
+                                            else [])]
+
+
 def refuse_model_use(recipes: dict[str, tuple[Recipe, Any]], tasks: dict) -> None:
     """Under ``llm=offline``, a recipe or filter that asks a model is refused before any work."""
     from xlebench.tasks.filters import MODEL_FILTERS
@@ -479,7 +485,7 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
     stage = AnnotateStage(recipes=recipes, keys=keys, annotations_root=annotations_root(cfg),
                           corpus=cfg.library.kind == "synthetic",
                           min_duration_s=float(cfg.annotate.min_duration_s),
-                          filters={n: list((tasks[n] or {}).get("filters") or [])
+                          filters={n: recipe_filters(tasks[n] or {}, llm is not None)
                                    for n in recipes}, certificate=cert,
                           aggregator=aggregator, llm=llm, embedder=embedder_settings(cfg),
                           embedding_store=Path(cfg.paths.cache) / "embeddings",

@@ -68,6 +68,10 @@ class RecipeParams:
 
     #: e.g. [{kind: certificate, min_s: 30}]
     filters: list[Any] = field(default_factory=list)
+    #: Filters added after ``filters`` when the benchmark is compiled with a language model
+    #: (``llm`` not offline): model-based ones a recipe's paper runs by default (EgoSchema's
+    #: blind filter), which an offline compile cannot.
+    model_filters: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,8 @@ def recipes_from_config(tasks: Mapping[str, Mapping[str, Any]]
     out = {}
     for name, raw in tasks.items():
         recipe = load_recipe(name, (raw or {}).get("_target_"))
-        check_filters(name, (raw or {}).get("filters") or [])
+        check_filters(name, [*((raw or {}).get("filters") or []),
+                             *((raw or {}).get("model_filters") or [])])
         out[name] = (recipe, recipe.params(raw or {}, name))
     return out
 
