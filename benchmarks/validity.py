@@ -27,12 +27,14 @@ from xlebench.stages.annotate import REPEATED
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ["object_retrieval", "people_retrieval", "moment_retrieval", "single_summary",
            "multi_summary", "holistic_summary", "action_counting", "summary_ordering",
-           "egoschema_mcq", "summary_mcq", "multihop_qa", "neptune_qa", "event_srl",
-           "event_roles"]
-#: Benchmarks compiled side by side: recipes that answer with one record's library summary
-#: (which the multiple-choice options print) each get their own.
-GROUPS = {"demo": [r for r in RECIPES if r not in ("egoschema_mcq", "summary_mcq")],
-          "egoschema": ["egoschema_mcq"], "summary_mcq": ["summary_mcq"]}
+           "egoschema_mcq", "summary_mcq", "multihop_qa", "neptune_qa", "neptune_mcq",
+           "event_srl", "event_roles"]
+#: Benchmarks compiled side by side: recipes whose options print other recipes' answers (a
+#: record's library summary, Neptune's open-ended answers) each get their own.
+APART = ("egoschema_mcq", "summary_mcq", "neptune_mcq")
+GROUPS = {"demo": [r for r in RECIPES if r not in APART],
+          "egoschema": ["egoschema_mcq"], "summary_mcq": ["summary_mcq"],
+          "neptune_mcq": ["neptune_mcq"]}
 RULES = ("centroid", "outlier", "longest", "shortest", "question_overlap")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 RECIPES = ("object_retrieval,people_retrieval,moment_retrieval,single_summary,multi_summary,"
            "holistic_summary,action_counting,summary_ordering,egoschema_mcq,summary_mcq,"
-           "multihop_qa,neptune_qa,event_srl,event_roles")
+           "multihop_qa,neptune_qa,neptune_mcq,event_srl,event_roles")
 
 
 def _line(it: dict) -> str:
