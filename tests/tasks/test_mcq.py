@@ -261,6 +261,10 @@ def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp
     assert summary["ci95"][0] > summary["floor"]["mean"] + 0.15, summary
     # EgoSchema's default: a window's phases in time; reading the narrations' words without
     # their times does not tell the options apart, and the certificate spans minutes
+    windows = [(it["provenance"]["annotation_ids"][0], tuple(it["provenance"]["window_s"]))
+               for it in (json.loads(x) for x in (bench / "annotations" / "egoschema_mcq.jsonl")
+                          .read_text().splitlines())]
+    assert len(set(windows)) == len(windows), "one question per window: two answer each other"
     ego = table["rows"]["egoschema_mcq"]["all"]
     assert ego["mean"] <= 0.7, ego  # the floor on 40-odd items is noise: measured on the demo
     assert stats["certificates"]["egoschema_mcq"]["all"]["median_s"] >= 60

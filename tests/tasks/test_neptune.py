@@ -161,6 +161,18 @@ def test_comparison_and_goal_questions_have_one_answer() -> None:
     assert "C washes the knife" not in N.other_changes("knife", evs)
 
 
+def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> None:
+    from xlebench.tasks.panel_filter import MIN_STRATUM, _strata
+
+    evs = N.events([_narr(RECORD)], 0.0, 200.0)  # stir pan x3, every other act once
+    wrong = Q._count_decoys(3, evs, 4, random.Random(0))
+    assert wrong[0] == "1" and "3" not in wrong and len(set(wrong)) == 4
+    items = [{"item_id": f"a{k}", "tags": {"capability": "CT"}} for k in range(MIN_STRATUM)]
+    items += [{"item_id": "b", "tags": {"capability": "GR"}}, {"item_id": "c"}]
+    strata = _strata(items)
+    assert strata["a0"] == "capability=CT" and strata["b"] == strata["c"] == ""
+
+
 def test_pr_needs_the_next_action_within_the_window() -> None:
     evs = N.events([_narr([(0, "#C C opens the door"), (100, "#C C sits down")])], 0, 200)
     assert N.solve("PR", {"action": "open door"}, evs, N.Rules()) is None

@@ -336,19 +336,31 @@ def _from_windows(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
         if not wins:
             out.stats["segments without an act-dense window"] += 1
         for window in wins:
-            for kind in p.kinds:
-                answer = O.solve(kind, evs, window, rules)
-                if answer is None:
-                    out.stats["windows without three clear phases"] += 1
-                    break
-                wrong = O.decoys(kind, answer, evs, window, p.n_wrong, ctx.rng)
-                if len(wrong) < p.n_wrong:
-                    out.stats["questions with too few wrong answers from the record"] += 1
-                    continue
-                found.append((seg, window, O.question(kind, O.phases(evs, *window, rules)),
-                              answer["text"], wrong, answer["spans"],
+            made = _one_kind(ctx, p, evs, window, out)
+            if made:
+                kind, q, answer, wrong = made
+                found.append((seg, window, q, answer["text"], wrong, answer["spans"],
                               {"generator": "offline_windows", "kind": kind}))
     return found
+
+
+def _one_kind(ctx: Context, p: EgoSchemaParams, evs: list[N.Event], window: tuple,
+              out: Built) -> tuple | None:
+    """One question per window, of a kind drawn at random (the next if it has too few wrong
+    answers): two questions about one window would answer each other ("after drilling and
+    before laying the tile" gives the order of the three)."""
+    rules = _rules(p)
+    ph = O.phases(evs, *window, rules)
+    if ph is None:
+        out.stats["windows without three clear phases"] += 1
+        return None
+    for kind in ctx.rng.sample(list(p.kinds), len(p.kinds)):
+        answer = O.solve(kind, evs, window, rules)
+        wrong = O.decoys(kind, answer, evs, window, p.n_wrong, ctx.rng)
+        if len(wrong) >= p.n_wrong:
+            return kind, O.question(kind, ph), answer, wrong
+    out.stats["windows with too few wrong answers from the record"] += 1
+    return None
 
 
 GENERATORS = {"offline_windows": _from_windows, "llm": _from_llm,
@@ -369,6 +381,8 @@ def build(ctx: Context, p: EgoSchemaParams) -> Built:
             q = W.retrieval_query(q, *period)
             prov = {**prov, "window_s": list(window)}
         options, label = shuffled(a, w, ctx.rng)
+        extra = {"source": _window_source(seg, window)} \
+            if prov["generator"] == "offline_windows" else {}
         ev = [evidence(seg, x, y) for x, y in spans] or [
             evidence(seg, *window) if window else whole(seg)]
         out.items.append(ctx.item(
@@ -378,8 +392,16 @@ def build(ctx: Context, p: EgoSchemaParams) -> Built:
             evidence=ev,
             provenance={"question": q, "source_file": "library.parquet"
                         if p.generator == "offline_summaries" else ctx.ann.narration_file,
-                        "annotation_ids": [seg["video_uid"]], **prov}))
+                        "annotation_ids": [seg["video_uid"]], **prov}, extra=extra))
     return out
+
+
+def _window_source(seg: dict, window: tuple[float, float]) -> dict:
+    """A window of a video is one source whatever is asked of it (``whole``): two questions
+    about it answer each other, in one life log or across two that reuse the video."""
+    return {"videos": [seg["video_uid"]],
+            "annotations": [f"{seg['video_uid']}@{window[0]:.0f}-{window[1]:.0f}"],
+            "whole": True}
 
 
 def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:

@@ -17,7 +17,8 @@ between   what C does after the first phase and before the last one    other act
                                                                        then of the record
 ========  ===========================================================  =========================
 
-Every wrong answer is about the same record (EgoSchema's hard negatives), so the words of the
+A window is asked one question, of a kind drawn at random: two about one window would answer
+each other. Every wrong answer is about the same record (EgoSchema's hard negatives), so the words of the
 options do not tell the right one apart: a reader of the window's narrations must place them in
 time. The certificate is the stretch each phase runs over (sequence) or the stretch between the
 two named phases (between); EgoSchema's condition D asks for at least 30 seconds. No question

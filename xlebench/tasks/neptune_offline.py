@@ -37,6 +37,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xlebench.library.language import gerund, third_person
 from xlebench.tasks.actions import Narrated, parse_narration
@@ -212,6 +213,22 @@ def other_changes(dobj: str, evs: Sequence[Event]) -> list[str]:
     verbs C applies to other objects of the record, said of this one (SC's decoys: every
     option names the object, so the question's words do not pick the answer)."""
     return [f"C {phrase(a, '3sg')}" for a in _other_acts(dobj, evs, CHANGES.__contains__)]
+
+
+def object_verbs(ann: Any) -> dict[str, set[str]]:
+    """Per object (direct object's head noun), the changing verbs C applies to it in any
+    narration of the annotations (computed once per annotation index)."""
+    memo = ann.derived.get("object_verbs")
+    if memo is None:
+        memo = {}
+        for passes in ann.narrations.values():
+            for narr in passes:
+                for n in narr:
+                    p = parse_narration(n.text)
+                    if p and p.dobj and p.verb.split()[0] in CHANGES:
+                        memo.setdefault(p.dobj, set()).add(p.verb)
+        ann.derived["object_verbs"] = memo
+    return memo
 
 
 def other_uses(dobj: str, evs: Sequence[Event]) -> list[str]:

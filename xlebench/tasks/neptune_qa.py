@@ -24,7 +24,9 @@ GEM judge on top with ``eval.judges=[gem]``).
 
 from __future__ import annotations
 
+import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import permutations
 
@@ -115,14 +117,14 @@ def _summary(ctx: Context, seg: dict) -> str:
 # -- decoys ----------------------------------------------------------------------------------
 
 def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
-    """Neptune's techniques without a model: subtle tweaks (the numbers around a count, the
+    """Neptune's techniques without a model: subtle tweaks (other counts of the record, the
     same items in another order, another change made to the same object) and confusing
     similarity (another action or place of the same record; another log's record summary at
     the nearest clock time)."""
     answer, evs, rng = f["answer"], f["evs"], ctx.rng
     shape = answer["shape"]
     if f["cap"] == "SC":  # the object named by the question is in every option
-        pool = N.other_changes(f["subject"]["dobj"], evs)
+        pool = _plausible_changes(ctx, f["subject"]["dobj"], evs, n)
     elif f["cap"] == "GR":
         picked = next(e.dobj for e in evs if e.action == f["subject"]["action"])
         pool = N.other_uses(picked, evs)
@@ -131,10 +133,8 @@ def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
         others = sorted({f"C {N.phrase(e.action, '3sg')}" for e in evs} - set(listed))
         return [x for x in listed if x != answer["text"]] + rng.sample(
             others, min(len(others), n - len(listed) + 1))
-    elif shape == "count":  # five numbers in a row, the answer at a random place among them
-        v = answer["value"]
-        start = max(1, v - rng.randrange(n + 1))
-        return [str(x) for x in range(start, start + n + 1) if x != v]
+    elif shape == "count":
+        return _count_decoys(answer["value"], evs, n, rng)
     elif shape in ("order", "sequence"):  # the same steps in another order
         steps = answer["text"].split(", then ")
         pool = [", then ".join(steps[k] for k in o) for o in permutations(range(len(steps)))]
@@ -146,6 +146,29 @@ def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
         pool = _other_summaries(ctx, seg, answer["text"])
     pool = sorted(set(pool) - {answer["text"]})
     return rng.sample(pool, n) if len(pool) >= n else []
+
+
+def _count_decoys(value: int, evs: list[N.Event], n: int, rng: random.Random) -> list[str]:
+    """How often C does the record's other acts (each count once), then the numbers nearest
+    the answer: wrong counts drawn from the counts the record has, so a number is not right
+    more often than it is offered (a "most counts are 3" prior learns nothing)."""
+    counts = Counter(e.action for e in evs)
+    seen = sorted(set(counts.values()) - {value})
+    picked = rng.sample(seen, min(n, len(seen)))
+    near = sorted((x for x in range(1, value + n + 2) if x != value and x not in picked),
+                  key=lambda x: (abs(x - value), x))
+    return [str(x) for x in picked + near[: n - len(picked)]]
+
+
+def _plausible_changes(ctx: Context, dobj: str, evs: list[N.Event], n: int) -> list[str]:
+    """SC's decoys: changes the narrations of the whole library make to this kind of object
+    ("pours the salt", "adds the salt") and C never makes to it here; the record's other
+    changing verbs said of it only where those are too few (an implausible "C fries the salt"
+    is a decoy a reader rules out without the video)."""
+    done = {e.verb for e in evs if e.dobj == dobj}
+    seen = sorted(N.object_verbs(ctx.ann).get(dobj, set()) - done)
+    said = [f"C {N.phrase(f'{v} {dobj}', '3sg')}" for v in seen]
+    return said if len(said) >= n else said + N.other_changes(dobj, evs)
 
 
 def _other_summaries(ctx: Context, seg: dict, answer: str, pool: int = 40) -> list[str]:

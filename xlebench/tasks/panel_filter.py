@@ -16,6 +16,7 @@ resolved; ``tasks.<name>.filters`` without it keeps such items, and the tables s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,28 +30,46 @@ DROPPED = "dropped by the panel filter"
 RIGHT = 1.0 - 1e-9
 
 
+#: A tag value (Neptune's capability) with at least this many items gets its own strongest
+#: member; smaller ones share the recipe's.
+MIN_STRATUM = 20
+
+
 def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
                    settings: Any, seed: int) -> dict[str, dict[str, Any]]:
-    """Per item: the strongest member of each seed's panel, how many seeds it was right in,
-    and whether the item is kept."""
+    """Per item: the strongest member of each seed's panel — on the items of its tag value
+    (Neptune's capability) where those are many, as the per-tag floors are printed — how
+    many seeds it was right in, and whether the item is kept."""
     seeds, need = int(spec["seeds"]), int(spec["drop_if_correct_at_least"])
     right = {it["item_id"]: 0 for it in items}
-    members: list[str] = []
+    strata = _strata(items)
+    members: dict[str, list[str]] = {s: [] for s in set(strata.values())}
     for k in range(seeds):
         panel = panel_rows(items, {recipe.name: recipe}, settings,
                            seed=derive_seed(seed, "panel-filter", k), draws=8)
         positional = {b.name for b in recipe.scorer.blind() if b.positional}
         rows = {m: r for m, r in panel.rows.get(recipe.name, {}).items()
                 if m.removesuffix(REMEMBERED) not in positional}
-        if not rows:
-            continue
-        best, _ = strongest(rows, recipe.primary, _mean)
-        members.append(best)
-        for r in rows[best]:
-            if (r["scores"].get(recipe.primary) or 0.0) >= RIGHT:
-                right[r["item_id"]] += 1
+        for stratum in sorted(members):
+            mine = {m: [r for r in rs if strata[r["item_id"]] == stratum]
+                    for m, rs in rows.items()}
+            if not mine:
+                continue
+            best, _ = strongest(mine, recipe.primary, _mean)
+            members[stratum].append(best)
+            for r in mine[best]:
+                if (r["scores"].get(recipe.primary) or 0.0) >= RIGHT:
+                    right[r["item_id"]] += 1
     return {i: {"right": n, "seeds": seeds, "drop_if_correct_at_least": need,
-                "members": members, "kept": n < need} for i, n in right.items()}
+                "members": members[strata[i]], "kept": n < need} for i, n in right.items()}
+
+
+def _strata(items: Sequence[dict]) -> dict[str, str]:
+    """Each item's tag values as one key ("" for untagged items and small strata)."""
+    key = {it["item_id"]: ",".join(f"{k}={v}" for k, v in sorted((it.get("tags") or {})
+                                                               .items())) for it in items}
+    sizes = Counter(key.values())
+    return {i: k if sizes[k] >= MIN_STRATUM else "" for i, k in key.items()}
 
 
 def _mean(rows: Sequence[dict], metric: str) -> float:  # the panel member's mean score

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xlebench.library.jsonio import expect, load_json
 
@@ -62,6 +62,9 @@ class AnnotationIndex:
     skips: Counter = field(default_factory=Counter)
     #: The same skips per video, so each life log can report those of its own videos.
     skips_by_uid: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: What recipes derive from all of the annotations, computed once (e.g. the verbs each
+    #: object is narrated with: `xlebench.tasks.neptune_offline.object_verbs`).
+    derived: dict[str, Any] = field(default_factory=dict)
 
     def skip(self, uid: str, reason: str) -> None:
         self.skips[reason] += 1
