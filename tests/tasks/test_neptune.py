@@ -173,6 +173,21 @@ def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> Non
     assert strata["a0"] == "capability=CT" and strata["b"] == strata["c"] == ""
 
 
+def test_a_decoy_never_says_the_answer_in_other_words(monkeypatch) -> None:
+    """Another log's summary with the same acts in another order is the same answer: never a
+    wrong option (the short-answer rule would call it right, and so the answer wrong)."""
+    from types import SimpleNamespace
+
+    answer = "C was working on a renovation job, and fixed the wire and applied the cement."
+    others = ["C was working on a renovation job, and applied the cement and fixed the wire.",
+              *(f"C was sewing clothes {k} in the studio." for k in range(4))]
+    monkeypatch.setattr(Q, "_other_summaries", lambda ctx, seg, text: others)
+    f = {"answer": {"text": answer, "shape": "text"}, "evs": [], "cap": "SUM",
+         "subject": {}}
+    wrong = Q._offline_decoys(SimpleNamespace(rng=random.Random(0)), {}, f, 4)
+    assert sorted(wrong) == sorted(others[1:])
+
+
 def test_pr_needs_the_next_action_within_the_window() -> None:
     evs = N.events([_narr([(0, "#C C opens the door"), (100, "#C C sits down")])], 0, 200)
     assert N.solve("PR", {"action": "open door"}, evs, N.Rules()) is None

@@ -32,7 +32,7 @@ from itertools import permutations
 
 from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
-from xlebench.eval.scorers.short import ShortAnswer, parse_number
+from xlebench.eval.scorers.short import ShortAnswer, parse_number, token_f1
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
@@ -50,6 +50,9 @@ CAPABILITIES = {"TO": "temporal ordering", "CE": "cause and effect", "SC": "stat
                 "PR": "predictive", "GR": "goal reasoning", "CMP": "comparison",
                 "ID": "identification", "SUM": "summarization", "OTH": "other"}
 QA_PROMPT = "tasks/neptune_qa.v1"
+#: A candidate decoy this close to the answer (token F1 over content words) says the same thing
+#: (another log's summary with the same acts in another order) and is never a wrong option.
+SAME_ANSWER_F1 = 0.9
 SUPPORT_PROMPT = "tasks/neptune_visual_support.v1"
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 FORMAT = ("Answer the question briefly (a number, a short phrase, or one sentence), from what "
@@ -145,6 +148,8 @@ def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
     else:
         pool = _other_summaries(ctx, seg, answer["text"])
     pool = sorted(set(pool) - {answer["text"]})
+    if shape in ("text", "phrase"):  # a decoy saying the answer in other words is not wrong
+        pool = [d for d in pool if token_f1(d, answer["text"]) < SAME_ANSWER_F1]
     return rng.sample(pool, n) if len(pool) >= n else []
 
 
