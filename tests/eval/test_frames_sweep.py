@@ -50,8 +50,8 @@ def test_curves_effort_and_the_probe_from_tables_and_scores() -> None:
 
 def test_a_sweep_runs_through_the_cli_into_the_leaderboard_and_report(tmp_path: Path) -> None:
     args = [*FAST, "stages=[library,persona,plan,simulate,annotate,report,evaluate,export]",
-            "render=none", "tasks=[egoschema_mcq,single_summary]", "eval.bertscore=false",
-            "eval.bootstrap=10", "eval.max_logs=1", "eval.frames_sweep=[2,4]",
+            "render=none", "tasks=[neptune_qa,single_summary]", "eval.bertscore=false",
+            "eval.bootstrap=10", "eval.frames_sweep=[2,4]",
             "eval.systems=[oracle_text_retrieval,end_to_end,oracle_certificate_frames]"]
     ran = run_inprocess(tmp_path, *args)
     assert ran.rc == 0, ran.text[-3000:]
@@ -61,7 +61,7 @@ def test_a_sweep_runs_through_the_cli_into_the_leaderboard_and_report(tmp_path: 
                        "oracle_certificate_frames@scripted@frames=2",
                        "oracle_certificate_frames@scripted@frames=4", "oracle_text_retrieval"]
     board = json.loads((bench / "results" / "leaderboard.json").read_text())
-    curve = board["frames_sweep"]["end_to_end@scripted"]["egoschema_mcq"]
+    curve = board["frames_sweep"]["end_to_end@scripted"]["neptune_qa"]
     assert set(curve["curve"]) == {"2", "4"} and "effort" in curve
     assert "single_summary" in board["frames_sweep"]["end_to_end@scripted"]
     assert "effort" not in board["frames_sweep"]["end_to_end@scripted"]["single_summary"]
