@@ -196,3 +196,26 @@ def test_category_b_names_every_verb_and_its_oracle_agrees(monkeypatch) -> None:
     monkeypatch.setattr(M.Mined, "verbs_of", lambda self, obj: real(self, obj)[:2])
     (short,) = [it for it in RECIPE.build(ctx, p).items if it["hop_category"] == "B"]
     assert RECIPE.scorer.score(short, RECIPE.oracle(ctx, p, short), s)["iou"] < 0.95
+
+
+def test_the_papers_reply_format_is_read() -> None:
+    """MultiHop-EgoQA's ``###Answer`` / ``###Evidence`` / ``###Rationale`` reply (its Table
+    10's example): evidence in seconds from the clip's start, or on the clock; the rationale is
+    not part of the answer; a reply in this format scores like the same reply in ours."""
+    from xlebench.eval.scorers import GroundedAnswer
+
+    paper = ("###Question:\nHow many times did I open the tap?\n###Answer:\nYou opened the tap "
+             "twice.\n###Evidence:\n[[9,15],[120,135]]\n###Rationale:\nAccording to the frames "
+             "from 9s to 15s and from 120s to 135s, you opened the tap twice.")
+    text, spans = split_evidence(paper, 28800.0)
+    assert text == "You opened the tap twice." and spans == [(28809.0, 28815.0),
+                                                             (28920.0, 28935.0)]
+    assert split_evidence("###Answer\nYou did.\n###Evidence\n[08:00:09 - 08:00:15]")[1] == \
+        [(28809.0, 28815.0)]
+    item = {"period": {"start_s": 28800.0, "end_s": 28980.0},
+            "answer": {"text": "You opened the tap two times. <T1> <T2>",
+                       "spans": [[28809.0, 28815.0], [28920.0, 28935.0]]}}
+    ours = "You opened the tap twice.\nEvidence: [08:00:09 - 08:00:15], [08:02:00 - 08:02:15]"
+    s = ScoreSettings(bertscore=False)
+    assert GroundedAnswer().score(item, paper, s) == GroundedAnswer().score(item, ours, s)
+    assert GroundedAnswer().score(item, paper, s)["iou"] == 1.0

@@ -26,9 +26,33 @@ from xlebench.eval.scorers.text import (
 _SPAN_TEXT = re.compile(r"\[[^\]]*\]")
 
 
-def split_evidence(reply: str) -> tuple[str, list[tuple[float, float]]]:
-    """(answer text, spans) of a reply in the grounded format: the answer, then a line
-    ``Evidence:`` followed by clock spans. Without the marker every span is evidence."""
+_PAPER = re.compile(r"###\s*(Answer|Evidence|Rationale)\s*:?", re.IGNORECASE)
+_SECONDS = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\]")
+
+
+def paper_parts(reply: str) -> dict[str, str] | None:
+    """MultiHop-EgoQA's reply (its Tables 10 and 16): ``###Answer`` / ``###Evidence`` /
+    ``###Rationale`` sections by name; None for a reply without an ``###Answer`` section."""
+    marks = list(_PAPER.finditer(reply))
+    parts = {m.group(1).lower(): reply[m.end(): marks[k + 1].start() if k + 1 < len(marks)
+                                       else len(reply)].strip() for k, m in enumerate(marks)}
+    return parts if "answer" in parts else None
+
+
+def split_evidence(reply: str, clip_start_s: float | None = None
+                   ) -> tuple[str, list[tuple[float, float]]]:
+    """(answer text, spans) of a grounded reply: the answer, then a line ``Evidence:``
+    followed by clock spans (without the marker every span is evidence); or the paper's
+    ``###Answer`` / ``###Evidence`` sections, whose ``[[9, 15], [120, 135]]`` are seconds
+    from the start of the clip asked about (``clip_start_s``: the item's period start)."""
+    parts = paper_parts(reply)
+    if parts is not None:
+        evidence = parts.get("evidence", "")
+        spans = parse_spans(evidence)
+        if not spans and clip_start_s is not None:
+            spans = [(clip_start_s + float(a), clip_start_s + float(b))
+                     for a, b in _SECONDS.findall(evidence) if float(a) <= float(b)]
+        return strip_tokens(parts["answer"]), spans
     head, marker, tail = reply.rpartition("Evidence:")
     if not marker:
         return strip_tokens(_SPAN_TEXT.sub(" ", reply)), parse_spans(reply)
@@ -61,7 +85,7 @@ class GroundedAnswer(Base):
     GENERIC = "You did it several times."
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
-        text, spans = split_evidence(reply)
+        text, spans = split_evidence(reply, item["period"]["start_s"])
         if not spans:
             return None
         out = grounding_overlap(spans, item["answer"]["spans"])
