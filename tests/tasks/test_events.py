@@ -145,6 +145,20 @@ def test_relations_are_labelled_by_the_llm_and_absent_without_one(tmp_path: Path
     assert "(event 3: 10:00:06 - 10:00:08)" not in item["query"] and "event 3: " in item["query"]
     assert item["provenance"]["labeller_saw"]["narrations_s"][1] - \
         item["provenance"]["labeller_saw"]["narrations_s"][0] == 30.0
+    assert item["provenance"]["labellers"] == 3 and item["provenance"]["agreement"] == 1.0
+
+
+def test_relation_labels_are_the_majority_of_three() -> None:
+    """VidSitu keeps the label most annotators give: 2 of 3 decide, a three-way split leaves
+    the window out; agreement is the share of events all samples labelled alike."""
+    from xlebench.tasks.event_relation import majority
+
+    a = {"1": "Caused By", "2": "No Relation", "4": "Enabled By", "5": "Reaction To"}
+    b = {**a, "1": "Enabled By"}
+    c = {**a, "1": "Reaction To", "2": "Caused By"}
+    assert majority([a, a, b]) == (a, 0.75)
+    assert majority([a, b, c]) == (None, 0.0)  # event 1: three labels, no majority
+    assert majority([a]) == (a, 1.0)
 
 
 def test_relations_are_never_asked_about_an_empty_reference_event(tmp_path: Path) -> None:

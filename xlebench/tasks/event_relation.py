@@ -8,10 +8,17 @@ the window (``context_s`` either side), while the query gives only the five even
 with v1 the query showed the very event text the labels were written from, so a text-only
 model reproduced them without the video. A window whose reference event (event 3) holds no
 narration is left out and counted: a relation to nothing cannot be labelled.
+
+As VidSitu keeps the majority of three annotators' labels, the labeller is asked
+``labellers`` times (separate cached samples: set ``llm.temperature`` above 0 for them to
+differ); an event's label is the one a majority gives, a window where some event has none is
+left out and counted, and each item records how often all samples agreed
+(``provenance.agreement``; the stats count the windows labelled unanimously).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -39,6 +46,8 @@ class RelationParams(EventParams):
     prompt: str = PROMPT
     #: Seconds of narrations the labeller reads before and after the window.
     context_s: float = knob(10.0, ge=0, le=600)
+    #: Samples of the labeller per window; an event's label is their majority (VidSitu: 3).
+    labellers: int = knob(3, ge=1, le=9)
 
 
 def _labels(value: Any, n: int) -> dict[str, str]:
@@ -52,6 +61,20 @@ def _labels(value: Any, n: int) -> dict[str, str]:
             raise ValueError(f"event {k}: {label!r} is not one of {list(RELATIONS)}")
         out[str(k)] = match
     return out
+
+
+def majority(votes: list[dict[str, str]]) -> tuple[dict[str, str] | None, float]:
+    """Per event, the label more than half the samples give (None for the window when an
+    event has none), and the share of events every sample labelled alike."""
+    out, unanimous = {}, 0
+    for event in sorted(votes[0]):
+        counts = Counter(v[event] for v in votes)
+        label, n = counts.most_common(1)[0]
+        if 2 * n <= len(votes):
+            return None, 0.0
+        out[event] = label
+        unanimous += n == len(votes)
+    return out, round(unanimous / max(1, len(out)), 4)
 
 
 def _context_lines(ctx: Context, seg: dict, start: float, p: RelationParams) -> str:
@@ -86,9 +109,16 @@ def build(ctx: Context, p: RelationParams) -> Built:
                              enumerate(((e.interval[0], e.interval[1]) for e in events), 1))
         messages = load_prompt(p.prompt).render(events=listing,
                                                 narrations=_context_lines(ctx, seg, start, p))
-        labels = ask_json(ctx.llm, messages, partial(_labels, n=len(events)),
+        votes = [ask_json(ctx.llm, messages, partial(_labels, n=len(events)),
                           max_retries=ctx.llm.settings.max_retries, usage=usage,
-                          what="event_relation labels")
+                          sample=v, what="event_relation labels")
+                 for v in range(p.labellers)]
+        labels, agreement = majority(votes)
+        if labels is None:
+            out.stats["windows whose labellers gave an event no majority"] += 1
+            continue
+        if agreement == 1.0:
+            out.stats["windows every labeller sample agreed on"] += 1
         a, b = to_day(seg, start), to_day(seg, start + p.window_s)
         mid = len(events) // 2 + 1
         shown = "; ".join(f"event {n}: {fmt_hhmmss(x)} - {fmt_hhmmss(y)}"
@@ -102,6 +132,7 @@ def build(ctx: Context, p: RelationParams) -> Built:
             answer={"relations": labels}, evidence=[evidence(seg, start, start + p.window_s)],
             provenance={"source_file": ctx.ann.narration_file, "labeller": "llm",
                         "model": ctx.llm.settings.model, "prompt": p.prompt,
+                        "labellers": p.labellers, "agreement": agreement,
                         "labeller_saw": {"narrations_s": [start - p.context_s,
                                                           start + p.window_s + p.context_s],
                                          "passes": len(ctx.ann.narrations.get(
