@@ -238,3 +238,34 @@ def test_prepositions_of_real_narrations_give_their_roles(line: str, roles: dict
     """With someone is company, not an instrument; to someone is the recipient; near someone
     is no place."""
     assert parse_roles(line, "")[1] == roles
+
+
+def test_the_human_row_scores_one_annotator_against_the_others() -> None:
+    """VidSitu's human estimate: an event's first reference is the reply, scored against the
+    item's roles with the remaining references; events nobody else described are not scored;
+    an item of one annotator has no human reply."""
+    from xlebench.eval.human import human_agreement, human_lines
+    from xlebench.eval.score import corpus_metrics
+    from xlebench.tasks.event_roles import RECIPE as ROLES_RECIPE
+    from xlebench.tasks.event_roles import human
+
+    def item(k: int, refs: bool) -> dict:
+        events = [{"interval": [0, 2], "verbs_gt": ["cut"], "annotators": 2 if refs else 1,
+                   "roles": {"Arg0": "C", "Arg1": "onion", "ALoc": "kitchen"},
+                   **({"references": [{"Arg0": "C", "Arg1": "onion", "ALoc": "counter"},
+                                      {"Arg0": "C", "Arg1": "onions"}]} if refs else {})},
+                  {"interval": [2, 4], "verbs_gt": ["wash"], "annotators": 1,
+                   "roles": {"Arg0": "C", "Arg1": "plate"}}]
+        return {"item_id": f"i{k}", "subtask": "event_roles", "lifelog_id": "l", "category": "short",
+                "evidence": [{"video_uid": f"v{k}"}], "answer": {"events": events}}
+    seen, reply = human(item(0, True))
+    assert reply == "Event 1: Arg0: C; Arg1: onion; ALoc: counter\nEvent 2: "
+    assert seen["answer"]["events"][0]["references"] == [{"Arg0": "C", "Arg1": "onions"}]
+    assert seen["answer"]["events"][1]["roles"] == {}  # no second annotator: not scored
+    assert human(item(1, False)) is None
+    recipes = {"event_roles": ROLES_RECIPE}
+    got = human_agreement([item(0, True), item(1, False), item(2, True)], recipes,
+                          ScoreSettings(bertscore=False), {"event_roles": "cider_d"},
+                          corpus_metrics(recipes), 20, 0)["event_roles"]
+    assert got["n"] == 2 and got["of"] == 3 and got["mean"] > 0
+    assert "on the 2 of 3 items with a second annotator" in human_lines({"event_roles": got})[0]

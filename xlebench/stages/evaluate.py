@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.errors import ConfigError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.blind import Panel, panel_rows, strongest
+from xlebench.eval.human import human_agreement, human_lines
 from xlebench.eval.judge_check import check_judges, check_lines
 from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judges import Judges, judged_subtasks
@@ -155,6 +156,9 @@ class EvaluateStage(BaseStage):
                   for k, v in rec.get("oracle", {}).items()}
         table["validity"] = validity(items, oracle, self.recipes, self.settings, seed=ctx.seed,
                                      draws=self.floor_draws, panel=panel)
+        table["human"] = human_agreement(
+            items, self.recipes, self.settings, {n: r.primary for n, r in self.recipes.items()},
+            corpus_metrics(self.recipes), self.n_boot, ctx.seed)
         table["filter_notes"] = filter_notes(items, ctx.upstream["annotate"].records,
                                              self.recipes)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
@@ -258,6 +262,7 @@ def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
                      "were built from (or close kin of them); its numbers are upper bounds, "
                      "not a baseline.")
     notes += table.get("filter_notes", [])
+    notes += human_lines(table.get("human") or {})
     cov, logs = table["coverage"], table["lifelogs"]
     if logs["evaluated"] < logs["of"]:
         notes.append(f"Evaluated on {logs['evaluated']} of {logs['of']} life logs "

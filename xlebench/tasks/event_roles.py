@@ -14,7 +14,7 @@ from xlebench.eval.scorers import EventRoles
 from xlebench.tasks.context import Built, Context
 from xlebench.tasks.event_srl import EventParams, describe, event_times, reread, window_items
 from xlebench.tasks.registry import Recipe
-from xlebench.tasks.srl import Event
+from xlebench.tasks.srl import ROLES, Event
 
 FORMAT = ("Answer with one line per event: Event <k>: Arg0: <who>; Arg1: <what>; Arg2: <with "
           "what>; ALoc: <where>; AScn: <scene> (leave out a role the event does not have).")
@@ -43,10 +43,27 @@ def oracle(ctx: Context, p: RolesParams, item: dict) -> str:
     return describe(reread(ctx, p, item), p.roles, verbs=False)
 
 
+def human(item: dict) -> tuple[dict, str] | None:
+    """VidSitu's human estimate: another annotator's roles (each event's first reference) as
+    the reply, scored against this annotator's with the remaining references; events no second
+    annotator described are not scored (their roles left out); None when no event has one."""
+    events = item["answer"]["events"]
+    if not any(e.get("references") for e in events):
+        return None
+    kept, lines = [], []
+    for k, e in enumerate(events, start=1):
+        refs = e.get("references") or []
+        kept.append({**e, "references": refs[1:]} if refs else {**e, "roles": {},
+                                                                  "references": []})
+        said = "; ".join(f"{r}: {refs[0][r]}" for r in ROLES if refs and refs[0].get(r))
+        lines.append(f"Event {k}: {said}")
+    return {**item, "answer": {**item["answer"], "events": kept}}, "\n".join(lines)
+
+
 RECIPE = Recipe(
     name="event_roles", task="event_understanding", schema=RolesParams, build=build,
     scorer=EventRoles(), primary="cider_d", answer_format=FORMAT,
     answer_source="Ego4D narrations (both passes)", needs=("narrations",),
-    oracle=oracle, shows=("verbs",),
+    oracle=oracle, shows=("verbs",), human=human,
     description="Who did what, with what and where in five 2-second events, given their "
                 "verbs (VidSitu's role task).")

@@ -64,6 +64,10 @@ class Recipe:
     #: verb recognition with verbs): an item of the same life log whose query shows that of
     #: one of its videos is never in the benchmark beside it.
     answers: str | None = None
+    #: Human performance (VidSitu: one annotator scored against the others):
+    #: ``human(item) -> (item, reply) | None``, the item as the other annotators see it and
+    #: one annotator's reply to it; None where the item has one annotator only.
+    human: Callable[[dict], tuple[dict, str] | None] | None = None
 
     def params(self, raw: Mapping[str, Any], where: str = "") -> Any:
         """The schema instance for a config mapping; unknown keys are an error naming them."""
