@@ -111,8 +111,18 @@ def test_roles_are_asked_given_the_true_verbs() -> None:
     assert "cut, hold" in roles["query"] and "cut" not in verbs["query"]
     assert "verbs:" not in roles["answer"]["text"] and "Arg1: onion" in roles["answer"]["text"]
     s = ScoreSettings(bertscore=False)
-    assert ROLES.scorer.score(roles, roles["answer"]["text"], s) == {
-        "rouge_args": 1.0, "lea": 1.0, "lea_soft": 1.0, "muc": 1.0, "b3": 1.0, "ceafe": 1.0}
+    exact = ROLES.scorer.score(roles, roles["answer"]["text"], s)
+    assert {k: v for k, v in exact.items() if k not in ("bleu2_args", "meteor_args")} == {
+        "rouge_args": 1.0, "bleu1_args": 1.0, "lea": 1.0, "lea_soft": 1.0, "muc": 1.0,
+        "b3": 1.0, "ceafe": 1.0}
+    # BLEU@2 and METEOR of one-word role values are below 1 even when exact (no 2-gram; the
+    # fragmentation penalty): their values are nltk's on each slot, best reference kept
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    one = sentence_bleu([["onion"]], ["onion"], weights=(0.5, 0.5),
+                        smoothing_function=SmoothingFunction().method1)
+    assert 0 < exact["bleu2_args"] <= 1 and one == pytest.approx(0.1 ** 0.5)
+    assert 0.5 < exact["meteor_args"] < 1
     from xlebench.eval.score import corpus_metrics, score_items
 
     rows = score_items([roles], {roles["item_id"]: roles["answer"]["text"]},
@@ -219,6 +229,7 @@ def test_every_annotators_roles_are_references() -> None:
     second = scorer.score(item, "Event 1: Arg0: C; Arg1: vegetable; Arg2: knife",
                           ScoreSettings())
     assert second["rouge_args"] == first["rouge_args"] == 0.75  # AScn left out of both
+    assert second["bleu1_args"] == first["bleu1_args"] == 0.75
     details = scorer.details(item, "Event 1: Arg0: C; Arg1: vegetable; Arg2: knife")
     assert ["Arg1", "onion", "vegetable", "cut", ["vegetable"]] in details["roles"]
     assert {"lea", "lea_soft"} <= set(first)

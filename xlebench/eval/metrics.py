@@ -150,6 +150,18 @@ def bleu4(pred: str, ref: str) -> float:
                  10)
 
 
+def bleu_n(pred: str, ref: str, n: int) -> float:
+    """Sentence BLEU@n (uniform weights over 1..n-grams, nltk's smoothing 1) over lower-cased
+    word tokens: VidSitu's BLEU@1 / BLEU@2 of role values."""
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    p, r = _TOKEN.findall(pred.lower()), _TOKEN.findall(ref.lower())
+    if not p or not r:
+        return 0.0
+    return round(float(sentence_bleu([r], p, weights=(1 / n,) * n,
+                                     smoothing_function=SmoothingFunction().method1)), 10)
+
+
 def meteor(pred: str, ref: str) -> float:
     """METEOR (nltk's, alpha 0.9, beta 3, gamma 0.5) over lower-cased word tokens, exact and
     Porter-stem matches (no WordNet synonyms: see `_NoSynonyms`)."""
@@ -276,6 +288,12 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("acc@5", "mean", True, "share of events with a true verb among the top 5"),
     Metric("rouge_args", "mean", True, "ROUGE-L of predicted vs true role values (given the "
            "true verbs)"),
+    Metric("bleu1_args", "mean", True, "BLEU@1 of predicted vs true role values, the best "
+           "reference per slot (VidSitu; nltk, smoothing 1)"),
+    Metric("bleu2_args", "mean", True, "BLEU@2 of predicted vs true role values, the best "
+           "reference per slot"),
+    Metric("meteor_args", "mean", True, "METEOR of predicted vs true role values, the best "
+           "reference per slot (no WordNet synonyms)"),
     Metric("cider_d", "corpus", True, "CIDEr-D of role values given the true verbs, over all "
            "role slots (VidSitu's C)"),
     Metric("cider_d_arg", "corpus", True, "CIDEr-D averaged per argument type (C-Arg)"),

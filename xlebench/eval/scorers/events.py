@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from xlebench.eval.corpus import (
     verb_recall_macro,
 )
 from xlebench.eval.lea import b_cubed, ceaf_e, lea, lea_soft, muc
-from xlebench.eval.metrics import rouge_l
+from xlebench.eval.metrics import bleu_n, meteor, rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
 EVENT_LINE = re.compile(r"event\s*(\d+)\s*[:.-]\s*(.*)", re.IGNORECASE)
@@ -180,14 +181,18 @@ class EventRoles(Base):
         key = {(k, r): v for k, ev in enumerate(item["answer"]["events"], start=1)
                for r, v in ev["roles"].items()}
         said = {(k, r): v for k, got in pred.items() for r, v in got["roles"].items()}
-        return {"rouge_args": float(np.mean([max(rouge_l(p, g) for g in [g, *alts])
-                                             for _, g, p, _, alts in roles]))
-                if roles else 0.0, "lea": lea(key, said), "lea_soft": lea_soft(key, said),
+        def best(metric: Callable[[str, str], float]) -> float:
+            """The slots' mean of the best value against any of their references."""
+            return float(np.mean([max(metric(p, g) for g in [g, *alts])
+                                  for _, g, p, _, alts in roles])) if roles else 0.0
+        return {"rouge_args": best(rouge_l), "bleu1_args": best(partial(bleu_n, n=1)),
+                "bleu2_args": best(partial(bleu_n, n=2)), "meteor_args": best(meteor),
+                "lea": lea(key, said), "lea_soft": lea_soft(key, said),
                 "muc": muc(key, said), "b3": b_cubed(key, said), "ceafe": ceaf_e(key, said)}
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        return {"rouge_args": 0.0, "lea": 0.0, "lea_soft": 0.0, "muc": 0.0, "b3": 0.0,
-                "ceafe": 0.0}
+        return {"rouge_args": 0.0, "bleu1_args": 0.0, "bleu2_args": 0.0, "meteor_args": 0.0,
+                "lea": 0.0, "lea_soft": 0.0, "muc": 0.0, "b3": 0.0, "ceafe": 0.0}
 
     def corpus(self) -> dict[str, CorpusMetric]:
         return {"cider_d": cider_micro, "cider_d_arg": cider_by_argument,
