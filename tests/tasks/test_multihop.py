@@ -219,3 +219,37 @@ def test_the_papers_reply_format_is_read() -> None:
     s = ScoreSettings(bertscore=False)
     assert GroundedAnswer().score(item, paper, s) == GroundedAnswer().score(item, ours, s)
     assert GroundedAnswer().score(item, paper, s)["iou"] == 1.0
+
+
+def test_train_and_test_split_by_source_video_and_test_items_are_refined() -> None:
+    """MultiHop-EgoQA's sets: a video's items all fall on one side (the same in every
+    benchmark); a test item is kept only where the oracle, re-reading the narrations,
+    reproduces its evidence and (for a template) its text."""
+    from collections import Counter
+
+    from xlebench.tasks.multihop_split import keep_split, refined, video_split
+
+    sides = [video_split(f"video-{k}", 0.3) for k in range(2000)]
+    assert 0.25 < sides.count("test") / 2000 < 0.35
+    assert video_split("video-7", 0.3) == sides[7]
+    item = {"period": {"start_s": 28800.0, "end_s": 28980.0}, "provenance": {},
+            "evidence": [{"video_uid": "video-7"}],
+            "answer": {"text": "You opened the fridge twice. <T1> <T2>",
+                       "spans": [[28809.0, 28815.0], [28920.0, 28935.0]]}}
+    same = ("You opened the fridge twice.\nEvidence: [08:00:09 - 08:00:15], "
+            "[08:02:00 - 08:02:15]")
+    assert refined(item, same)
+    assert not refined(item, same.replace("08:02:00", "08:02:05"))  # other evidence
+    assert not refined(item, same.replace("twice", "three times"))  # other text
+    items = [dict(item, provenance={}, evidence=[{"video_uid": f"video-{k}"}])
+             for k in range(20)]
+    stats: Counter = Counter()
+    test = keep_split([dict(it, provenance={}) for it in items], "test", 0.3,
+                      lambda it: same, stats)
+    train = keep_split([dict(it, provenance={}) for it in items], "train", 0.3,
+                       lambda it: same, Counter())
+    assert {it["evidence"][0]["video_uid"] for it in test}.isdisjoint(
+        {it["evidence"][0]["video_uid"] for it in train})
+    assert len(test) + len(train) == 20 and stats["items of train videos (split=test)"] == \
+        len(train)
+    assert all(it["provenance"]["hop_split"] == "test" for it in test)

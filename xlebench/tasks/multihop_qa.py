@@ -37,6 +37,7 @@ from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.hops import Mined, Occurrence, mine, occurrences, recurring
 from xlebench.tasks.items import to_day
+from xlebench.tasks.multihop_split import SPLITS, keep_split
 from xlebench.tasks.registry import Recipe
 
 
@@ -88,6 +89,10 @@ class MultiHopParams(RecipeParams):
     max_items_per_log: int | None = knob(8, ge=1)
     #: True spans shorter than this are widened symmetrically (a narration at s = e is 0 s).
     min_span_s: float = knob(1.0, ge=0)
+    #: MultiHop-EgoQA's sets: train (generated), test (refined: the full-information oracle
+    #: must reproduce each item), by source video (`xlebench.tasks.multihop_split`); all: both.
+    split: str = knob("all", choices=SPLITS)
+    test_share: float = knob(0.3, gt=0, lt=1)
 
 
 #: The paper's attribute (and generation prompt) of each node kind.
@@ -352,6 +357,8 @@ def build(ctx: Context, p: MultiHopParams) -> Built:
         if p.llm_filter and not _reasonable(ctx, p, item, usage, out):
             continue
         out.items.append(item)
+    out.items = keep_split(out.items, p.split, p.test_share, lambda it: oracle(ctx, p, it),
+                           out.stats)
     return out
 
 
