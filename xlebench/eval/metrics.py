@@ -141,13 +141,7 @@ class _NoSynonyms:
 def bleu4(pred: str, ref: str) -> float:
     """Sentence BLEU-4 (nltk; uniform 1-4-gram weights, smoothing method 1 so a missing
     4-gram is not an automatic 0) over lower-cased word tokens."""
-    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-
-    p, r = _TOKEN.findall(pred.lower()), _TOKEN.findall(ref.lower())
-    if not p or not r:
-        return 0.0
-    return round(float(sentence_bleu([r], p, smoothing_function=SmoothingFunction().method1)),
-                 10)
+    return bleu_n(pred, ref, 4)
 
 
 def bleu_n(pred: str, ref: str, n: int) -> float:
