@@ -322,15 +322,10 @@ def _rules(p: EgoSchemaParams) -> O.WindowRules:
     return O.WindowRules(p.window_s, p.min_narrations, p.min_repeats)
 
 
-def _acts(ctx: Context, seg: dict) -> list[N.Event]:
-    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
-    return N.events(ctx.ann.narrations.get(seg["video_uid"]) or [], a, b)
-
-
 def _from_windows(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
     rules, found = _rules(p), []
     for seg in ctx.log["segments"]:
-        evs = _acts(ctx, seg)
+        evs = N.record_events(ctx.ann, seg)
         wins = O.windows(evs, float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"]),
                          rules)
         if not wins:
@@ -414,7 +409,7 @@ def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:
     seg = segment_of(ctx.log, item)
     options, prov = item["answer"]["options"], item["provenance"]
     if prov.get("generator") == "offline_windows":
-        answer = O.solve(prov["kind"], _acts(ctx, seg), tuple(prov["window_s"]), _rules(p))
+        answer = O.solve(prov["kind"], N.record_events(ctx.ann, seg), tuple(prov["window_s"]), _rules(p))
         return option_reply(options, answer["text"] if answer else "")
     if prov.get("generator") != "llm":
         return option_reply(options, summary_of(ctx.videos, seg))

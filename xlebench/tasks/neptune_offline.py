@@ -98,6 +98,13 @@ def events(passes: Sequence[Sequence[Narration]], a: float, b: float) -> list[Ev
     return max(pass_events(passes, a, b), key=len, default=[])
 
 
+def record_events(ann: Any, seg: dict) -> list[Event]:
+    """`events` of a log segment: the countable C acts of its video's richest narration pass
+    inside the segment's source range."""
+    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    return events(ann.narrations.get(seg["video_uid"]) or [], a, b)
+
+
 def counts_agree(actions: Sequence[str], per_pass: Sequence[Sequence[Event]], need: int
                  ) -> str | None:
     """None when each of ``actions`` is counted alike by each of at least ``need`` narration

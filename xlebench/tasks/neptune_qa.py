@@ -107,11 +107,6 @@ def _rules(p: NeptuneQAParams) -> N.Rules:
                    p.next_within_s)
 
 
-def _record_events(ctx: Context, seg: dict) -> list[N.Event]:
-    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
-    return N.events(ctx.ann.narrations.get(seg["video_uid"]) or [], a, b)
-
-
 def _summary(ctx: Context, seg: dict) -> str:
     video = ctx.videos.get(seg["video_uid"])
     return video.summary if video else ""
@@ -370,7 +365,7 @@ def oracle(ctx: Context, p: NeptuneQAParams, item: dict) -> str | None:
     subject = dict(prov["subject"])
     if prov["capability"] == "SUM":
         subject["summary"] = _summary(ctx, seg)
-    answer = N.solve(prov["capability"], subject, _record_events(ctx, seg), _rules(p))
+    answer = N.solve(prov["capability"], subject, N.record_events(ctx.ann, seg), _rules(p))
     return answer["text"] if answer else ""
 
 
