@@ -14,6 +14,7 @@ from xlebench.eval.corpus import (
     cider_by_argument,
     cider_micro,
     class_averaged_accuracy,
+    lea_soft_cider,
     verb_recall_macro,
 )
 from xlebench.eval.table import _corpus_estimate
@@ -80,3 +81,22 @@ def test_cider_micro_pools_slots_and_per_argument_averages_types() -> None:
     assert cider_micro(details) == pytest.approx(np.mean(scores))
     assert cider_by_argument(details) == pytest.approx(np.mean([np.mean(scores[:3]), scores[3]]))
     assert np.isnan(cider_by_argument([]))
+
+
+def test_lea_soft_weighs_each_slot_by_its_corpus_cider() -> None:
+    """Lea-S per item with every slot's CIDEr-D from the whole corpus (document frequencies
+    over both items), averaged over items."""
+    from xlebench.eval.lea import lea_soft
+
+    a = [("Arg0", "the man", "the man", "cut", [], 1), ("Arg0", "the man", "the man", "wash",
+                                                         [], 2),
+         ("Arg1", "a cup", "a knife", "cut", ["the cup"], 1)]
+    b = [("Arg0", "a woman", "the man", "open", [], 1), ("Arg1", "a door", "a door", "open",
+                                                         [], 1)]
+    slots = a + b
+    c = cider_d([s[2] for s in slots], [[s[1], *s[4]] for s in slots])
+    want = [lea_soft({(s[5], s[0]): s[1] for s in rows}, {(s[5], s[0]): s[2] for s in rows},
+                     {(s[5], s[0]): v for s, v in zip(rows, cs, strict=True)})
+            for rows, cs in ((a, c[:3]), (b, c[3:]))]
+    assert lea_soft_cider([{"roles": a}, {"roles": b}]) == pytest.approx(np.mean(want))
+    assert 0 < want[0] != want[1]

@@ -99,7 +99,23 @@ def test_lea_matches_the_papers_worked_example() -> None:
                 for m in "abcdfghi"}
     recall, precision = (1 + 4 / 6) / 7, (2 + 4 / 6) / 8
     assert lea(key, response) == pytest.approx(2 * recall * precision / (recall + precision))
-    assert lea(key, key) == 1.0 and lea_soft(key, key) == 1.0
+    assert lea(key, key) == 1.0
     # the same co-reference with other words: LEA is blind to the values, LEA-soft is not
     renamed = {s: {"x": "a cup", "y": "a knife"}[v] for s, v in key.items()}
-    assert lea(key, renamed) == 1.0 and lea_soft(key, renamed) == 0.0
+    assert lea(key, renamed) == 1.0
+    assert lea_soft(key, key, dict.fromkeys(key, 1.0)) == 1.0
+    assert lea_soft(key, renamed, dict.fromkeys(key, 0.0)) == 0.0
+
+
+def test_lea_soft_weighs_precision_by_mean_cider_as_vidsitu_supplement_e1() -> None:
+    """VidSitu E.3: recall unchanged; precision sums |r| x mean C(r) x resolution(r) over
+    response entities. Key {a,b} {c}; response {a,b} with C 1 and 0.5, {c} with C 2."""
+    from xlebench.eval.lea import lea_soft
+
+    key = {(1, "Arg0"): "x", (2, "Arg0"): "x", (3, "Arg1"): "y"}
+    said = {(1, "Arg0"): "p", (2, "Arg0"): "p", (3, "Arg1"): "q", (4, "Arg1"): "extra"}
+    cider = {(1, "Arg0"): 1.0, (2, "Arg0"): 0.5, (3, "Arg1"): 2.0}
+    recall = 1.0  # both key entities fully resolved
+    precision = (2 * 0.75 * 1 + 1 * 2.0 * 1) / 3  # slot (4, Arg1) is not a key slot
+    assert lea_soft(key, said, cider) == pytest.approx(
+        2 * recall * precision / (recall + precision))

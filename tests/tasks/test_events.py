@@ -113,7 +113,7 @@ def test_roles_are_asked_given_the_true_verbs() -> None:
     s = ScoreSettings(bertscore=False)
     exact = ROLES.scorer.score(roles, roles["answer"]["text"], s)
     assert {k: v for k, v in exact.items() if k not in ("bleu2_args", "meteor_args")} == {
-        "rouge_args": 1.0, "bleu1_args": 1.0, "lea": 1.0, "lea_soft": 1.0, "muc": 1.0,
+        "rouge_args": 1.0, "bleu1_args": 1.0, "lea": 1.0, "muc": 1.0,
         "b3": 1.0, "ceafe": 1.0}
     # BLEU@2 and METEOR of one-word role values are below 1 even when exact (no 2-gram; the
     # fragmentation penalty): their values are nltk's on each slot, best reference kept
@@ -128,8 +128,9 @@ def test_roles_are_asked_given_the_true_verbs() -> None:
     rows = score_items([roles], {roles["item_id"]: roles["answer"]["text"]},
                        {"event_roles": ROLES}, s)
     cider = corpus_metrics({"event_roles": ROLES})["event_roles"]
-    assert set(cider) == {"cider_d", "cider_d_arg", "cider_d_verb"}
+    assert set(cider) == {"cider_d", "cider_d_arg", "cider_d_verb", "lea_soft"}
     assert cider["cider_d_verb"]([r["details"] for r in rows]) > 0
+    assert cider["lea_soft"]([r["details"] for r in rows]) > 0
 
 
 def test_real_density_leaves_few_windows_and_says_so() -> None:
@@ -231,8 +232,8 @@ def test_every_annotators_roles_are_references() -> None:
     assert second["rouge_args"] == first["rouge_args"] == 0.75  # AScn left out of both
     assert second["bleu1_args"] == first["bleu1_args"] == 0.75
     details = scorer.details(item, "Event 1: Arg0: C; Arg1: vegetable; Arg2: knife")
-    assert ["Arg1", "onion", "vegetable", "cut", ["vegetable"]] in details["roles"]
-    assert {"lea", "lea_soft"} <= set(first)
+    assert ["Arg1", "onion", "vegetable", "cut", ["vegetable"], 1] in details["roles"]
+    assert "lea" in first and "lea_soft" in scorer.corpus()
 
 
 @pytest.mark.parametrize(("line", "roles"), [
@@ -280,3 +281,33 @@ def test_the_human_row_scores_one_annotator_against_the_others() -> None:
                           corpus_metrics(recipes), 20, 0)["event_roles"]
     assert got["n"] == 2 and got["of"] == 3 and got["mean"] > 0
     assert "on the 2 of 3 items with a second annotator" in human_lines({"event_roles": got})[0]
+
+
+def test_the_verb_human_row_scores_one_annotator_against_the_others_agreement() -> None:
+    """event_srl's human estimate: annotator 1's verbs against the verbs annotators 2..N agree
+    on (2 of N when N >= 2); events with one annotator are not scored; real passes keep each
+    annotator's verbs on the answer."""
+    from xlebench.eval.human import human_agreement
+    from xlebench.eval.score import corpus_metrics
+    from xlebench.tasks.event_srl import RECIPE as VERBS_RECIPE
+    from xlebench.tasks.event_srl import human
+
+    def item(k: int, passes: list[list[str]]) -> dict:
+        events = [{"interval": [0, 2], "verbs_gt": ["cut"], "annotators": len(passes),
+                   **({"verbs_by_annotator": passes} if len(passes) > 1 else {})},
+                  {"interval": [2, 4], "verbs_gt": ["wash"], "annotators": 1}]
+        return {"item_id": f"i{k}", "subtask": "event_srl", "lifelog_id": "l",
+                "category": "short", "evidence": [{"video_uid": f"v{k}"}],
+                "answer": {"events": events}}
+    seen, reply = human(item(0, [["cut"], ["cut", "slice"], ["slice", "hold"]]))
+    assert reply == "Event 1: verbs: cut\nEvent 2: verbs: "
+    assert [e["verbs_gt"] for e in seen["answer"]["events"]] == [["slice"], []]
+    assert human(item(1, [["cut"]])) is None
+    recipes = {"event_srl": VERBS_RECIPE}
+    items = [item(0, [["cut"], ["cut"]]), item(1, [["cut"]]), item(2, [["cut"], ["chop"]])]
+    got = human_agreement(items, recipes, ScoreSettings(bertscore=False),
+                          {"event_srl": "verb_r5"}, corpus_metrics(recipes), 20, 0)
+    assert got["event_srl"]["n"] == 2 and got["event_srl"]["mean"] == 0.5  # cut 1/1, chop 0/1
+    (real,) = events_in([[Narration(0.5, "#C C cuts the onion", "a")],
+                         [Narration(0.7, "#C C slices the onion", "b")]], 0.0, 2.0, 1, "")
+    assert real.verbs_by_pass == [["cut"], ["slice"]]

@@ -107,7 +107,7 @@ def test_llm_generation_is_validated_re_asked_and_judged(tmp_path: Path) -> None
     assert item["provenance"]["generator"] == "llm"
     assert item["provenance"]["filter"]["judgement"] == 0
     assert item["answer"]["grounding"]["T1"] == [[36010.0, 36012.0]], "as the model said"
-    assert item["answer"]["text"].startswith("You <T1>opens the fridge</T1> and then <T2>")
+    assert item["answer"]["text"].startswith("###Answer: You <T1>opens the fridge</T1> and then <T2>")
     # the paper's prompt of the node's attribute (an action node: the verb's)
     assert item["provenance"]["prompt_ids"]["generate"] == "tasks/multihop_generate_verb.v1"
 

@@ -66,19 +66,37 @@ def _relations(details: Sequence[dict]) -> Prepared:
                                        for gt, pred in d["relations"]])
 
 
-def _cider(details: Sequence[dict], key: int = 0) -> Prepared:
-    """CIDEr-D per role slot, summed per argument type (``key`` 0) or per verb (3).
-    Document frequencies come from all the given rows; in a bootstrap resample they stay
-    the cell's (the interval is over items, not over the IDF weights)."""
+def _slot_cider(details: Sequence[dict]) -> list[list[float]]:
+    """Each row's role slots' sentence CIDEr-D, in the order of ``d["roles"]``. Document
+    frequencies come from all the given rows; in a bootstrap resample they stay the cell's
+    (the interval is over items, not over the IDF weights)."""
     from xlebench.eval.cider import cider_d
 
-    slots = [(k, slot) for k, d in enumerate(details) for slot in d["roles"]]
+    slots = [slot for d in details for slot in d["roles"]]
     # every annotator's value is a reference (slot[4]: the others', where items carry them)
-    scores = cider_d([s[2] for _, s in slots],
-                     [[s[1], *(s[4] if len(s) > 4 else [])] for _, s in slots]) if slots else []
-    per_row: list[list[tuple[str, float, float]]] = [[] for _ in details]
-    for (k, slot), v in zip(slots, scores, strict=True):
-        per_row[k].append((slot[key], v, 1.0))
+    scores = iter(cider_d([s[2] for s in slots],
+                          [[s[1], *(s[4] if len(s) > 4 else [])] for s in slots]))
+    return [[next(scores) for _ in d["roles"]] for d in details]
+
+
+def _cider(details: Sequence[dict], key: int = 0) -> Prepared:
+    """CIDEr-D per role slot, summed per argument type (``key`` 0) or per verb (3)."""
+    per_row = [[(slot[key], v, 1.0) for slot, v in zip(d["roles"], row, strict=True)]
+               for d, row in zip(details, _slot_cider(details), strict=True)]
+    return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
+
+
+def _lea_soft(details: Sequence[dict]) -> Prepared:
+    """Per row, LEA-soft F1 over its window's slots (slot[5]: the event's number), each
+    response entity weighed by its mentions' CIDEr-D; the metric is the mean over rows."""
+    from xlebench.eval.lea import lea_soft
+
+    def row(d: dict, cider: list[float]) -> list[tuple[str, float, float]]:
+        key = {(s[5], s[0]): s[1] for s in d["roles"]}
+        said = {(s[5], s[0]): s[2] for s in d["roles"] if s[2]}
+        weights = {(s[5], s[0]): c for s, c in zip(d["roles"], cider, strict=True)}
+        return [("all", lea_soft(key, said, weights), 1.0)]
+    per_row = [row(d, c) for d, c in zip(details, _slot_cider(details), strict=True)]
     return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
 
 
@@ -92,3 +110,5 @@ cider_micro = CorpusMetric(_cider, macro=False)
 cider_by_argument = CorpusMetric(_cider)
 #: CIDEr-D averaged per verb, then over verbs (VidSitu's C-Vb).
 cider_by_verb = CorpusMetric(lambda details: _cider(details, key=3))
+#: VidSitu's Lea-S: LEA with each response entity weighed by its mentions' CIDEr-D.
+lea_soft_cider = CorpusMetric(_lea_soft, macro=False)

@@ -11,10 +11,17 @@ annotation's) and response entities R (the reply's)::
     precision      = the same with K and R swapped;  F1 their harmonic mean
 
 A singleton key is resolved when the response holds the same singleton. **LEA-soft**
-(VidSitu's Lea-S) weighs every match by how well the response entity's value fits the key's;
-VidSitu's supplement, which defines its weight by CIDEr, is not in the text we have, so the
-weight here is the ROUGE-L F-measure of the two values (1 for the same string) and the metric
-is named for what it is in the README.
+(VidSitu's Lea-S, supplement E.1) keeps recall and weighs each response entity's importance
+in the precision by the mean CIDEr-D of its mentions ("the sum of cider scores in the
+numerator and len of cider scores in the denominator")::
+
+    precision_soft = sum over r of |r| mean_C(r) resolution(r) / sum over r of |r|
+
+so a response that links the right slots with wrong words no longer scores as if it were
+right. C is each slot's sentence CIDEr-D against its references, in pycocoevalcap's units
+(as VidSitu's evaluator reads ``cider_sent``): a mean above 1 can lift precision above LEA's.
+The per-slot scores need the corpus's document frequencies, so LEA-soft is a corpus metric
+(`xlebench.eval.corpus.lea_soft_cider`).
 
 Beside LEA, the three scores of the CoNLL scorer VidSitu's co-reference table sits beside:
 **MUC** (links: a key entity of n mentions split into p parts by the response loses p - 1 of
@@ -27,7 +34,7 @@ precision (the reverse). Luo's (2005) example scores MUC 94.7, B³ 86.5, CEAFe 7
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 Slot = tuple[int, str]
 
@@ -47,34 +54,37 @@ def _link(n: int) -> float:
 
 
 def _side(a: Mapping[str, frozenset[Slot]], b: Mapping[str, frozenset[Slot]],
-          weight: Callable[[str, str], float]) -> float:
+          importance: Mapping[str, float] | None = None) -> float:
+    """LEA's recall of ``a`` by ``b`` (swap them for precision); ``importance`` scales each
+    entity of ``a`` in the numerator only (LEA-soft)."""
     total = sum(len(e) for e in a.values())
     if not total:
         return 0.0
     score = 0.0
     for va, ea in a.items():
         if len(ea) == 1:
-            res = max((weight(va, vb) for vb, eb in b.items() if eb == ea), default=0.0)
+            res = float(any(eb == ea for eb in b.values()))
         else:
-            res = sum(_link(len(ea & eb)) * weight(va, vb) for vb, eb in b.items()) / _link(len(ea))
-        score += len(ea) * res
+            res = sum(_link(len(ea & eb)) for eb in b.values()) / _link(len(ea))
+        score += len(ea) * res * (1.0 if importance is None else importance[va])
     return score / total
 
 
-def lea(key: Mapping[Slot, str], response: Mapping[Slot, str],
-        weight: Callable[[str, str], float] | None = None) -> float:
-    """LEA F1 of the response's co-reference against the key's (``weight``: LEA-soft)."""
+def lea(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
+    """LEA F1 of the response's co-reference against the key's."""
     k, r = entities(key), entities(response)
-    w = weight or (lambda _a, _b: 1.0)
-    recall = _side(k, r, w)
-    precision = _side(r, k, lambda a, b: w(b, a))
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return _f1(_side(k, r), _side(r, k))
 
 
-def lea_soft(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
-    from xlebench.eval.metrics import rouge_l
-
-    return lea(key, response, lambda a, b: 1.0 if a == b else rouge_l(b, a))
+def lea_soft(key: Mapping[Slot, str], response: Mapping[Slot, str],
+             cider: Mapping[Slot, float]) -> float:
+    """LEA-soft F1: LEA's recall, the precision with each response entity's importance
+    times the mean of ``cider`` (per slot) over its mentions. Only the key's slots are
+    mentions of the response, as VidSitu's evaluator builds them."""
+    k = entities(key)
+    r = entities({slot: v for slot, v in response.items() if slot in key})
+    mean_c = {v: sum(cider.get(m, 0.0) for m in e) / len(e) for v, e in r.items()}
+    return _f1(_side(k, r), _side(r, k, mean_c))
 
 
 def _f1(recall: float, precision: float) -> float:

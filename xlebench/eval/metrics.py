@@ -306,8 +306,9 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
            "over the subtask's references"),
     Metric("lea", "mean", True, "LEA F1 of the co-reference of role values across a window's "
            "events (exact strings; VidSitu)"),
-    Metric("lea_soft", "mean", True, "LEA with each entity match weighted by the ROUGE-L of "
-           "the two values (a stand-in for VidSitu's CIDEr-weighted Lea-S)"),
+    Metric("lea_soft", "corpus", True, "VidSitu's Lea-S: LEA with each predicted entity's "
+           "precision weighed by its mentions' mean CIDEr-D (pycocoevalcap units), mean over "
+           "items"),
     Metric("answer_acc", "mean", True, "share of short answers equivalent to the reference by "
            "the rule of their shape: the exact count, the exact order, token F1 >= 0.5 "
            "otherwise (xlebench.eval.scorers.short)"),

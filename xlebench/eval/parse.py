@@ -31,6 +31,34 @@ def parse_spans(text: str) -> list[tuple[float, float]]:
     return [(clock_seconds(a), clock_seconds(b)) for a, b in _SPAN.findall(text or "")]
 
 
+_PAPER = re.compile(r"###\s*(Answer|Evidence|Rationale)\s*:?", re.IGNORECASE)
+
+
+def paper_parts(reply: str) -> dict[str, str] | None:
+    """MultiHop-EgoQA's reply (its Tables 10 and 16): ``###Answer`` / ``###Evidence`` /
+    ``###Rationale`` sections by name; None for a reply without an ``###Answer`` section."""
+    marks = list(_PAPER.finditer(reply))
+    parts = {m.group(1).lower(): reply[m.end(): marks[k + 1].start() if k + 1 < len(marks)
+                                       else len(reply)].strip() for k, m in enumerate(marks)}
+    return parts if "answer" in parts else None
+
+
+def grounded_reply(answer: str, spans: str) -> str:
+    """A grounded answer in MultiHop-EgoQA's layout: ``###Answer:`` the prose, ``###Evidence:``
+    the clock spans — how references are written, systems asked and exports carry it."""
+    return f"###Answer: {answer}\n###Evidence: {spans}"
+
+
+def answer_part(text: str) -> str:
+    """The prose of a grounded text: its ``###Answer`` section, or what precedes an
+    ``Evidence:`` line (the earlier layout, still read), or the whole text."""
+    parts = paper_parts(text)
+    if parts is not None:
+        return parts["answer"]
+    head, marker, _ = text.rpartition("Evidence:")
+    return head if marker and head else text
+
+
 def _norm(s: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", s.lower()))
 

@@ -15,6 +15,9 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
                        mean token log-likelihood (vlm=transformers; EgoSchema's scoring)
 ``end_to_end_yes``     the same frames; each option scored by log P("Yes") to "Is the answer
                        ... correct?" (vlm=transformers; EgoSchema's rule for mPLUG-Owl)
+``end_to_end_grounding``  the same frames; grounded answers' evidence read from the model's
+                       hidden states: each ``<Tk>`` pair of its reply against every frame
+                       (GeLM's similarity branch, untrained; vlm=transformers)
 ``oracle_certificate_frames``  the VLM on ``eval.e2e_frames`` frames of each item's evidence
                        spans only (EgoSchema's certificate; reads where the answer is)
 ``oracle_annotations``  each recipe's full-information oracle: the answer re-derived from the
@@ -41,8 +44,8 @@ from xlebench.split import split_logs
 from xlebench.tasks.source import AnnotationIndex
 
 SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
-           "end_to_end_likelihood", "end_to_end_yes", "oracle_certificate_frames",
-           "oracle_annotations")
+           "end_to_end_likelihood", "end_to_end_yes", "end_to_end_grounding",
+           "oracle_certificate_frames", "oracle_annotations")
 
 
 #: Backends whose ``model`` is not a litellm provider path: their identity names the backend.
@@ -212,7 +215,7 @@ def build_systems(cfg: DictConfig) -> Systems:
 
 #: Systems that answer from frames: eval.frames_sweep runs each at every count listed.
 FRAME_SYSTEMS = ("end_to_end", "end_to_end_likelihood", "end_to_end_yes",
-                 "oracle_certificate_frames")
+                 "end_to_end_grounding", "oracle_certificate_frames")
 
 
 def _frame_counts(cfg: DictConfig, name: str) -> list[int | None]:
@@ -257,14 +260,16 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | 
         out.annotations = AnnotationsOracle()
         return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
     out.vlm = out.vlm or _vlm(cfg, None)
-    if name in ("end_to_end_likelihood", "end_to_end_yes"):
+    if name in ("end_to_end_likelihood", "end_to_end_yes", "end_to_end_grounding"):
         from xlebench.eval.baselines.end_to_end import PROMPT
+        from xlebench.eval.baselines.grounding_tokens import GroundingTokens
         from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
         from xlebench.eval.frames import log_frames
 
         media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
         n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
-        kind = Likelihood if name == "end_to_end_likelihood" else YesLikelihood
+        kind = {"end_to_end_likelihood": Likelihood, "end_to_end_yes": YesLikelihood,
+                "end_to_end_grounding": GroundingTokens}[name]
         system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
         return system, {"system": name, "version": kind.version,
                         "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,

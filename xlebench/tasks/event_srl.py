@@ -21,7 +21,14 @@ from xlebench.tasks.context import Built, Context
 from xlebench.tasks.filters import RecipeParams
 from xlebench.tasks.items import to_day
 from xlebench.tasks.registry import Recipe
-from xlebench.tasks.srl import ROLES, Event, coreference, eventfulness, events_in
+from xlebench.tasks.srl import (
+    ROLES,
+    Event,
+    agreed_verbs,
+    coreference,
+    eventfulness,
+    events_in,
+)
 
 
 @dataclass
@@ -115,6 +122,8 @@ def _event(e: Event, interval: tuple[float, float], roles: list[str]) -> dict:
     others = [{r: v for r, v in alt.items() if r in roles} for alt in e.other_roles]
     if any(others):
         out["references"] = [o for o in others if o]
+    if e.annotators > 1:
+        out["verbs_by_annotator"] = e.verbs_by_pass
     return out
 
 
@@ -143,9 +152,24 @@ def oracle(ctx: Context, p: EventParams, item: dict) -> str:
     return describe(reread(ctx, p, item), [])
 
 
+def human(item: dict) -> tuple[dict, str] | None:
+    """VidSitu's human estimate for verbs: the first annotator's verbs as the reply, scored
+    against the verbs the other annotators agree on (2 of N where N >= 2, else the one
+    other's); events with one annotator are not scored. None when no event has two."""
+    events = item["answer"]["events"]
+    if not any(len(e.get("verbs_by_annotator", [])) > 1 for e in events):
+        return None
+    kept, lines = [], []
+    for k, e in enumerate(events, start=1):
+        by = e.get("verbs_by_annotator", [])
+        kept.append({**e, "verbs_gt": agreed_verbs(by[1:]) if len(by) > 1 else []})
+        lines.append(f"Event {k}: verbs: {', '.join(by[0] if len(by) > 1 else [])}")
+    return {**item, "answer": {**item["answer"], "events": kept}}, "\n".join(lines)
+
+
 RECIPE = Recipe(
     name="event_srl", task="event_understanding", schema=EventParams, build=build,
     scorer=EventVerbs(), primary="verb_r5", answer_format=FORMAT,
     answer_source="Ego4D narrations (both passes)", needs=("narrations",),
-    oracle=oracle, answers="verbs",
+    oracle=oracle, answers="verbs", human=human,
     description="The verbs of five 2-second events (VidSitu's verb task).")

@@ -25,6 +25,7 @@ from typing import Any
 from xlebench.config.knobs import knob
 from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.metrics import union
+from xlebench.eval.parse import answer_part, grounded_reply
 from xlebench.eval.scorers import GroundedAnswer, strip_tokens
 from xlebench.library.language import INSIDE, at_place, join_and, past
 from xlebench.llm.client import Usage
@@ -98,8 +99,9 @@ class MultiHopParams(RecipeParams):
 #: The paper's attribute (and generation prompt) of each node kind.
 ATTRIBUTE = {"action": "verb", "verb": "verb", "dobj": "dobj", "pobj": "pobj"}
 
-FORMAT = ("Answer in one or two sentences, then on a new line `Evidence:` followed by the "
-          "supporting time spans as [HH:MM:SS - HH:MM:SS], separated by commas.")
+FORMAT = ("Answer in MultiHop-EgoQA's layout: a line `###Answer:` followed by one or two "
+          "sentences, then a line `###Evidence:` followed by the supporting time spans as "
+          "[HH:MM:SS - HH:MM:SS], separated by commas (a line `###Rationale:` may follow).")
 
 
 @dataclass
@@ -309,7 +311,7 @@ def _item(ctx: Context, p: MultiHopParams, c: Candidate, k: int, question: str, 
     occs = [x for _, occ in c.parts for x in occ]
     return ctx.item(
         k=k, query=W.retrieval_query(question, *c.period), period=c.period, spans=spans,
-        text=f"{answer}\nEvidence: {W.span_text(spans)}",
+        text=grounded_reply(answer, W.span_text(spans)),
         answer={"grounding": grounding, "time_only": time_only},
         evidence=[evidence(seg, o.start, o.end) for seg, o in occs],
         provenance={"node": c.node, "node_kind": c.node_kind, "occurrences": len(occs),
@@ -408,7 +410,7 @@ def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
     action = (hits[0][1].verb, hits[0][1].dobj or "") if hits else ("", "")
     _, answer = wording(category, node, parts, len(hits), bool(item["answer"].get("time_only")),
                         action)
-    return f"{strip_tokens(answer)}\nEvidence: {W.span_text(_spans(hits, p.min_span_s))}"
+    return grounded_reply(strip_tokens(answer), W.span_text(_spans(hits, p.min_span_s)))
 
 
 def _event_oracle(p: MultiHopParams, item: dict, occs: list) -> str:
@@ -426,7 +428,7 @@ def _event_oracle(p: MultiHopParams, item: dict, occs: list) -> str:
         parts = [E.phrase(mine_[0][1]), E.phrase(off[0][1])] if mine_ and off else ["", ""]
     said = (mine_[0][1].verb, mine_[0][1].dobj or "") if mine_ else ("", "")
     _, answer = wording(item["hop_category"], node, parts, len(hits), time_only, said, how)
-    return f"{strip_tokens(answer)}\nEvidence: {W.span_text(_spans(hits, p.min_span_s))}"
+    return grounded_reply(strip_tokens(answer), W.span_text(_spans(hits, p.min_span_s)))
 
 
 # -- the LLM path ---------------------------------------------------------------------------
@@ -515,7 +517,7 @@ def _reasonable(ctx: Context, p: MultiHopParams, item: dict, usage: Usage, out: 
     if ctx.llm is None:
         raise ValueError("tasks.multihop_qa.llm_filter=true needs llm=litellm (or llm=replay)")
     qa = {"Q": item["query"].split(" in the record provided")[0] + "?",
-          "A": strip_tokens(item["answer"]["text"].split("\nEvidence:")[0])}
+          "A": strip_tokens(answer_part(item["answer"]["text"]))}
     messages = load_prompt(p.prompts["filter"]).render(qa=json.dumps(qa))
     verdict = ask_json(ctx.llm, messages, _judgement, max_retries=ctx.llm.settings.max_retries,
                        usage=usage, what="multihop_qa filter")

@@ -1,5 +1,5 @@
 """What a recipe's items look like in words and hops (MultiHop-EgoQA reports both): words per
-question and per answer — the answer's prose only, its ``Evidence:`` line and ``<Tk>`` grounding
+question and per answer — the answer's prose only, its evidence spans and ``<Tk>`` grounding
 tokens left out — and, for items that hop, how many hops and which categories."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ _WORD = re.compile(r"[A-Za-z0-9']+")
 
 def prose(answer_text: str) -> str:
     """An answer without its evidence line and grounding tokens."""
-    lines = [ln for ln in answer_text.splitlines() if not ln.startswith("Evidence:")]
-    return _TOKEN.sub(" ", "\n".join(lines))
+    from xlebench.eval.parse import answer_part
+
+    return _TOKEN.sub(" ", answer_part(answer_text))
 
 
 def _words(values: Sequence[int]) -> dict[str, float]:

@@ -45,6 +45,9 @@ class Event:
     other_roles: list[dict[str, str]] = field(default_factory=list)
     #: Narration passes that describe the event (its annotators).
     annotators: int = 0
+    #: Each annotator's verbs for the event, in pass order (the human estimate scores one
+    #: annotator's against the others').
+    verbs_by_pass: list[list[str]] = field(default_factory=list)
 
 
 def _prepositional(prep: str, noun: str | None) -> str | None:
@@ -116,7 +119,8 @@ def events_in(passes: list[list[Narration]], start: float, event_s: float, n: in
             for other in said[1:]:
                 if other[0][1] != ev.roles and other[0][1] not in ev.other_roles:
                     ev.other_roles.append(other[0][1])
-            ev.verbs = agreed_verbs([[v for v, _ in s] for s in said])
+            ev.verbs_by_pass = [list(dict.fromkeys(v for v, _ in s)) for s in said]
+            ev.verbs = agreed_verbs(ev.verbs_by_pass)
         out.append(ev)
     return out
 

@@ -34,6 +34,8 @@ def reply(messages: list[dict]) -> str:
     if task == "notes":
         return f"[{first} - {last}] C is busy."
     span = _first_span(text) or f"[{first} - {last}]"
+    if "###Evidence:" in text:
+        return f"###Answer: You did it.\n###Evidence: {span}"
     if "Evidence:" in text:
         return f"You did it.\nEvidence: {span}"
     if "Event <k>" in text:

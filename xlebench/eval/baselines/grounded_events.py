@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.baselines.captions import Caption
+from xlebench.eval.parse import grounded_reply
 
 _AFTER = re.compile(r"^What did I do right after I (.+) each time$")
 _FIRST = re.compile(r"^Did I (.+) or (.+) first$")
@@ -31,13 +32,13 @@ def answer_event(question: str, pool: Sequence[Caption], words: Callable[[str], 
         if not after:
             return None
         text = "; ".join(c.text.rstrip(".") for c in after) + "."
-        return f"{text}\nEvidence: " + ", ".join(_span(c, width) for c in after)
+        return grounded_reply(text, ", ".join(_span(c, width) for c in after))
     if m := _FIRST.match(question):
         a, b = _hits(pool, m.group(1), words), _hits(pool, m.group(2), words)
         if not a or not b:
             return None
         first, second = (m.group(1), m.group(2)) if min(a) < min(b) else (m.group(2), m.group(1))
         shown = [pool[k] for k in sorted(a + b)]
-        return (f"You did {first} first, then {second}.\nEvidence: "
-                + ", ".join(_span(c, width) for c in shown))
+        return grounded_reply(f"You did {first} first, then {second}.",
+                              ", ".join(_span(c, width) for c in shown))
     return None

@@ -18,9 +18,10 @@ from xlebench.eval.corpus import (
     cider_by_argument,
     cider_by_verb,
     cider_micro,
+    lea_soft_cider,
     verb_recall_macro,
 )
-from xlebench.eval.lea import b_cubed, ceaf_e, lea, lea_soft, muc
+from xlebench.eval.lea import b_cubed, ceaf_e, lea, muc
 from xlebench.eval.metrics import bleu_n, meteor, rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
@@ -169,7 +170,7 @@ class EventRoles(Base):
             verb = ev["verbs_gt"][0] if ev["verbs_gt"] else ""
             others = ev.get("references", [])
             roles += [[r, v, got.get(r, ""), verb,
-                       sorted({o[r] for o in others if o.get(r) and o[r] != v})]
+                       sorted({o[r] for o in others if o.get(r) and o[r] != v}), k]
                       for r, v in sorted(ev["roles"].items())]
         return {"roles": roles}
 
@@ -184,19 +185,19 @@ class EventRoles(Base):
         def best(metric: Callable[[str, str], float]) -> float:
             """The slots' mean of the best value against any of their references."""
             return float(np.mean([max(metric(p, g) for g in [g, *alts])
-                                  for _, g, p, _, alts in roles])) if roles else 0.0
+                                  for _, g, p, _, alts, _ in roles])) if roles else 0.0
         return {"rouge_args": best(rouge_l), "bleu1_args": best(partial(bleu_n, n=1)),
                 "bleu2_args": best(partial(bleu_n, n=2)), "meteor_args": best(meteor),
-                "lea": lea(key, said), "lea_soft": lea_soft(key, said),
+                "lea": lea(key, said),
                 "muc": muc(key, said), "b3": b_cubed(key, said), "ceafe": ceaf_e(key, said)}
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
         return {"rouge_args": 0.0, "bleu1_args": 0.0, "bleu2_args": 0.0, "meteor_args": 0.0,
-                "lea": 0.0, "lea_soft": 0.0, "muc": 0.0, "b3": 0.0, "ceafe": 0.0}
+                "lea": 0.0, "muc": 0.0, "b3": 0.0, "ceafe": 0.0}
 
     def corpus(self) -> dict[str, CorpusMetric]:
         return {"cider_d": cider_micro, "cider_d_arg": cider_by_argument,
-                "cider_d_verb": cider_by_verb}
+                "cider_d_verb": cider_by_verb, "lea_soft": lea_soft_cider}
 
     def blind(self) -> Sequence[Blind]:
         return (Blind("common_roles", "other logs' most common role values", _common_roles,

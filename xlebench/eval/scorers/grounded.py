@@ -12,7 +12,7 @@ import numpy as np
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.cider import cider_d
 from xlebench.eval.metrics import bleu4, grounding_overlap, meteor, rouge_l
-from xlebench.eval.parse import parse_spans
+from xlebench.eval.parse import grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
 from xlebench.eval.scorers.text import (
@@ -26,17 +26,7 @@ from xlebench.eval.scorers.text import (
 _SPAN_TEXT = re.compile(r"\[[^\]]*\]")
 
 
-_PAPER = re.compile(r"###\s*(Answer|Evidence|Rationale)\s*:?", re.IGNORECASE)
 _SECONDS = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\]")
-
-
-def paper_parts(reply: str) -> dict[str, str] | None:
-    """MultiHop-EgoQA's reply (its Tables 10 and 16): ``###Answer`` / ``###Evidence`` /
-    ``###Rationale`` sections by name; None for a reply without an ``###Answer`` section."""
-    marks = list(_PAPER.finditer(reply))
-    parts = {m.group(1).lower(): reply[m.end(): marks[k + 1].start() if k + 1 < len(marks)
-                                       else len(reply)].strip() for k, m in enumerate(marks)}
-    return parts if "answer" in parts else None
 
 
 def split_evidence(reply: str, clip_start_s: float | None = None
@@ -70,8 +60,8 @@ def _fit(train: Sequence[dict]) -> dict:
 
 def _reply(item: dict, model: dict, text: str) -> str:
     spans = prior_windows(item, model["positions"], model["k"])
-    return f"{text}\nEvidence: " + ", ".join(
-        f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans)
+    return grounded_reply(text, ", ".join(
+        f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans))
 
 
 class GroundedAnswer(Base):

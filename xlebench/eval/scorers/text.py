@@ -23,6 +23,7 @@ from xlebench.eval.metrics import (
     rouge_l_tokens,
     rouge_tokens,
 )
+from xlebench.eval.parse import answer_part
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 
 #: A reply that says nothing about the video (one member of the panel).
@@ -192,8 +193,7 @@ def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
 
 def reference(item: dict) -> str:
     """The reference text a reply is scored against."""
-    return strip_tokens(item["answer"]["text"].rpartition("Evidence:")[0]
-                        or item["answer"]["text"])
+    return strip_tokens(answer_part(item["answer"]["text"]))
 
 
 def constant_answer(item: dict, model: dict[str, str], ctx: BlindContext) -> str:
