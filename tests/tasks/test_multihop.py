@@ -253,3 +253,38 @@ def test_train_and_test_split_by_source_video_and_test_items_are_refined() -> No
     assert len(test) + len(train) == 20 and stats["items of train videos (split=test)"] == \
         len(train)
     assert all(it["provenance"]["hop_split"] == "test" for it in test)
+
+
+def test_category_d_asks_who_over_people_and_its_oracle_agrees() -> None:
+    """D over people (Table 6): a verb done with two people in one record asks who, each
+    person grounded by the narrations that name them; the oracle re-reads them perfectly;
+    rooms stay apart from spots in D over places."""
+    from xlebench.tasks.hop_people import people, person, wording
+    from xlebench.tasks.hops import Occurrence
+    from xlebench.tasks.multihop_qa import _past, same_kind_places
+
+    talk = [(20.5, "#C C talks with man X"), (80.5, "#C C talks with woman Y"),
+            (150.5, "#C C talks with man X")]
+    fillers = [(t, f"#C C verb{k}s the thing{k}") for k, t in
+               enumerate(t for t in (0.5 + 6 * k for k in range(30)) if t not in (20.5, 80.5))]
+    narrs = [Narration(t, text, f"n{t}") for t, text in sorted(talk + fillers)]
+    ann = AnnotationIndex(narration_file="narration.json")
+    ann.narrations["v"] = [narrs]
+    ctx = Context("multihop_qa", "grounded_qa", LOG, {}, ann, random.Random(0),
+                  offline_aggregate)
+    p = RECIPE.params({"time_only_share": 0.0})
+    (item,) = [it for it in RECIPE.build(ctx, p).items
+               if it["provenance"]["node_kind"] == "person"]
+    assert item["hop_category"] == "D" and item["query"].startswith("Who did I talk with ")
+    assert split_evidence(item["answer"]["text"])[0] == "You talked with man X and woman Y."
+    assert [len(v) for _, v in sorted(item["answer"]["grounding"].items())] == [2, 1]
+    s = ScoreSettings(bertscore=False)
+    got = RECIPE.scorer.score(item, RECIPE.oracle(ctx, p, item), s)
+    assert got["iou"] == 1.0 and got["rougeL"] == 1.0
+    o = Occurrence(0, 1, "pass", "plate", None, "#C C passes the plate to woman x")
+    assert person(o) == ("to", "woman X")
+    assert people([o, Occurrence(0, 1, "pass", "cup", None, "#C C passes the cup to man Y")])[:2] \
+        == ("to", "something")
+    assert wording("look at", "", "at", ["man X", "woman Y"], _past) == (
+        "Who did I look at", "You looked at <T1>man X</T1> and <T2>woman Y</T2>.")
+    assert same_kind_places({"kitchen", "counter", "restaurant"}) == ["kitchen", "restaurant"]

@@ -32,6 +32,7 @@ from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
 from xlebench.tasks import hop_events as E
+from xlebench.tasks import hop_people as P
 from xlebench.tasks import wording as W
 from xlebench.tasks.common import evidence, segment_of
 from xlebench.tasks.context import Built, Context
@@ -97,7 +98,8 @@ class MultiHopParams(RecipeParams):
 
 
 #: The paper's attribute (and generation prompt) of each node kind.
-ATTRIBUTE = {"action": "verb", "verb": "verb", "dobj": "dobj", "pobj": "pobj"}
+ATTRIBUTE = {"action": "verb", "verb": "verb", "dobj": "dobj", "pobj": "pobj",
+             "person": "pobj"}
 
 FORMAT = ("Answer in MultiHop-EgoQA's layout: a line `###Answer:` followed by one or two "
           "sentences, then a line `###Evidence:` followed by the supporting time spans as "
@@ -113,8 +115,9 @@ class Candidate:
     period: tuple[float, float]
     window: tuple[float, float] | None  # source seconds (scope=clip)
     narration_pass: int | None
-    other: str | None = None  # F: the one-off action compared with the node
-    how: str = ""  # F: node_first | other_first | between
+    #: F: the one-off action compared with the node; D over people: the object phrase
+    other: str | None = None
+    how: str = ""  # F: node_first | other_first | between; D over people: the preposition
     said: tuple[str, str] = ("", "")  # E: the node's verb and object, as the question says
 
 
@@ -188,6 +191,12 @@ def _from_nodes(mined: Mined, p: MultiHopParams, rec: Recurrence, seg: dict | No
             out.append(Candidate("D", "pobj", node, [
                 (pl, tag([o for o in occs if o.pobj == pl])) for pl in places], period,
                 window, which))
+        if "pobj" in p.nodes and kind == "verb" and seg is not None \
+                and (named := P.people(occs)) is not None:  # people: one video's letters
+            prep, obj, who = named
+            out.append(Candidate("D", "person", node, [
+                (w, tag([occs[k] for k in ks])) for w, ks in who], period, window, which,
+                other=obj, how=prep))
         if kind not in p.nodes:
             continue
         if kind == "action":
@@ -297,6 +306,8 @@ def wording(category: str, node: str, parts: list[str], n: int, time_only: bool,
 
 
 def _template(c: Candidate, time_only: bool) -> tuple[str, str]:
+    if c.node_kind == "person":
+        return P.wording(c.node, c.other or "", c.how, [w for w, _ in c.parts], _past)
     first = c.parts[0][1][0][1]
     if c.category == "E":  # the node's own action, not its first successor's
         first = Occurrence(0, 0, *c.said, None)
@@ -394,6 +405,8 @@ def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
     occs = _reread(ctx, p, item)
     if item.get("hop_category") in ("E", "F"):
         return _event_oracle(p, item, occs)
+    if kind == "person":
+        return _people_oracle(p, node, occs)
     if kind == "action":
         hits = [(s, o) for s, o in occs if o.dobj and f"{o.verb} {o.dobj}" == node]
         category, parts = "A", [node]
@@ -410,6 +423,18 @@ def oracle(ctx: Context, p: MultiHopParams, item: dict) -> str:
     action = (hits[0][1].verb, hits[0][1].dobj or "") if hits else ("", "")
     _, answer = wording(category, node, parts, len(hits), bool(item["answer"].get("time_only")),
                         action)
+    return grounded_reply(strip_tokens(answer), W.span_text(_spans(hits, p.min_span_s)))
+
+
+def _people_oracle(p: MultiHopParams, verb: str, occs: list) -> str:
+    """D over people: everyone the narrations name with the verb, re-read."""
+    mine_ = [(s, o) for s, o in occs if o.verb == verb]
+    named = P.people([o for _, o in mine_])
+    if named is None:
+        return grounded_reply("", "")
+    prep, obj, who = named
+    _, answer = P.wording(verb, obj, prep, [w for w, _ in who], _past)
+    hits = [mine_[k] for _, ks in who for k in ks]
     return grounded_reply(strip_tokens(answer), W.span_text(_spans(hits, p.min_span_s)))
 
 
