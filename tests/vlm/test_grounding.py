@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vlm.test_vlm import LOG, _frames, _tiny_vlm, tiny  # noqa: F401 (fixture)
+from tests.vlm.test_vlm import LOG, _frames, _tiny_vlm
 from xlebench.config.schema import VLMConfig
 from xlebench.eval.baselines.grounding_tokens import GroundingTokens, evidence, queries
 from xlebench.eval.scorers import split_evidence

@@ -22,7 +22,6 @@ from xlebench.render.frames import FrameSpec
 from xlebench.tasks.registry import load_recipe
 from xlebench.vlm.client import make_vlm
 from xlebench.vlm.messages import Frame
-from xlebench.vlm.tiny import build_tiny_vlm
 
 LOG = {"lifelog_id": "x-short", "segments": [
     {"index": 0, "video_uid": "v", "start_s": 25200, "end_s": 25260, "source_start_s": 0.0,
@@ -93,11 +92,6 @@ def test_the_notes_strategy_covers_every_frame_in_chunks(tmp_path: Path) -> None
         counts = [len(_images(b)) for b in srv.requests]
     assert sorted(counts[:3]) == [8, 16, 16] and counts[3] == 0, "three chunks, then one text-only answer"
     assert "Notes taken from all the frames" in json.dumps(srv.requests[-1])
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    return build_tiny_vlm(tmp_path_factory.mktemp("tiny-vlm"))
 
 
 def _tiny_vlm(folder: Path, cache: Path, **kw):
