@@ -76,10 +76,35 @@ def report(bench: Path, title: str) -> list[str]:
                      f"{dropped} | {baseline} | {pct(f['mean'])} {ci} {f.get('member') or ''} | "
                      f"{pct(max(rules)) if rules else '–'} | {read} | "
                      f"{pct(ora.get('check'))} ({ora.get('check_metric', '–')}) | {verdict} |")
+    lines += per_tag(bench)
     printed = every.get("printed_answers", {})
     lines += ["", "Items whose query prints another item's answer: " + (", ".join(
         f"{s} {v['items']} ({', '.join(f'{n} of {o}' for o, n in v['answers_of'].items())})"
         for s, v in printed.items()) or "none")]
+    return lines
+
+
+def per_tag(bench: Path) -> list[str]:
+    """Per tag (MultiHop-EgoQA's category, Neptune's capability): n, the oracle baseline, the
+    strongest blind reader on the same items, the headroom between them, and the
+    full-information oracle."""
+    tables = {s: json.loads((bench / "results" / s / "table.json").read_text())
+              for s in ("oracle_text_retrieval", "oracle_annotations")}
+    base, full = (tables[s].get("by_tag", {}) for s in tables)
+    lines = []
+    for sub, kinds in sorted(base.items()):
+        for kind, values in sorted(kinds.items()):
+            lines += ["", f"{sub} per {kind}:", "", "| " + kind + " | n | oracle baseline | "
+                      "strongest blind [95% CI] | headroom | full-information oracle |",
+                      "|---|---|---|---|---|---|"]
+            for value, cell in sorted(values.items()):
+                f = cell.get("floor") or {}
+                ci = f"[{pct(f['ci95'][0])}, {pct(f['ci95'][1])}]" if f.get("ci95") else ""
+                gap = (cell["mean"] - f["mean"]) if f.get("mean") is not None else None
+                ora = full.get(sub, {}).get(kind, {}).get(value, {}).get("mean")
+                lines.append(f"| {value} | {cell.get('n', '–')} | {pct(cell['mean'])} | "
+                             f"{pct(f.get('mean'))} {ci} {f.get('member') or ''} | "
+                             f"{pct(gap)} | {pct(ora)} |")
     return lines
 
 
