@@ -126,16 +126,25 @@ def breakdown(out: Path, overrides: list[str], name: str) -> dict:
 #: Settings compared against paper Table 2 and the release (plans shared through the cache
 #: where the planner settings agree). The grid's base is experiment=paper; each row states
 #: every setting it differs in, so a row means the same whatever the experiment's defaults.
+#: The authors' ladder (conf/matcher/paper.yaml), which experiment=paper replaces.
+AUTHORS_LADDER = ("matcher.ladder=[{name:strict,min_iou:0.33,same_country:true,scene_time:true},"
+                  "{name:iou_0.2,min_iou:0.2,same_country:true,scene_time:true},"
+                  "{name:any_country,min_iou:0.2,same_country:false,scene_time:true},"
+                  "{name:any,min_iou:0.0,same_country:false,scene_time:false}]")
 EARLIER = ["matcher=paper", "planner.chunk_text=plan", "planner.chunk_scenarios=window",
-           "matcher.diversity.kind=none", "planner.bedtime=ignore"]
+           "matcher.diversity.kind=none", "planner.bedtime=ignore", AUTHORS_LADDER]
 VARIANTS = {
     "caption plans, window scenarios, matcher=paper, bedtime ignored": EARLIER,
     "agenda text, own scenarios, matcher=authors + popularity penalty, bedtime ignored": [
-        "planner.bedtime=ignore"],
+        "planner.bedtime=ignore", AUTHORS_LADDER, "matcher.diversity.weight=0.02"],
     "agenda text, own scenarios, matcher=paper": [
-        "matcher=paper", "matcher.diversity.kind=none"],
-    "agenda text, own scenarios, matcher=authors": ["matcher.diversity.kind=none"],
-    "experiment=paper (agenda, own, authors + popularity penalty, bedtime fitted)": [],
+        "matcher=paper", "matcher.diversity.kind=none", AUTHORS_LADDER],
+    "agenda text, own scenarios, matcher=authors": ["matcher.diversity.kind=none",
+                                                    AUTHORS_LADDER],
+    "agenda text, own scenarios, matcher=authors + popularity penalty 0.02, bedtime fitted "
+    "(experiment=paper until issue 46)": [AUTHORS_LADDER, "matcher.diversity.weight=0.02"],
+    "experiment=paper (agenda, own, same country first + popularity penalty 0.01, bedtime "
+    "fitted)": [],
 }
 
 

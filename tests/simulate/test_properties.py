@@ -228,3 +228,37 @@ def test_filter_iou_equals_the_definition(library) -> None:
         want = np.array([scenario_iou(v.scenarios, scenarios) for v in lib.videos],
                         dtype=np.float32)
         assert np.allclose(got, want, atol=1e-7)
+
+
+def test_a_window_level_reads_the_scenarios_of_every_activity_the_chunk_names() -> None:
+    """Issue 46's same-country-first ladder: a level with ``scenarios: window`` takes a
+    same-country video that shares the window's scenarios but not the chunk's own, before any
+    other country is tried; without window scenarios it reads the chunk's own."""
+    from xlebench.library.records import LibraryVideo
+
+    def video(uid: str, country: str, scenarios: tuple[str, ...]) -> LibraryVideo:
+        return LibraryVideo(uid, 600.0, country, None, scenarios, "daytime", "indoor", "C.")
+    videos = [video("it", "Italy", ("Eating",)), video("uk", "UK", ("Cooking",))]
+    f = CandidateFilter(videos)
+    ladder = (Level("strict", 0.33, True, True), Level("window", 0.33, True, True, "window"),
+              Level("any_country", 0.2, False, True))
+    used = np.zeros(2, dtype=bool)
+    ask = {"scene": "indoor", "time_class": "daytime", "country": "Italy", "used": used,
+           "levels": ladder}
+    level, ids = f.ladder(scenarios=("Cooking",), window=("Cooking", "Eating"), **ask)
+    assert (ladder[level].name, ids.tolist()) == ("window", [0])
+    level, ids = f.ladder(scenarios=("Cooking",), **ask)
+    assert (ladder[level].name, ids.tolist()) == ("any_country", [1])
+
+
+def test_own_scenario_plans_keep_the_window_scenarios_for_the_ladder() -> None:
+    persona = generate_persona("Italy", "INTJ", 0)
+    vocab = ["Cooking", "Eating", "Cleaning / laundry", "Walking on street", "Reading books"]
+    own = plan_day(persona, vocab, PlannerParams(chunk_text="agenda", chunk_scenarios="own"),
+                   random.Random(0))
+    window = plan_day(persona, vocab, PlannerParams(chunk_text="agenda"), random.Random(0))
+    assert any(c.window_scenarios for c in own.chunks)
+    for a, b in zip(own.chunks, window.chunks, strict=True):
+        assert a.window_scenarios in ((), b.scenarios) and not b.window_scenarios
+        assert set(a.scenarios) <= set(b.scenarios)
+        assert type(a).from_dict(a.to_dict()) == a

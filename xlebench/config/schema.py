@@ -109,6 +109,10 @@ class LadderStep:
     min_iou: float = knob(0.33, ge=0, le=1)
     same_country: bool = True
     scene_time: bool = True
+    #: Which scenario set the Jaccard IoU reads: the chunk's own (``chunk``), or those of every
+    #: activity its text names (``window``; the same as ``chunk`` under
+    #: planner.chunk_scenarios=window).
+    scenarios: str = knob("chunk", choices=("chunk", "window"))
 
 
 @dataclass

@@ -19,6 +19,9 @@ class PlanChunk:
     time_class: str
     slot: str = ""
     day: int = 0  # 0-based day of a multi-day log
+    #: The scenarios of every activity the chunk's text names, where they differ from
+    #: ``scenarios`` (planner.chunk_scenarios=own): ladder levels may read them.
+    window_scenarios: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         d = {"chunk_id": self.chunk_id, "start_s": self.start_s, "end_s": self.end_s,
@@ -27,11 +30,14 @@ class PlanChunk:
              "time_class": self.time_class, "slot": self.slot}
         if self.day:  # single-day records keep their shape
             d["day"] = self.day
+        if self.window_scenarios:
+            d["window_scenarios"] = list(self.window_scenarios)
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> PlanChunk:
-        return cls(**{**d, "scenarios": tuple(d["scenarios"])})
+        return cls(**{**d, "scenarios": tuple(d["scenarios"]),
+                      "window_scenarios": tuple(d.get("window_scenarios", ()))})
 
     def shifted(self, start_s: int, time_class: str) -> PlanChunk:
         return replace(self, start_s=start_s, end_s=start_s + (self.end_s - self.start_s),

@@ -332,6 +332,12 @@ def _window(pieces: list, k: int, n: int) -> list:
     return out
 
 
+def _scenario_names(named: Sequence, tax: Taxonomy, picker: ScenarioPicker) -> tuple[str, ...]:
+    wanted = [s for a, _, _ in named
+              for s in (a.scenario, *(tax.get(e) for e in a.extra if tax.get(e)))]
+    return tuple(dict.fromkeys(n for n in (picker.name(w) for w in wanted) if n))
+
+
 def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
              rng: random.Random) -> DayPlan:
     tax = load_taxonomy()
@@ -342,17 +348,17 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
     several = params.chunk_text in ("plan", "agenda")
     for k, (act, start, length) in enumerate(pieces):
         group = _window(pieces, k, params.activities_per_chunk) if several else [pieces[k]]
-        named = group if params.chunk_scenarios == "window" else [pieces[k]]
-        wanted = [s for a, _, _ in named
-                  for s in (a.scenario, *(tax.get(e) for e in a.extra if tax.get(e)))]
-        names = tuple(dict.fromkeys(n for n in (picker.name(w) for w in wanted) if n))
+        names = _scenario_names(group, tax, picker)
+        own = _scenario_names([pieces[k]], tax, picker)
+        names, wider = (names, ()) if params.chunk_scenarios == "window" else (
+            own, names if names != own else ())
         text = _chunk_text(params.chunk_text, group, act, rng)
         chunks.append(PlanChunk(
             chunk_id=f"{persona.persona_id}-c{k:02d}", start_s=start, end_s=start + length,
             activity=act.text, description=text,
             scenarios=names, scene=max(act.scenario.scene, key=act.scenario.scene.get),
             time_class=time_class(start, params.daytime_s, params.twilight_s),
-            slot=act.scenario.slot,
+            slot=act.scenario.slot, window_scenarios=wider,
         ))
         agenda.append({"start": fmt_hhmm(start), "end": fmt_hhmm(start + length),
                        "activity": act.text})

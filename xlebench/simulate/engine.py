@@ -65,7 +65,7 @@ def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used:
            p: MatchParams, rng: random.Random) -> dict:
     level, ids = lib.filter.ladder(scenarios=chunk.scenarios, scene=chunk.scene,
                                    time_class=chunk.time_class, country=country, used=used,
-                                   levels=p.levels)
+                                   levels=p.levels, window=chunk.window_scenarios)
     if level < 0:
         raise RuntimeError(f"no unused library video is left for chunk {chunk.chunk_id}")
     k = max(p.top_k_sample, p.max_candidates_in_trace)
@@ -112,7 +112,8 @@ def popularity_prior(lib: Library, queries: Sequence[tuple[PlanChunk, np.ndarray
     for chunk, qvec, country in queries:
         level, ids = lib.filter.ladder(scenarios=chunk.scenarios, scene=chunk.scene,
                                        time_class=chunk.time_class, country=country,
-                                       used=used, levels=levels)
+                                       used=used, levels=levels,
+                                       window=chunk.window_scenarios)
         if level >= 0:
             _, found = search(lib.index, qvec, 1, allowed=ids)
             picks[int(found[0])] += 1

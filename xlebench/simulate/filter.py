@@ -23,6 +23,7 @@ class Level:
     min_iou: float
     same_country: bool
     scene_time: bool
+    scenarios: str = "chunk"  # or "window": the scenarios of every activity the text names
 
 
 def scenario_iou(a: Sequence[str], b: Sequence[str]) -> float:
@@ -91,13 +92,18 @@ class CandidateFilter:
         return m
 
     def ladder(self, *, scenarios: Sequence[str], scene: str, time_class: str, country: str,
-               used: np.ndarray, levels: Sequence[Level]) -> tuple[int, np.ndarray]:
-        """(index of the first level with candidates, their ids); (-1, []) if none at all."""
-        iou = self.iou(scenarios)
+               used: np.ndarray, levels: Sequence[Level],
+               window: Sequence[str] = ()) -> tuple[int, np.ndarray]:
+        """(index of the first level with candidates, their ids); (-1, []) if none at all.
+        ``window``: the scenarios of every activity the chunk's text names, read by levels
+        with ``scenarios: window`` (the chunk's own when empty)."""
+        ious = {"chunk": self.iou(scenarios)}
         for k, level in enumerate(levels):
+            if level.scenarios not in ious:
+                ious[level.scenarios] = self.iou(window or scenarios)
             ids = np.flatnonzero(self.mask(scenarios=scenarios, scene=scene,
                                            time_class=time_class, country=country, used=used,
-                                           level=level, iou=iou))
+                                           level=level, iou=ious[level.scenarios]))
             if len(ids):
                 return k, ids
         return -1, np.zeros(0, dtype=np.int64)
