@@ -100,3 +100,31 @@ def test_lea_soft_weighs_each_slot_by_its_corpus_cider() -> None:
             for rows, cs in ((a, c[:3]), (b, c[3:]))]
     assert lea_soft_cider([{"roles": a}, {"roles": b}]) == pytest.approx(np.mean(want))
     assert 0 < want[0] != want[1]
+
+
+def test_lea_soft_is_averaged_over_the_annotators_keys() -> None:
+    """VidSitu computes Lea-S against each annotator's key and averages: a reply that links
+    what annotator 1 linked scores 1 against that key and less against annotator 2's."""
+    from xlebench.eval.lea import lea_soft
+    from xlebench.eval.scorers.events import annotator_keys
+
+    events = [{"roles": {"Arg1": "onion"}, "roles_by_annotator": [{"Arg1": "onion"},
+                                                                  {"Arg1": "knife"}]},
+              {"roles": {"Arg1": "onion"}}]
+    keys = annotator_keys(events)
+    assert keys == [[[1, "Arg1", "onion"], [2, "Arg1", "onion"]],
+                    [[1, "Arg1", "knife"], [2, "Arg1", "onion"]]]
+    assert annotator_keys([{"roles": {"Arg1": "x"}}]) == []
+    rows = [("Arg1", "onion", "onion", "cut", ["knife"], 1),
+            ("Arg1", "onion", "onion", "cut", [], 2)]
+    other = [("Arg1", "bread", "bread", "eat", [], 1), ("Arg0", "man x", "man x", "eat", [], 1)]
+    details = [{"roles": rows, "keys": keys}, {"roles": other}]
+    c = cider_d([s[2] for s in rows + other], [[s[1], *s[4]] for s in rows + other])
+    weights = {(1, "Arg1"): c[0], (2, "Arg1"): c[1]}
+    said = {(1, "Arg1"): "onion", (2, "Arg1"): "onion"}
+    want = [lea_soft({(k, r): v for k, r, v in key}, said, weights) for key in keys]
+    assert want[0] > 0 == want[1]  # annotator 2 linked nothing: its singletons are missed
+    alone = lea_soft({(1, "Arg1"): "bread", (1, "Arg0"): "man x"},
+                     {(1, "Arg1"): "bread", (1, "Arg0"): "man x"},
+                     {(1, "Arg1"): c[2], (1, "Arg0"): c[3]})
+    assert lea_soft_cider(details) == pytest.approx((np.mean(want) + alone) / 2)

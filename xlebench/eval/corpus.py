@@ -88,14 +88,18 @@ def _cider(details: Sequence[dict], key: int = 0) -> Prepared:
 
 def _lea_soft(details: Sequence[dict]) -> Prepared:
     """Per row, LEA-soft F1 over its window's slots (slot[5]: the event's number), each
-    response entity weighed by its mentions' CIDEr-D; the metric is the mean over rows."""
+    response entity weighed by its mentions' CIDEr-D, averaged over the annotators' keys
+    (``keys``, where the window has several; else the first annotator's); the metric is the
+    mean over rows."""
     from xlebench.eval.lea import lea_soft
 
     def row(d: dict, cider: list[float]) -> list[tuple[str, float, float]]:
-        key = {(s[5], s[0]): s[1] for s in d["roles"]}
+        keys = [{(k, r): v for k, r, v in key} for key in d.get("keys", [])] or [
+            {(s[5], s[0]): s[1] for s in d["roles"]}]
         said = {(s[5], s[0]): s[2] for s in d["roles"] if s[2]}
         weights = {(s[5], s[0]): c for s, c in zip(d["roles"], cider, strict=True)}
-        return [("all", lea_soft(key, said, weights), 1.0)]
+        f1 = [lea_soft(key, said, weights) for key in keys]
+        return [("all", sum(f1) / len(f1), 1.0)]
     per_row = [row(d, c) for d, c in zip(details, _slot_cider(details), strict=True)]
     return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
 

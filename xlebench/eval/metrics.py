@@ -307,8 +307,8 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("lea", "mean", True, "LEA F1 of the co-reference of role values across a window's "
            "events (exact strings; VidSitu)"),
     Metric("lea_soft", "corpus", True, "VidSitu's Lea-S: LEA with each predicted entity's "
-           "precision weighed by its mentions' mean CIDEr-D (pycocoevalcap units), mean over "
-           "items"),
+           "precision weighed by its mentions' mean CIDEr-D (pycocoevalcap units: an exact "
+           "reply can exceed 100), averaged over the annotators' keys, mean over items"),
     Metric("answer_acc", "mean", True, "share of short answers equivalent to the reference by "
            "the rule of their shape: the exact count, the exact order, token F1 >= 0.5 "
            "otherwise (xlebench.eval.scorers.short)"),

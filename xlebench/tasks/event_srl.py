@@ -124,6 +124,8 @@ def _event(e: Event, interval: tuple[float, float], roles: list[str]) -> dict:
         out["references"] = [o for o in others if o]
     if e.annotators > 1:
         out["verbs_by_annotator"] = e.verbs_by_pass
+        out["roles_by_annotator"] = [{r: v for r, v in x.items() if r in roles}
+                                     for x in e.roles_by_pass]
     return out
 
 

@@ -48,6 +48,9 @@ class Event:
     #: Each annotator's verbs for the event, in pass order (the human estimate scores one
     #: annotator's against the others').
     verbs_by_pass: list[list[str]] = field(default_factory=list)
+    #: Each annotator's roles for the event, in pass order (VidSitu's Lea-S is averaged over
+    #: keys of one annotator each).
+    roles_by_pass: list[dict[str, str]] = field(default_factory=list)
 
 
 def _prepositional(prep: str, noun: str | None) -> str | None:
@@ -120,6 +123,7 @@ def events_in(passes: list[list[Narration]], start: float, event_s: float, n: in
                 if other[0][1] != ev.roles and other[0][1] not in ev.other_roles:
                     ev.other_roles.append(other[0][1])
             ev.verbs_by_pass = [list(dict.fromkeys(v for v, _ in s)) for s in said]
+            ev.roles_by_pass = [s[0][1] for s in said]
             ev.verbs = agreed_verbs(ev.verbs_by_pass)
         out.append(ev)
     return out

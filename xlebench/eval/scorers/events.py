@@ -154,6 +154,23 @@ class EventVerbs(Base):
                       fit_verbs),)
 
 
+def annotator_keys(events: Sequence[dict]) -> list[list[list]]:
+    """One co-reference key per annotator, ``[[event, role, value], ...]``: annotator j's
+    roles where the event has a j-th annotator, else its first annotator's (VidSitu averages
+    Lea-S over its annotators' keys); [] when no event has a second annotator."""
+    n = max((len(e.get("roles_by_annotator") or []) for e in events), default=0)
+    if n < 2:
+        return []
+    out = []
+    for j in range(n):
+        key = []
+        for k, e in enumerate(events, start=1):
+            by = e.get("roles_by_annotator") or []
+            key += [[k, r, v] for r, v in sorted((by[j] if j < len(by) else e["roles"]).items())]
+        out.append(key)
+    return out
+
+
 class EventRoles(Base):
     """Semantic roles given the true verbs (VidSitu's protocol: the query names each event's
     verbs): CIDEr-D over every role slot (primary, micro), averaged per argument (C-Arg) and
@@ -172,7 +189,8 @@ class EventRoles(Base):
             roles += [[r, v, got.get(r, ""), verb,
                        sorted({o[r] for o in others if o.get(r) and o[r] != v}), k]
                       for r, v in sorted(ev["roles"].items())]
-        return {"roles": roles}
+        keys = annotator_keys(item["answer"]["events"])
+        return {"roles": roles, **({"keys": keys} if keys else {})}
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
         pred = parse_events(reply)
