@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from xlebench.tasks import hop_events as E
+from xlebench.tasks import multihop_items as I
 from xlebench.tasks import multihop_qa as M
 from xlebench.tasks.hops import occurrences
 from xlebench.tasks.source import Narration
@@ -27,7 +28,7 @@ def test_e_names_what_followed_each_time() -> None:
     nxt = E.after_each(_ordered(), "wash hands")
     assert [E.phrase(o) for _, o in nxt] == ["pick up the towel", "open the drawer",
                                              "dry the plate"]
-    q, a = M.wording("E", "wash hands", [E.phrase(o) for _, o in nxt], 3, False,
+    q, a = I.wording("E", "wash hands", [E.phrase(o) for _, o in nxt], 3, False,
                      ("wash", "hands"))
     assert q == "What did I do right after I washed the hands each time"
     assert a == ("The first time you <T1>picked up the towel</T1>, the second time you "
@@ -49,9 +50,9 @@ def test_e_takes_the_very_next_act_and_never_grounds_two_times_to_one() -> None:
 
 
 def test_d_lists_places_of_one_kind() -> None:
-    assert M.same_kind_places({"counter", "restaurant"}) == []
-    assert M.same_kind_places({"counter", "sink", "restaurant"}) == ["counter", "sink"]
-    assert M.same_kind_places({"kitchen", "living room", "sink"}) == ["kitchen", "living room"]
+    assert I.same_kind_places({"counter", "restaurant"}) == []
+    assert I.same_kind_places({"counter", "sink", "restaurant"}) == ["counter", "sink"]
+    assert I.same_kind_places({"kitchen", "living room", "sink"}) == ["kitchen", "living room"]
 
 
 def test_f_says_which_came_first_or_that_it_fell_between() -> None:
@@ -60,23 +61,23 @@ def test_f_says_which_came_first_or_that_it_fell_between() -> None:
     assert E.action(off[1]) == "pick up towel"  # the nearest one-off to the first washing
     assert E.relation(ordered, "wash hands", "pick up towel") == "between"
     assert E.relation(ordered, "wash hands", "dry plate") == "node_first"
-    _, a = M.wording("F", "wash hands", ["wash the hands", "pick up the towel"], 4, False,
+    _, a = I.wording("F", "wash hands", ["wash the hands", "pick up the towel"], 4, False,
                      how="between")
     assert a == "You <T1>washed the hands</T1> both before and after you <T2>picked up the towel</T2>."
-    _, a = M.wording("F", "x", ["wash the hands", "dry the plate"], 4, False, how="other_first")
+    _, a = I.wording("F", "x", ["wash the hands", "dry the plate"], 4, False, how="other_first")
     assert a == "You <T2>dried the plate</T2> first, then <T1>washed the hands</T1>."
 
 
 def test_d_lists_an_objects_places() -> None:
-    q, a = M.wording("D", "hands", ["sink", "basin"], 3, False)
+    q, a = I.wording("D", "hands", ["sink", "basin"], 3, False)
     assert q == "Where did I handle the hands"
     assert a == "You handled the hands <T1>at the sink</T1> and <T2>at the basin</T2>."
 
 
 def test_category_shares_follow_the_paper_where_candidates_allow() -> None:
-    found = [M.Candidate(cat, "action", f"{cat}{k}", [], (0.0, 1.0), None, None)
+    found = [I.Candidate(cat, "action", f"{cat}{k}", [], (0.0, 1.0), None, None)
              for cat, n in (("A", 50), ("E", 50), ("F", 50)) for k in range(n)]
-    p = M.MultiHopParams(max_items_per_log=40)
+    p = I.MultiHopParams(max_items_per_log=40)
     counts = {"A": 0, "E": 0, "F": 0}
     for seed in range(20):
         ctx = type("C", (), {"rng": random.Random(seed)})()

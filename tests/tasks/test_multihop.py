@@ -18,7 +18,8 @@ from xlebench.llm.loopback import LoopbackLLMServer
 from xlebench.llm.scripted import UNBALANCED, Fault, ScriptedModel
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
-from xlebench.tasks.multihop_qa import RECIPE, validate_generated
+from xlebench.tasks.multihop_llm import validate_generated
+from xlebench.tasks.multihop_qa import RECIPE
 from xlebench.tasks.source import AnnotationIndex, Narration
 
 GT = [[0, 13], [26, 32], [44, 55], [145, 168]]  # the paper's Fig. 1 evidence, |U_g| = 53 s
@@ -120,7 +121,7 @@ def test_each_attribute_prompt_has_seven_examples_that_parse(attribute: str) -> 
     import re
 
     from xlebench.llm.prompts import load_prompt
-    from xlebench.tasks.multihop_qa import validate_generated
+    from xlebench.tasks.multihop_llm import validate_generated
 
     prompt = load_prompt(f"tasks/multihop_generate_{attribute}.v1")
     outputs = re.findall(r"^Example \d+ output:\n(.+)$", prompt.user, re.MULTILINE)
@@ -261,7 +262,7 @@ def test_category_d_asks_who_over_people_and_its_oracle_agrees() -> None:
     rooms stay apart from spots in D over places."""
     from xlebench.tasks.hop_people import people, person, wording
     from xlebench.tasks.hops import Occurrence
-    from xlebench.tasks.multihop_qa import _past, same_kind_places
+    from xlebench.tasks.multihop_items import past_phrase, same_kind_places
 
     talk = [(20.5, "#C C talks with man X"), (80.5, "#C C talks with woman Y"),
             (150.5, "#C C talks with man X")]
@@ -285,6 +286,6 @@ def test_category_d_asks_who_over_people_and_its_oracle_agrees() -> None:
     assert person(o) == ("to", "woman X")
     assert people([o, Occurrence(0, 1, "pass", "cup", None, "#C C passes the cup to man Y")])[:2] \
         == ("to", "something")
-    assert wording("look at", "", "at", ["man X", "woman Y"], _past) == (
+    assert wording("look at", "", "at", ["man X", "woman Y"], past_phrase) == (
         "Who did I look at", "You looked at <T1>man X</T1> and <T2>woman Y</T2>.")
     assert same_kind_places({"kitchen", "counter", "restaurant"}) == ["kitchen", "restaurant"]

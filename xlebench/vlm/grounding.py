@@ -50,6 +50,32 @@ def token_span(offsets: Sequence[tuple[int, int]], a: int, b: int) -> list[int]:
     return [k for k, (s, e) in enumerate(offsets) if e > a and s < b and e > s]
 
 
+def cached_similarity(vlm: Any, messages: list[dict], reply: str,
+                      spans: Sequence[tuple[int, int]]) -> list[list[float]]:
+    """`similarity` through the backend's response cache: keyed by its fingerprint, the
+    messages (frames by content), the reply and the spans; a second call runs no model."""
+    import json
+
+    from xlebench.llm.cache import CachedResponse, cache_key
+    from xlebench.vlm.messages import key_messages
+
+    asked = {"reply": reply, "spans": [list(s) for s in spans], "version": 1}
+    key = cache_key(f"vlm-grounding:{vlm.settings.model}",
+                    {**vlm.fingerprint(), "grounding": asked}, key_messages(messages), 0)
+    hit = vlm.cache.get(key)
+    if hit is not None:
+        return json.loads(hit.text)
+    with vlm._model_lock:
+        processor, model = vlm._loaded
+        prompt, frames = vlm._prompt(messages)
+        rows = similarity(processor, model, vlm.device, prompt, vlm._images(frames) or None,
+                          reply, spans)
+    vlm.cache.put(key, {"model": vlm.settings.model, "grounding": reply},
+                  CachedResponse(json.dumps(rows), 0, 0, 0.0))
+    vlm.report("grounding passes", 1)
+    return rows
+
+
 def similarity(processor: Any, model: Any, device: str, prompt: str, images: list | None,
                reply: str, spans: Sequence[tuple[int, int]]) -> list[list[float]]:
     """Cosine of each query (a character span of ``reply``) with each image: rows are

@@ -249,29 +249,9 @@ class TransformersVLM(CachedVLM):
 
     def grounding_similarity(self, messages: list[dict], reply: str,
                              spans: list[tuple[int, int]]) -> list[list[float]]:
-        """Per grounding query (a character span of ``reply``), the cosine of its hidden
-        state with each frame's (`xlebench.vlm.grounding`); cached like answers."""
-        import json
-
-        from xlebench.llm.cache import CachedResponse, cache_key
-        from xlebench.vlm.grounding import similarity
-        from xlebench.vlm.messages import key_messages
-
-        asked = {"reply": reply, "spans": [list(s) for s in spans], "version": 1}
-        key = cache_key(f"vlm-grounding:{self.settings.model}",
-                        {**self.fingerprint(), "grounding": asked}, key_messages(messages), 0)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return json.loads(hit.text)
-        with self._model_lock:
-            processor, model = self._loaded
-            prompt, frames = self._prompt(messages)
-            rows = similarity(processor, model, self.device, prompt,
-                              self._images(frames) or None, reply, spans)
-        self.cache.put(key, {"model": self.settings.model, "grounding": reply},
-                       CachedResponse(json.dumps(rows), 0, 0, 0.0))
-        self.report("grounding passes", 1)
-        return rows
+        """Each query's cosine with each frame (`xlebench.vlm.grounding`), cached."""
+        from xlebench.vlm.grounding import cached_similarity
+        return cached_similarity(self, messages, reply, spans)
 
     def _option_logprobs(self, messages: list[dict], options: list[str]) -> list[float]:
         """The prompt (frames and question) runs once; its key/value cache, repeated per
