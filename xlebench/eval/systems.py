@@ -29,6 +29,7 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,11 +43,6 @@ from xlebench.llm.setup import llm_fingerprint, prompt_files
 from xlebench.runner.fingerprint import file_digest
 from xlebench.split import split_logs
 from xlebench.tasks.source import AnnotationIndex
-
-SYSTEMS = ("oracle_text_retrieval", "socratic", "retrieve_socratic", "end_to_end",
-           "end_to_end_likelihood", "end_to_end_yes", "end_to_end_grounding",
-           "oracle_certificate_frames", "oracle_annotations")
-
 
 #: Backends whose ``model`` is not a litellm provider path: their identity names the backend.
 LOCAL_BACKENDS = ("scripted", "offline", "replay", "transformers")
@@ -204,18 +200,13 @@ def build_systems(cfg: DictConfig) -> Systems:
                               f"{list(SYSTEMS)} (or give eval.predictions=<file.jsonl>)")
         for frames in _frame_counts(cfg, name):
             made = cfg if frames is None else _with_frames(cfg, frames)
-            system, fp, model = _make(name, made, out)
+            system, fp, model = KINDS[name].make(name, made, out)
             key = result_key(system.name, model) + (f"@frames={frames}" if frames else "")
             key = split_key(key, str(cfg.eval.split))
             out.by_name[key] = system
             out.fingerprints[key] = fp
             out.models[key] = model
     return out
-
-
-#: Systems that answer from frames: eval.frames_sweep runs each at every count listed.
-FRAME_SYSTEMS = ("end_to_end", "end_to_end_likelihood", "end_to_end_yes",
-                 "end_to_end_grounding", "oracle_certificate_frames")
 
 
 def _frame_counts(cfg: DictConfig, name: str) -> list[int | None]:
@@ -250,60 +241,77 @@ def _answer_model(cfg: DictConfig) -> Model:
     return Model(str(cfg.answerer.model), str(cfg.answerer.backend), "answerer")
 
 
-def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | None]:
+Made = tuple[Any, dict, Model | None]
+
+
+def _text_retrieval(name: str, cfg: DictConfig, out: Systems) -> Made:
     from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
 
-    if name == "oracle_text_retrieval":
-        return TextRetrievalBaseline(out.oracle), {
-            "system": name, "version": TextRetrievalBaseline.version}, None
-    if name == "oracle_annotations":
-        out.annotations = AnnotationsOracle()
-        return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
+    return TextRetrievalBaseline(out.oracle), {
+        "system": name, "version": TextRetrievalBaseline.version}, None
+
+
+def _annotations(name: str, cfg: DictConfig, out: Systems) -> Made:
+    out.annotations = AnnotationsOracle()
+    return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
+
+
+def _per_option(name: str, cfg: DictConfig, out: Systems) -> Made:
+    """The systems reading a local model's scores: per-option likelihoods, hidden states."""
+    from xlebench.eval.baselines.end_to_end import PROMPT
+    from xlebench.eval.baselines.grounding_tokens import GroundingTokens
+    from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
+    from xlebench.eval.frames import log_frames
+
     out.vlm = out.vlm or _vlm(cfg, None)
-    if name in ("end_to_end_likelihood", "end_to_end_yes", "end_to_end_grounding"):
-        from xlebench.eval.baselines.end_to_end import PROMPT
-        from xlebench.eval.baselines.grounding_tokens import GroundingTokens
-        from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
-        from xlebench.eval.frames import log_frames
+    media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
+    n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
+    kind = {"end_to_end_likelihood": Likelihood, "end_to_end_yes": YesLikelihood,
+            "end_to_end_grounding": GroundingTokens}[name]
+    system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
+    return system, {"system": name, "version": kind.version,
+                    "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
+                    "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
 
-        media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
-        n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
-        kind = {"end_to_end_likelihood": Likelihood, "end_to_end_yes": YesLikelihood,
-                "end_to_end_grounding": GroundingTokens}[name]
-        system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
-        return system, {"system": name, "version": kind.version,
-                        "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
-                        "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
-    if name == "oracle_certificate_frames":
-        from xlebench.eval.baselines.certificate_frames import CertificateFrames
-        from xlebench.eval.baselines.end_to_end import PROMPT
-        from xlebench.eval.frames import evidence_frames
 
-        media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
-        n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
-        out.network |= cfg.vlm.backend == "litellm"
-        system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
-            it, log, n, media, root, spec))
-        return system, {"system": name, "version": CertificateFrames.version,
-                        "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
-                        "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
-    if name == "end_to_end":
-        from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd
-        from xlebench.eval.frames import log_frames
+def _certificate(name: str, cfg: DictConfig, out: Systems) -> Made:
+    from xlebench.eval.baselines.certificate_frames import CertificateFrames
+    from xlebench.eval.baselines.end_to_end import PROMPT
+    from xlebench.eval.frames import evidence_frames
 
-        media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
-        n = int(cfg.eval.e2e_frames)
-        spec = _frame_spec(cfg, fps=1.0)
-        out.network |= cfg.vlm.backend == "litellm"
-        def frames(log: dict) -> list:
-            got = log_frames(log, n, media, root, spec)
-            out.report("frames", len(got))
-            return got
-        return EndToEnd(out.vlm, frames), {
-            "system": name, "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
-            "prompts": [file_digest(p) for p in prompt_files([PROMPT, NOTES])]}, _vlm_model(cfg)
+    out.vlm = out.vlm or _vlm(cfg, None)
+    media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
+    n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
+    out.network |= cfg.vlm.backend == "litellm"
+    system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
+        it, log, n, media, root, spec))
+    return system, {"system": name, "version": CertificateFrames.version,
+                    "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
+                    "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
+
+
+def _end_to_end(name: str, cfg: DictConfig, out: Systems) -> Made:
+    from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd
+    from xlebench.eval.frames import log_frames
+
+    out.vlm = out.vlm or _vlm(cfg, None)
+    media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
+    n = int(cfg.eval.e2e_frames)
+    spec = _frame_spec(cfg, fps=1.0)
+    out.network |= cfg.vlm.backend == "litellm"
+    def frames(log: dict) -> list:
+        got = log_frames(log, n, media, root, spec)
+        out.report("frames", len(got))
+        return got
+    return EndToEnd(out.vlm, frames), {
+        "system": name, "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
+        "prompts": [file_digest(p) for p in prompt_files([PROMPT, NOTES])]}, _vlm_model(cfg)
+
+
+def _socratic(name: str, cfg: DictConfig, out: Systems) -> Made:
     from xlebench.eval.baselines.socratic import SocraticBaseline
 
+    out.vlm = out.vlm or _vlm(cfg, None)
     captions = _captions(cfg, out)
     system = SocraticBaseline(_answerer(cfg, out, f"eval.systems=[{name}]"), captions,
                               retrieve=name == "retrieve_socratic",
@@ -317,6 +325,33 @@ def _make(name: str, cfg: DictConfig, out: Systems) -> tuple[Any, dict, Model | 
                     "record_s": float(cfg.eval.record_s),
                     "prompt": file_digest(prompt_files(["eval/socratic.v1"])[0])}, \
         _answer_model(cfg)
+
+
+@dataclass(frozen=True)
+class SystemKind:
+    """A system declared once: its name, its factory, and whether it answers from frames
+    (``eval.frames_sweep`` runs those at every count listed)."""
+
+    name: str
+    make: Callable[[str, DictConfig, Systems], Made]
+    frames: bool = False
+
+
+#: Every system, in the order ``eval.systems`` lists them in its error message.
+KINDS: dict[str, SystemKind] = {k.name: k for k in (
+    SystemKind("oracle_text_retrieval", _text_retrieval),
+    SystemKind("socratic", _socratic),
+    SystemKind("retrieve_socratic", _socratic),
+    SystemKind("end_to_end", _end_to_end, frames=True),
+    SystemKind("end_to_end_likelihood", _per_option, frames=True),
+    SystemKind("end_to_end_yes", _per_option, frames=True),
+    SystemKind("end_to_end_grounding", _per_option, frames=True),
+    SystemKind("oracle_certificate_frames", _certificate, frames=True),
+    SystemKind("oracle_annotations", _annotations),
+)}
+SYSTEMS = tuple(KINDS)
+#: Systems that answer from frames: eval.frames_sweep runs each at every count listed.
+FRAME_SYSTEMS = tuple(k.name for k in KINDS.values() if k.frames)
 
 
 def split_key(key: str, split: str) -> str:
