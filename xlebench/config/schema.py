@@ -12,7 +12,13 @@ from typing import Any
 
 from omegaconf import MISSING
 
+from xlebench.config.annotate import AnnotateConfig, CertificateConfig
+from xlebench.config.endpoints import EndpointConfig, LLMConfig, VLMConfig
+from xlebench.config.evaluation import EvalConfig, JudgeConfig
 from xlebench.config.knobs import knob
+
+__all__ = ["AnnotateConfig", "CertificateConfig", "EndpointConfig", "EvalConfig",
+           "JudgeConfig", "LLMConfig", "VLMConfig"]  # composed here, declared in their modules
 
 PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "respond", "evaluate",
             "export", "report")
@@ -136,72 +142,6 @@ class MatcherConfig:
     diversity: DiversityConfig = field(default_factory=DiversityConfig)
 
 
-# --- model endpoints: llm (compiles), vlm, answerer, judge (evaluate) -------------------------
-
-
-@dataclass
-class EndpointConfig:
-    """What every model client shares, declared once: the model, where it is served, the key's
-    environment variable (read at call time, never stored), sampling, retries, rate limits,
-    concurrency and timeout. ``api_base``, concurrency, timeouts and the key variable are
-    transport: never part of a benchmark's or an evaluation's identity."""
-
-    model: str = "offline"
-    api_base: str | None = None
-    api_key_env: str | None = None
-    temperature: float = knob(0.7, ge=0, le=2)
-    max_tokens: int = knob(2048, ge=1, le=1_000_000)
-    max_retries: int = knob(3, ge=0, le=20)
-    max_retries_on_rate_limit: int = knob(5, ge=0, le=50)
-    backoff_s: float = knob(1.0, ge=0, le=600)
-    max_concurrency: int = knob(8, ge=1, le=1024)
-    timeout_s: float = knob(60.0, gt=0, le=3600)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class LLMConfig(EndpointConfig):
-    """A text model (groups ``llm``, ``answerer``, ``judge``): through litellm, replayed from
-    the response cache, or none (``offline``: deterministic stand-ins)."""
-
-    backend: str = knob("offline", choices=("offline", "litellm", "replay"))
-
-
-@dataclass
-class VLMConfig(EndpointConfig):
-    """A vision-language model: an OpenAI-compatible API through litellm (vLLM or SGLang
-    serving Qwen2-VL / LLaVA-OneVision, GPT-4o, Gemini), an in-process transformers model from
-    a local folder, or the offline scripted stand-in (default: no model needed)."""
-
-    backend: str = knob("scripted", choices=("scripted", "litellm", "transformers"))
-    model: str = "scripted"
-    temperature: float = knob(0.1, ge=0, le=2)
-    max_tokens: int = knob(512, ge=1, le=100_000)
-    timeout_s: float = knob(120.0, gt=0, le=3600)
-    #: transformers: a local model folder (processor + weights); no hub access.
-    path: str | None = None
-    #: Images one request may carry (the backend's limit); more are handled by frames_strategy.
-    max_images: int = knob(64, ge=1, le=10_000)
-    #: subsample: one request with max_images frames spread evenly over all of them;
-    #: notes: consecutive chunks of max_images, each summarised into time-stamped notes that a
-    #: last text-only request answers from.
-    frames_strategy: str = knob("subsample", choices=("subsample", "notes"))
-    #: transformers: requests generated together (padded batch).
-    batch_size: int = knob(8, ge=1, le=1024)
-    #: transformers: requests sharing their frames run the shared prefix once and reuse its
-    #: key/value cache (greedy: the same answers; frames encoded once per life log).
-    prefix_cache: bool = True
-    #: in-process backends: life logs answered together, their calls batched round by round
-    #: (`xlebench.vlm.lockstep`: the same logs, the same batches, whatever the timing).
-    logs_per_batch: int = knob(1, ge=1, le=256)
-    device: str = "auto"  # auto = cuda when available, else cpu
-    dtype: str = knob("auto", choices=("auto", "bfloat16", "float16", "float32"))
-    #: transformers: attention kernels; auto = flash_attention_2 on CUDA when the
-    #: flash-attn package is installed, else PyTorch's SDPA.
-    attn_implementation: str = knob("auto", choices=("auto", "sdpa", "flash_attention_2",
-                                                     "eager"))
-
-
 # --- persona / planner / simulation ----------------------------------------------------------
 
 
@@ -323,81 +263,6 @@ class RenderConfig:
 
 
 @dataclass
-class JudgeConfig:
-    #: Replies are cut to this many words before judging (Neptune: 100).
-    truncate_words: int = knob(100, ge=1, le=10_000)
-    #: null = every free-text subtask; ordering subtasks are refused (judges accept wrong
-    #: orders).
-    subtasks: list[str] | None = None
-    #: A judge's scores are printed only when its F1 on the labelled dev set
-    #: (xlebench/data/judge_dev.v2.jsonl) reaches this; 0 prints them whatever it reaches.
-    min_dev_f1: float = knob(0.7, ge=0, le=1)
-    #: gem: read the verdict as P(TRUE), from the log-probabilities of its verdict token (the
-    #: judge's backend must return them: OpenAI's top_logprobs), equivalent at or above the
-    #: threshold fitted for F1 on the dev set; false: its text TRUE / FALSE.
-    p_true: bool = False
-
-
-@dataclass
-class EvalConfig:
-    #: Built-in systems: oracle_text_retrieval (offline), socratic, retrieve_socratic (an llm).
-    systems: list[str] = field(default_factory=lambda: ["oracle_text_retrieval"])
-    #: A predictions file (JSONL of {"item_id", "response"[, "model"]}) scored as system
-    #: predictions-<name>: eval.name, else the model its lines declare, else the file's stem
-    #: (a stem whose folder holds another file's scores gets its own, with a digest).
-    predictions: str | None = None
-    #: The predictions' name (their results folder predictions-<name>); a name holding another
-    #: file's scores is refused unless eval.replace=true.
-    name: str | None = None
-    replace: bool = False
-    #: Score a predictions file that leaves items out (they score 0); refused otherwise.
-    allow_partial: bool = False
-    #: Recall@K ranks (the official NLQ evaluator prints 1, 3, 5; the paper reports 1 and 5).
-    ks: list[int] = knob(factory=lambda: [1, 3, 5], ge=1, le=100, each=True)
-    tious: list[float] = knob(factory=lambda: [0.3, 0.5], ge=0, lt=1, each=True)
-    bertscore: bool = True
-    #: null = the bundled all-MiniLM-L6-v2; or a local model folder (e.g. roberta-large).
-    bertscore_model: str | None = None
-    bertscore_layer: int | None = knob(None, ge=1)
-    #: LLM judges of free-text answers through the llm group: gem (Neptune's TRUE/FALSE
-    #: equivalence), score10 (MultiHop-EgoQA's 1-10 grade). Cached like every LLM call.
-    judges: list[str] = knob(factory=list, choices=("gem", "score10"), each=True)
-    judge: JudgeConfig = field(default_factory=JudgeConfig)
-    bootstrap: int = knob(1000, ge=0, le=100_000)
-    record_s: float = knob(30.0, gt=0, le=3600)
-    #: Captions for socratic / retrieve_socratic: the Ego4D narrations (an oracle) or the
-    #: configured vlm describing 30-s source segments (render.frames.segment_fps, 560x420).
-    captioner: str = knob("oracle_narrations", choices=("oracle_narrations", "vlm"))
-    #: Frames per life log for end_to_end (paper: 1200, temperature 0.1).
-    e2e_frames: int = knob(1200, ge=1, le=100_000)
-    #: Neptune's accuracy-vs-frames curve: each system that sees frames (end_to_end, the
-    #: likelihood systems, oracle_certificate_frames) answers once per count listed, results
-    #: under <system>@<model>@frames=<n>; the leaderboard and report plot the curve and give
-    #: Neptune's effort score per subtask. Empty: eval.e2e_frames only.
-    frames_sweep: list[int] = knob(factory=list, ge=1, le=100_000, each=True)
-    #: Evaluate only the first N life logs (by id), or the listed ones: tables say which.
-    max_logs: int | None = knob(None, ge=1)
-    lifelogs: list[str] = field(default_factory=list)
-    #: Score the dev or test split of a benchmark compiled with annotate.heldout (results
-    #: under <system>@split=<split>), or all of it.
-    split: str = knob("all", choices=("all", "dev", "test"))
-    #: Random draws averaged per item for the chance floors (seeded: reproducible).
-    floor_draws: int = knob(32, ge=1, le=10_000)
-    #: Replies that say the records hold no answer, and replies that decline (regexes over the
-    #: lower-cased reply). Both score 0 in the headline; the paper protocol leaves them out.
-    no_information_patterns: list[str] = field(default_factory=lambda: [
-        r"there is no information",
-        r"no (?:relevant )?information (?:is )?(?:available|provided)",
-        r"\bnot (?:mentioned|provided|available|shown|visible) in the (?:records?|context|video)",
-        r"\bi (?:do not|don't) (?:have|know)\b",
-    ])
-    refusal_patterns: list[str] = field(default_factory=lambda: [
-        r"(?:cannot|can't|can not|unable to) (?:determine|find|answer|identify|provide|help)",
-        r"^\s*(?:i'?m sorry|sorry|as an ai)",
-    ])
-
-
-@dataclass
 class ShardConfig:
     """Split the units of some stages across jobs: this job computes every ``count``-th unit of
     each sharded stage from the ``index``-th (even shares); the other stages run whole in every
@@ -412,18 +277,6 @@ class ShardConfig:
     #: arriving (at most this many seconds without a new one), then does its share of the
     #: next sharded stage; jobs that do not run at the same time: 0.
     wait_s: float = knob(120.0, ge=0, le=86_400)
-
-
-@dataclass
-class CertificateConfig:
-    """How long a stretch of video an item's answer needs (EgoSchema's temporal certificate):
-    evidence spans of at least ``min_span_s``, merged where closer than ``merge_gap_s``."""
-
-    min_span_s: float = knob(0.1, gt=0, le=3600)
-    merge_gap_s: float = knob(5.0, ge=0, le=3600)
-    #: Histogram bucket edges (seconds) for stats/tasks.json.
-    buckets_s: list[float] = knob(factory=lambda: [30, 75, 133, 180, 600, 3600], gt=0,
-                                  each=True)
 
 
 EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema", "curation", "questions")
@@ -441,23 +294,6 @@ class ExportConfig:
                               each=True)
     #: lmms-eval generation budget per reply.
     max_new_tokens: int = knob(256, ge=1, le=32_768)
-
-
-@dataclass
-class AnnotateConfig:
-    #: NLQ and moments windows shorter than this (seconds) are skipped and counted.
-    min_duration_s: float = knob(0.0, ge=0, le=3600)
-    #: Keep every life log's item about a source annotation (the paper's repetition, for
-    #: fidelity runs). Off: each source is asked once across the benchmark, the repeats
-    #: dropped and counted per subtask in stats/tasks.json.
-    repeat_sources: bool = False
-    #: ``drop``: of an item whose query prints another item's answer (same life log or source
-    #: video) and that item, one is dropped and counted; ``keep``: both ship (the paper's
-    #: forms), counted in stats/tasks.json (printed_answers).
-    printed_answers: str = knob("drop", choices=("drop", "keep"))
-    #: Share of life logs held out as the test split: their answers stay out of every export
-    #: but the questions view (xlebench/split.py); 0 = no split.
-    heldout: float = knob(0.0, ge=0, le=0.9)
 
 
 @dataclass
