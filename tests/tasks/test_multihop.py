@@ -289,3 +289,13 @@ def test_category_d_asks_who_over_people_and_its_oracle_agrees() -> None:
     assert wording("look at", "", "at", ["man X", "woman Y"], past_phrase) == (
         "Who did I look at", "You looked at <T1>man X</T1> and <T2>woman Y</T2>.")
     assert same_kind_places({"kitchen", "counter", "restaurant"}) == ["kitchen", "restaurant"]
+
+
+def test_answer_text_is_also_scored_on_content_words() -> None:
+    """A template's skeleton ("You ... the ...") earns ROUGE-L but no content ROUGE-L."""
+    item = {"period": {"start_s": 0.0}, "answer": {
+        "spans": [[10.0, 20.0]], "time_only": False,
+        "text": "###Answer: You <T1>opened the fridge</T1>.\n###Evidence: [00:00:10 - 00:00:20]"}}
+    got = RECIPE.scorer.score(item, "###Answer: You did it to the door.\n###Evidence: "
+                              "[00:00:10 - 00:00:20]", ScoreSettings(bertscore=False))
+    assert got["rougeL"] > 0.2 and got["rougeL_content"] == 0.0 and got["iou"] == 1.0

@@ -11,7 +11,7 @@ import numpy as np
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.cider import cider_d
-from xlebench.eval.metrics import bleu4, grounding_overlap, meteor, rouge_l
+from xlebench.eval.metrics import bleu4, grounding_overlap, meteor, rouge_l, rouge_l_content
 from xlebench.eval.parse import grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
@@ -49,6 +49,13 @@ def split_evidence(reply: str, clip_start_s: float | None = None
     return strip_tokens(head), parse_spans(tail)
 
 
+def _text_scores(text: str, ref: str) -> dict[str, float]:
+    """The answer text against the reference: ROUGE-L (the paper's), ROUGE-L over content
+    words (a template's skeleton of function words scores nothing), BLEU-4, METEOR."""
+    return {"rougeL": rouge_l(text, ref), "rougeL_content": rouge_l_content(text, ref),
+            "bleu4": bleu4(text, ref), "meteor": meteor(text, ref)}
+
+
 def _fit(train: Sequence[dict]) -> dict:
     """Other logs' answers: where their spans sit, how many they have, their constant text."""
     counts = [len(it["answer"]["spans"]) for it in train] or [1]
@@ -80,15 +87,13 @@ class GroundedAnswer(Base):
             return None
         out = grounding_overlap(spans, item["answer"]["spans"])
         if not item["answer"].get("time_only"):
-            ref = split_evidence(item["answer"]["text"])[0]
-            out.update(rougeL=rouge_l(text, ref), bleu4=bleu4(text, ref),
-                       meteor=meteor(text, ref))
+            out.update(_text_scores(text, split_evidence(item["answer"]["text"])[0]))
         return out
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
         out = {"iou": 0.0, "iop": 0.0, "iog": 0.0, "iou@0.3": 0.0}
         if not item["answer"].get("time_only"):
-            out.update(rougeL=0.0, bleu4=0.0, meteor=0.0, cider_d_answer=0.0,
+            out.update(rougeL=0.0, rougeL_content=0.0, bleu4=0.0, meteor=0.0, cider_d_answer=0.0,
                        **({"sent_sim": 0.0} if s.bertscore else {}))
         return out
 
@@ -96,8 +101,7 @@ class GroundedAnswer(Base):
         scores = random_windows(item, model["widths"], model["k"], ctx, grounding_overlap)
         if not item["answer"].get("time_only"):
             ref = split_evidence(item["answer"]["text"])[0]
-            scores.update(rougeL=rouge_l(self.GENERIC, ref), bleu4=bleu4(self.GENERIC, ref),
-                          meteor=meteor(self.GENERIC, ref))
+            scores.update(_text_scores(self.GENERIC, ref))
             if ctx.settings.bertscore:
                 scores["sent_sim"] = similarity([self.GENERIC], [ref])[0]
         return scores
