@@ -162,11 +162,20 @@ def test_a_knob_newer_than_the_published_benchmark_counts_only_off_its_default(
     cuda = {"matcher": {"embedder": {"kind": "minilm", "device": "cuda"}}}
     assert config_diff(old, cuda, added_at_default=is_schema_default) == [
         'matcher.embedder.device: (absent) -> "cuda"']
+    # a knob of a list's items (the ladder's steps gained ``scenarios``): item by item
+    steps = {"matcher": {"ladder": [{"name": "strict", "min_iou": 0.33}]}}
+    chunk = {"matcher": {"ladder": [{"name": "strict", "min_iou": 0.33, "scenarios": "chunk"}]}}
+    window = {"matcher": {"ladder": [{"name": "strict", "min_iou": 0.33, "scenarios": "window"}]}}
+    assert config_diff(steps, chunk, added_at_default=is_schema_default) == []
+    assert config_diff(steps, window, added_at_default=is_schema_default) == [
+        'matcher.ladder.0.scenarios: (absent) -> "window"']
     args = (*SMALL, "stages=[library,persona,plan,simulate]")
     assert run_inprocess(tmp_path, *args).rc == 0
     manifest = _bench(tmp_path) / "manifest.json"
     record = json.loads(manifest.read_text())
     del record["config"]["matcher"]["embedder"]["device"]  # as published before the knob
+    for step in record["config"]["matcher"]["ladder"]:
+        del step["scenarios"]
     manifest.write_text(json.dumps(record))
     ran = run_inprocess(tmp_path, *args)
     assert ran.rc == 0, ran.text[-2000:]

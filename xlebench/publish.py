@@ -86,6 +86,12 @@ def config_diff(old: Any, new: Any, prefix: str = "",
             else:
                 out += config_diff(old[key], new[key], path, added_at_default)
         return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) and old != new:
+        # item by item: a knob added to the items' schema is no difference at its default
+        out = []
+        for k, (a, b) in enumerate(zip(old, new, strict=True)):
+            out += config_diff(a, b, f"{prefix}.{k}", added_at_default)
+        return out
     return [] if old == new else [f"{prefix}: {_short(old)} -> {_short(new)}"]
 
 

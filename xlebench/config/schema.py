@@ -373,8 +373,32 @@ def is_schema_default(path: str, value: Any) -> bool:
 
 
 def _default(node: type, path: str) -> Any:
+    parts = path.split(".")
+    index = next((k for k, part in enumerate(parts) if part.isdigit()), None)
+    if index is not None:  # a knob of a list's items (matcher.ladder.0.scenarios)
+        item = _item_type(node, parts[:index])
+        return _ABSENT if item is None else _default(item, ".".join(parts[index + 1:]))
     from omegaconf import OmegaConf
 
     found = OmegaConf.select(OmegaConf.structured(node), path, default=_ABSENT,
                              throw_on_missing=False)
     return OmegaConf.to_object(found) if OmegaConf.is_config(found) else found
+
+
+def _item_type(node: type, parts: list[str]) -> type | None:
+    """The item schema of the list field at ``parts`` (``list[LadderStep]`` -> LadderStep)."""
+    import dataclasses
+    import typing
+
+    for k, part in enumerate(parts):
+        if not dataclasses.is_dataclass(node):
+            return None
+        hint = typing.get_type_hints(node).get(part)
+        if hint is None:
+            return None
+        if k == len(parts) - 1:
+            args = typing.get_args(hint)
+            return args[0] if typing.get_origin(hint) is list and args and \
+                dataclasses.is_dataclass(args[0]) else None
+        node = hint
+    return None

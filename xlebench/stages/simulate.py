@@ -255,7 +255,7 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
           **({"days": sim["days"]} if sim["days"] > 1 else {}),
           "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
           **({"latest_start": sim["latest_start"]} if sim.get("latest_start") else {}),
-          "matcher": {k: v for k, v in matcher.items() if k not in ("embedder", "index")},
+          "matcher": _matcher_identity(matcher),
           "index_kind": matcher["index"]["kind"],
           "planner": {"min_gap_s": int(cfg.planner.min_gap_s),
                       "reflection": bool(cfg.planner.reflection),
@@ -265,6 +265,16 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
                    "max_reflection_retries": llm.max_retries,
                    "embedder": embedder_settings(cfg)} if llm else None)}
     return StageSpec(stage, fp)
+
+
+def _matcher_identity(matcher: dict) -> dict:
+    """The matcher's part of the stage's identity: its settings but the embedder and index
+    (identified apart), a ladder step's ``scenarios`` left out at its default so the stages
+    cached before the knob existed stay valid."""
+    out = {k: v for k, v in matcher.items() if k not in ("embedder", "index")}
+    out["ladder"] = [{k: v for k, v in step.items() if (k, v) != ("scenarios", "chunk")}
+                     for step in matcher["ladder"]]
+    return out
 
 
 __all__ = ["SimulateStage", "build_simulate_stage"]
