@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlebench.config.backends import VLM_BACKENDS
 from xlebench.config.knobs import knob
 
 
@@ -44,7 +45,7 @@ class VLMConfig(EndpointConfig):
     serving Qwen2-VL / LLaVA-OneVision, GPT-4o, Gemini), an in-process transformers model from
     a local folder, or the offline scripted stand-in (default: no model needed)."""
 
-    backend: str = knob("scripted", choices=("scripted", "litellm", "transformers"))
+    backend: str = knob("scripted", choices=VLM_BACKENDS)
     model: str = "scripted"
     temperature: float = knob(0.1, ge=0, le=2)
     max_tokens: int = knob(512, ge=1, le=100_000)

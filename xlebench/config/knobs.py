@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,9 @@ class Check:
     gt: float | None = None
     le: float | None = None
     lt: float | None = None
-    choices: tuple[Any, ...] | None = None
+    #: A tuple, or a mapping read live (its keys): a registry such as the VLM backends, to
+    #: which a plug-in may add after this schema was defined.
+    choices: tuple[Any, ...] | Mapping[Any, Any] | None = None
     each: bool = False
 
     def problem(self, value: Any) -> str | None:
@@ -58,7 +60,8 @@ def knob(default: Any = MISSING, *, factory: Callable[[], Any] | None = None,
          lt: float | None = None, choices: Sequence[Any] | None = None,
          each: bool = False) -> Any:
     """A dataclass field carrying its valid range (see `Check`)."""
-    check = Check(ge, gt, le, lt, tuple(choices) if choices is not None else None, each)
+    live = isinstance(choices, Mapping)
+    check = Check(ge, gt, le, lt, choices if live or choices is None else tuple(choices), each)
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata={"check": check})
     return dataclasses.field(default=default, metadata={"check": check})

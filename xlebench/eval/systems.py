@@ -36,6 +36,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 
+from xlebench.config.backends import vlm_backend
 from xlebench.errors import ConfigError
 from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.predictions import folder_slug
@@ -133,7 +134,7 @@ class Systems:
         """Each remote answering model's key and endpoint, before any frame is decoded."""
         from xlebench.llm.probe import probe
 
-        if self.vlm is not None and self.vlm.settings.backend == "litellm":
+        if self.vlm is not None and vlm_backend(self.vlm.settings.backend).remote:
             probe("vlm", self.vlm.settings)
         if self.llm is not None and self.llm.settings.backend == "litellm":
             probe(self.llm.section, self.llm.settings)
@@ -227,7 +228,7 @@ def _with_frames(cfg: DictConfig, frames: int) -> DictConfig:
 def _vlm_model(cfg: DictConfig) -> Model:
     v = cfg.vlm
     name, path = str(v.model), None
-    if v.backend == "transformers" and v.path:
+    if vlm_backend(str(v.backend)).local_folder and v.path:
         path = str(Path(str(v.path)).expanduser().resolve())
         if name in ("", "transformers"):
             name = Path(path).name
@@ -282,7 +283,7 @@ def _certificate(name: str, cfg: DictConfig, out: Systems) -> Made:
     out.vlm = out.vlm or _vlm(cfg, None)
     media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
     n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
-    out.network |= cfg.vlm.backend == "litellm"
+    out.network |= vlm_backend(cfg.vlm.backend).remote
     system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
         it, log, n, media, root, spec))
     return system, {"system": name, "version": CertificateFrames.version,
@@ -298,7 +299,7 @@ def _end_to_end(name: str, cfg: DictConfig, out: Systems) -> Made:
     media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
     n = int(cfg.eval.e2e_frames)
     spec = _frame_spec(cfg, fps=1.0)
-    out.network |= cfg.vlm.backend == "litellm"
+    out.network |= vlm_backend(cfg.vlm.backend).remote
     def frames(log: dict) -> list:
         got = log_frames(log, n, media, root, spec)
         out.report("frames", len(got))
@@ -316,7 +317,7 @@ def _socratic(name: str, cfg: DictConfig, out: Systems) -> Made:
     system = SocraticBaseline(_answerer(cfg, out, f"eval.systems=[{name}]"), captions,
                               retrieve=name == "retrieve_socratic",
                               record_s=float(cfg.eval.record_s))
-    out.network |= cfg.answerer.backend != "offline" or cfg.vlm.backend == "litellm"
+    out.network |= cfg.answerer.backend != "offline" or vlm_backend(cfg.vlm.backend).remote
     answerer = (llm_fingerprint(cfg, ["eval/socratic.v1"], section="answerer")
                 if cfg.answerer.backend != "offline" else {"vlm": out.vlm.fingerprint()})
     captioner = captions.fingerprint() if hasattr(captions, "fingerprint") else {

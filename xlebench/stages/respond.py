@@ -20,6 +20,7 @@ from typing import ClassVar
 
 from omegaconf import DictConfig, OmegaConf
 
+from xlebench.config.backends import vlm_backend
 from xlebench.eval.systems import Systems, build_systems, selected_logs
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, Unit, UnitContext
@@ -58,9 +59,9 @@ class RespondStage(BaseStage):
         self.waits_on_network(max(8, systems.vlm.settings.max_concurrency)
                               if systems.network and systems.vlm is not None else 1)
         vlm = systems.vlm.settings if systems.vlm is not None else None
-        self.per_wave = vlm.logs_per_batch if vlm is not None and vlm.backend != "litellm" \
-            else 1
-        if vlm is not None and (vlm.backend == "transformers" or self.per_wave > 1):
+        kind = vlm_backend(vlm.backend) if vlm is not None else None
+        self.per_wave = vlm.logs_per_batch if kind is not None and not kind.remote else 1
+        if kind is not None and (kind.in_process or self.per_wave > 1):
             self.serial = True  # one model in this process; waves need the pending order
         self._items: dict[str, list[dict]] = {}
         self._pending: list[Unit] = []

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from xlebench.config.backends import vlm_backend
 from xlebench.config.schema import VLMConfig
-from xlebench.errors import ConfigError
 from xlebench.llm.client import Completion
 
 
@@ -25,18 +25,9 @@ def answer_all(vlm: Any, batch: Sequence[list[dict]]) -> list[Completion]:
 
 
 def make_vlm(settings: VLMConfig, cache_dir: Path) -> Any:
-    """The configured backend (imports are lazy: transformers only for vlm=transformers)."""
-    if settings.backend == "scripted":
-        from xlebench.vlm.scripted import ScriptedVLM
+    """The configured backend, from its declaration (`xlebench.config.backends`; imported
+    only when chosen: transformers only for vlm=transformers)."""
+    import importlib
 
-        return ScriptedVLM(settings, cache_dir)
-    if settings.backend == "litellm":
-        from xlebench.vlm.litellm_backend import LitellmVLM
-
-        return LitellmVLM(settings, cache_dir)
-    if settings.backend == "transformers":
-        from xlebench.vlm.transformers_backend import TransformersVLM
-
-        return TransformersVLM(settings, cache_dir)
-    raise ConfigError(f"vlm.backend={settings.backend!r}: choose scripted, litellm or "
-                      "transformers")
+    module, _, cls = vlm_backend(settings.backend).factory.partition(":")
+    return getattr(importlib.import_module(module), cls)(settings, cache_dir)

@@ -1,0 +1,52 @@
+"""VLM backends are declared once (`xlebench.config.backends`): a new one is its class, its
+declaration and a test — the schema accepts its name, `make_vlm` builds it and the systems
+answer with it, with no other file touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_inprocess
+from xlebench.config.backends import VLM_BACKENDS, VLMBackend, register_vlm_backend, vlm_backend
+from xlebench.errors import ConfigError
+from xlebench.vlm.cached import CachedVLM
+
+SMALL = ("stages=[library,persona,plan,simulate,annotate,respond,evaluate]",
+         "library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
+         "persona.mbti=[INTJ,ENFP]", "tasks=[single_summary]", "eval.bertscore=false",
+         "eval.bootstrap=10", "render=none", "progress=false", "eval.e2e_frames=4")
+
+
+class EchoVLM(CachedVLM):
+    """A backend of the test's own: every request answered with one sentence."""
+
+    calls = 0
+
+    def _generate(self, batch: list[list[dict]]) -> list[str]:
+        EchoVLM.calls += len(batch)
+        return ["C cooked and ate." for _ in batch]
+
+
+@pytest.fixture
+def echo():
+    register_vlm_backend(VLMBackend("echo", f"{__name__}:EchoVLM", in_process=True))
+    yield
+    VLM_BACKENDS.pop("echo")
+
+
+def test_a_backend_declared_in_a_test_answers_through_the_cli(echo, tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *SMALL, "eval.systems=[end_to_end]", "vlm.backend=echo")
+    assert ran.rc == 0, ran.text[-3000:]
+    assert EchoVLM.calls > 0
+    assert list((tmp_path / "benchmarks").glob("*/results/end_to_end*/scores.jsonl"))
+
+
+def test_unknown_and_duplicate_backends_are_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="choose scripted, litellm, transformers"):
+        vlm_backend("nope")
+    with pytest.raises(ConfigError, match="declared already"):
+        register_vlm_backend(VLMBackend("litellm", "x:Y"))
+    ran = run_inprocess(tmp_path, *SMALL, "vlm.backend=nope")
+    assert ran.rc == 2 and "vlm.backend" in ran.text
