@@ -132,3 +132,17 @@ def test_nothing_below_imports_the_top() -> None:
     bad = [(m, d) for m, deps in import_graph().items() if not _within(m, TOP)
            for d in deps if _within(d, TOP)]
     assert bad == []
+
+
+def test_every_path_the_architecture_doc_names_exists() -> None:
+    """`docs/architecture.md` names modules and files; each exists (from the repository, from
+    the package, or — a bare module name in a package's row — somewhere in the package)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "architecture.md").read_text()
+    names = {p for p in re.findall(r"`([\w/.-]+\.(?:py|yaml|md))(?::\w+)?`", text)}
+    package = {p.name for p in (root / "xlebench").rglob("*.py")}
+    missing = [p for p in sorted(names) if not (root / p).exists()
+               and not (root / "xlebench" / p).exists() and ("/" in p or p not in package)]
+    assert not missing, missing
