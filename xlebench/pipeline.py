@@ -186,8 +186,7 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
         stage = exporters[result.name]
         if unchanged(result, stage, pub):
             return  # the staging folder already holds these files (hard links); counts carry
-        if hasattr(stage, "remember"):
-            stage.remember(pub.staging)
+        stage.remember(pub.staging)
         pub.clear(stage.owned_paths())
         crash_point(result.name, "export")
         with deferred_durability():  # nothing is visible before the barrier below
@@ -209,7 +208,7 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
         if previous is not staged_from:  # rebased onto another run's publication
             check_not_stale(pub, fps, pub.written)
             for stage in exporters.values():
-                if hasattr(stage, "refresh") and stage.name in counts:
+                if stage.name in counts:
                     stage.refresh(staging)
         manifest = build_manifest(config, fps, counts, upstream=upstream,
                                   evaluations=evaluations, previous=previous,

@@ -81,7 +81,7 @@ def _keep_record(stage: Stage, record: dict, tmp: Path) -> None:
     whole, so no temporary sibling is needed; not fsynced: the runner syncs the stage once
     when it ends, and a record a power cut loses before that is recomputed (see
     `load_record`)."""
-    name = getattr(stage, "record_file", None)
+    name = stage.record_file
     if name:
         try:
             os.link(tmp / name, tmp / "record.json")

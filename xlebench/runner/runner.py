@@ -222,8 +222,7 @@ class Runner:
         task = progress.add_task(stage.name, total=len(units), completed=counters.cached)
         start = time.perf_counter()
         if pending:
-            if hasattr(stage, "prepare"):
-                stage.prepare(pending, ctx)
+            stage.prepare(pending, ctx)
             ticker = ProgressLog(stage.name, len(units), counters.cached,
                                  activity=counters.activity, enabled=not self._bars())
 
@@ -239,8 +238,7 @@ class Runner:
             if u.id not in records and marker_path(stage_dir, u.id).exists():
                 records[u.id] = read_json(stage_dir / "units" / u.id / "record.json")
         records = {u.id: records[u.id] for u in units if u.id in records}
-        if hasattr(stage, "finish"):
-            records = stage.finish(records)
+        records = stage.finish(records)
         log.info(
             "stage %s [%s]: %d done, %d cached, %d failed, %d retried (%.1fs)",
             stage.name, fp, counters.done, counters.cached, counters.failed,
@@ -262,7 +260,7 @@ class Runner:
         if stage.io_bound:
             # Network-bound units mostly wait: run as many threads as the stage can keep busy.
             wanted = max(wanted, int(stage.threads))
-        workers = 1 if getattr(stage, "serial", False) else max(1, min(wanted, len(pending)))
+        workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
         if workers == 1:
             stage.setup(ctx)
             outcomes: Iterable[Outcome] = (

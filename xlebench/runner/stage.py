@@ -110,6 +110,10 @@ class Stage(Protocol):
     io_bound: ClassVar[bool]
     #: Threads an io-bound stage can keep busy (the runner uses max(workers, threads)).
     threads: ClassVar[int]
+    #: One unit at a time whatever ``workers`` says (an in-process model on one device).
+    serial: ClassVar[bool]
+    #: A file ``run`` writes holding exactly its record as JSON (linked as record.json).
+    record_file: ClassVar[str | None]
 
     def prompt_files(self) -> Sequence[Path]:
         """Prompt templates whose content is part of the fingerprint."""
@@ -144,6 +148,20 @@ class Stage(Protocol):
     def owned_paths(self) -> Sequence[str]:
         """Paths (globs relative to the benchmark folder) that this stage's export writes and
         that no other stage writes: they are removed before the stage exports anew."""
+        ...
+
+    def prepare(self, pending: Sequence[Unit], ctx: StageContext) -> None:
+        """Once, before ``pending`` run, work better done for all of them at once."""
+        ...
+
+    def remember(self, published: Path) -> None:
+        """Before the stage's published paths are cleared for its export: read what must
+        carry over from the published benchmark (an evaluation's earlier records)."""
+        ...
+
+    def refresh(self, dest: Path) -> None:
+        """At publication, after another run's publication was merged in: remake what this
+        stage derives from everything published (the leaderboard, the results page)."""
         ...
 
 
@@ -187,6 +205,12 @@ class BaseStage:
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         return {"records": len(result.records)}
+
+    def remember(self, published: Path) -> None:
+        return None
+
+    def refresh(self, dest: Path) -> None:
+        return None
 
     def owned_paths(self) -> Sequence[str]:
         return self.outputs
