@@ -15,6 +15,7 @@ from omegaconf import MISSING
 from xlebench.config.annotate import AnnotateConfig, CertificateConfig
 from xlebench.config.endpoints import EndpointConfig, LLMConfig, VLMConfig
 from xlebench.config.evaluation import EvalConfig, JudgeConfig
+from xlebench.config.exports import DEFAULT_EXPORTS, EXPORT_FORMATS
 from xlebench.config.knobs import knob
 
 __all__ = ["AnnotateConfig", "CertificateConfig", "EndpointConfig", "EvalConfig",
@@ -279,16 +280,10 @@ class ShardConfig:
     wait_s: float = knob(120.0, ge=0, le=86_400)
 
 
-EXPORT_FORMATS = ("hf", "lmms_eval", "xlebench", "egoschema", "curation", "questions")
-#: Written unless export.formats says otherwise (curation, a sheet for raters, on request).
-DEFAULT_EXPORTS = ("questions", "hf", "lmms_eval", "xlebench", "egoschema")
-
-
 @dataclass
 class ExportConfig:
-    """Formats written under ``export/`` by the export stage: ``hf`` (parquet + dataset card),
-    ``lmms_eval`` (task folders; needs ``hf``), ``xlebench`` (the X-LeBench release layout),
-    ``egoschema`` (multiple-choice items in EgoSchema's layout)."""
+    """Formats written under ``export/`` by the export stage, as `xlebench.config.exports`
+    declares them (what each is, which are written by default, which read another)."""
 
     formats: list[str] = knob(factory=lambda: list(DEFAULT_EXPORTS), choices=EXPORT_FORMATS,
                               each=True)

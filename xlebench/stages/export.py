@@ -1,10 +1,6 @@
 """Export stage: one unit per format, each written into its unit folder and copied to
-``export/<format>/`` of the benchmark (`xlebench.export`).
-
-Formats: ``questions`` (the questions-only view a system or a predictions submitter reads:
-query, options, period and video under opaque ids, no answer), ``hf`` (one parquet file per subtask with one Arrow schema, the life-log table, the
-dataset card), ``lmms_eval`` (task folders reading the ``hf`` files), ``xlebench`` (the
-X-LeBench release layout), ``egoschema`` (multiple-choice items in EgoSchema's layout).
+``export/<format>/`` of the benchmark (`xlebench.export`). The formats, what each is and what
+it reads, are declared in `xlebench.config.exports`; each has a writer ``_<format>`` here.
 """
 
 from __future__ import annotations
@@ -19,6 +15,7 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench import __version__
+from xlebench.config.exports import FORMATS
 from xlebench.errors import ConfigError
 from xlebench.eval.metrics import REGISTRY
 from xlebench.eval.score import ScoreSettings, corpus_metrics
@@ -72,9 +69,12 @@ class ExportStage(BaseStage):
                  config_yaml: str, eval_settings: dict[str, Any], max_new_tokens: int,
                  targets: dict[str, str | None] | None = None,
                  library_kind: str = "ego4d", seed: int = 0, heldout: float = 0.0) -> None:
-        if "lmms_eval" in formats and "hf" not in formats:
-            raise ConfigError("export.formats: lmms_eval reads the hf export; add hf, e.g. "
-                              "export.formats=[hf,lmms_eval]")
+        for fmt in formats:
+            missing = [n for n in FORMATS[fmt].needs if n not in formats]
+            if missing:
+                raise ConfigError(f"export.formats: {fmt} reads the {', '.join(missing)} "
+                                  f"export; add it, e.g. export.formats=[{','.join(missing)},"
+                                  f"{fmt}]")
         self.formats, self.recipes = formats, recipes
         self.targets = targets or {}
         self.bench_name, self.config_yaml = bench_name, config_yaml
@@ -92,9 +92,13 @@ class ExportStage(BaseStage):
         if self.heldout > 0 and unit.id != "questions":  # answers of the test split stay out
             items, logs, held = self._dev(items, logs)
         out = ctx.workdir / "files"
-        stats = {**getattr(self, f"_{unit.id}")(out, items, logs, ctx.upstream), **held}
+        stats = {**self.writers()[unit.id](out, items, logs, ctx.upstream), **held}
         files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
         return {"format": unit.id, **stats, "paths": files}
+
+    def writers(self) -> dict[str, Any]:
+        """Each declared format's writer (`xlebench.config.exports`)."""
+        return {name: getattr(self, f"_{name}") for name in FORMATS}
 
     def _dev(self, items: dict[str, list[dict]], logs: dict[str, dict]) -> tuple:
         """The dev split's items and life logs, and how many test ones were left out."""
