@@ -257,6 +257,20 @@ def _annotations(name: str, cfg: DictConfig, out: Systems) -> Made:
     return out.annotations, {"system": name, "version": AnnotationsOracle.version}, None
 
 
+def _frame_source(cfg: DictConfig, out: Systems) -> tuple[Any, Path, int, Any]:
+    """The VLM (made once), where media and frames come from, how many frames, at what
+    spec: what every system answering from frames starts with."""
+    out.vlm = out.vlm or _vlm(cfg, None)
+    return (_media(cfg, out), Path(cfg.paths.cache) / "frames", int(cfg.eval.e2e_frames),
+            _frame_spec(cfg, fps=1.0))
+
+
+def _frames_identity(name: str, version: str, out: Systems, n: int, spec: Any,
+                     prompt: str) -> dict:
+    return {"system": name, "version": version, "vlm": out.vlm.fingerprint(), "frames": n,
+            "spec": spec.key, "prompt": file_digest(prompt_files([prompt])[0])}
+
+
 def _per_option(name: str, cfg: DictConfig, out: Systems) -> Made:
     """The systems reading a local model's scores: per-option likelihoods, hidden states."""
     from xlebench.eval.baselines.end_to_end import PROMPT
@@ -264,15 +278,11 @@ def _per_option(name: str, cfg: DictConfig, out: Systems) -> Made:
     from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
     from xlebench.eval.frames import log_frames
 
-    out.vlm = out.vlm or _vlm(cfg, None)
-    media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
-    n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
+    media, root, n, spec = _frame_source(cfg, out)
     kind = {"end_to_end_likelihood": Likelihood, "end_to_end_yes": YesLikelihood,
             "end_to_end_grounding": GroundingTokens}[name]
     system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
-    return system, {"system": name, "version": kind.version,
-                    "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
-                    "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
+    return system, _frames_identity(name, kind.version, out, n, spec, PROMPT), _vlm_model(cfg)
 
 
 def _certificate(name: str, cfg: DictConfig, out: Systems) -> Made:
@@ -280,25 +290,19 @@ def _certificate(name: str, cfg: DictConfig, out: Systems) -> Made:
     from xlebench.eval.baselines.end_to_end import PROMPT
     from xlebench.eval.frames import evidence_frames
 
-    out.vlm = out.vlm or _vlm(cfg, None)
-    media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
-    n, spec = int(cfg.eval.e2e_frames), _frame_spec(cfg, fps=1.0)
+    media, root, n, spec = _frame_source(cfg, out)
     out.network |= vlm_backend(cfg.vlm.backend).remote
     system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
         it, log, n, media, root, spec))
-    return system, {"system": name, "version": CertificateFrames.version,
-                    "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
-                    "prompt": file_digest(prompt_files([PROMPT])[0])}, _vlm_model(cfg)
+    return system, _frames_identity(name, CertificateFrames.version, out, n, spec, PROMPT), \
+        _vlm_model(cfg)
 
 
 def _end_to_end(name: str, cfg: DictConfig, out: Systems) -> Made:
     from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd
     from xlebench.eval.frames import log_frames
 
-    out.vlm = out.vlm or _vlm(cfg, None)
-    media, root = _media(cfg, out), Path(cfg.paths.cache) / "frames"
-    n = int(cfg.eval.e2e_frames)
-    spec = _frame_spec(cfg, fps=1.0)
+    media, root, n, spec = _frame_source(cfg, out)
     out.network |= vlm_backend(cfg.vlm.backend).remote
     def frames(log: dict) -> list:
         got = log_frames(log, n, media, root, spec)
