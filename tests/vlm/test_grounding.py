@@ -96,3 +96,9 @@ def test_the_system_grounds_multihop_items_and_answers_others_plainly(tiny,
     assert "###Evidence" not in got[other["item_id"]]
     with pytest.raises(Exception, match="vlm=transformers"):
         GroundingTokens(object(), lambda log: frames)
+
+
+def test_a_day_without_frames_is_answered_without_evidence(tiny, tmp_path: Path) -> None:
+    vlm = _tiny_vlm(tiny, tmp_path / "cache", device="cpu")
+    got = GroundingTokens(vlm, lambda log: []).respond([ITEM], RECIPES, LOG)[ITEM["item_id"]]
+    assert got.startswith("###Answer:") and split_evidence(got)[1] == []

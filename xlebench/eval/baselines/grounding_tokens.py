@@ -92,6 +92,8 @@ class GroundingTokens:
     def _ground(self, item: dict, messages: list[dict], reply: str,
                 shown: list[Frame]) -> str:
         answer = answer_part(reply).strip() or reply.strip() or "."
+        if not shown:  # nothing seen, nothing to ground: the answer without evidence
+            return grounded_reply(_TAG.sub("", answer).strip(), "")
         rows = self.vlm.grounding_similarity(messages, answer, queries(answer))
         period = item.get("period") or {}
         lo, hi = period.get("start_s", float("-inf")), period.get("end_s", float("inf"))
