@@ -56,7 +56,7 @@ def matching_lower_bound(cache: Path) -> dict:
     from xlebench.library.view import LibraryView
     from xlebench.plan.chunks import PlanChunk
     from xlebench.simulate.filter import CandidateFilter, Level
-    from xlebench.stages.plan import CHUNK_EMBEDDINGS
+    from xlebench.stages.readers import CHUNK_EMBEDDINGS
 
     lib_dir = next((cache / "library").glob("*/units/*"))
     view = LibraryView(lib_dir)

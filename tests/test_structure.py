@@ -146,3 +146,18 @@ def test_every_path_the_architecture_doc_names_exists() -> None:
     missing = [p for p in sorted(names) if not (root / p).exists()
                and not (root / "xlebench" / p).exists() and ("/" in p or p not in package)]
     assert not missing, missing
+
+
+def test_no_stage_imports_another_stage() -> None:
+    """Stages share config readers through `xlebench.stages.readers`, never each other."""
+    root = Path(__file__).resolve().parents[1] / "xlebench" / "stages"
+    stages = {p.stem for p in root.glob("*.py")} - {"__init__", "readers"}
+    found = []
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.startswith("xlebench.stages."):
+                other = node.module.split(".")[2]
+                if other in stages and other != path.stem:
+                    found.append(f"{path.stem} -> {other}")
+    assert not found, found

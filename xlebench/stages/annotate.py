@@ -33,6 +33,12 @@ from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.split import log_split, split_stats
+from xlebench.stages.readers import (
+    annotations_root,
+    configured_recipes,
+    embedder_settings,
+    stage_annotations,
+)
 from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.certificate import certificate, certificate_stats
 from xlebench.tasks.context import Context
@@ -43,9 +49,9 @@ from xlebench.tasks.panel_filter import DROPPED as PANEL_DROPPED
 from xlebench.tasks.panel_filter import KIND as PANEL_KIND
 from xlebench.tasks.panel_filter import panel_verdicts
 from xlebench.tasks.provenance import keep_owned, owners, with_source
-from xlebench.tasks.registry import Recipe, load_recipe, recipes_from_config
+from xlebench.tasks.registry import Recipe, load_recipe
 from xlebench.tasks.shape import shape_stats
-from xlebench.tasks.source import AnnotationIndex, load_annotations
+from xlebench.tasks.source import AnnotationIndex
 
 log = logging.getLogger(__name__)
 
@@ -377,20 +383,6 @@ def _without(rec: dict, drop: set[str], why: str) -> dict:
     return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
 
 
-def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
-                      ) -> AnnotationIndex:
-    """The Ego4D annotations of the videos the logs use (from the Ego4D root, or the synthetic
-    corpus kept with the library; none for the X-LeBench release, whose logs then get no
-    annotation-based items, counted)."""
-    uid, _ = ctx["library"].only()
-    lib_dir = ctx["library"].unit_dir(uid)
-    root = root or (lib_dir / "corpus" if (lib_dir / "corpus").is_dir() else None)
-    if root is None:
-        return AnnotationIndex()
-    uids = {s["video_uid"] for r in ctx["simulate"].records.values() for s in r["segments"]}
-    return load_annotations(root, uids, min_duration_s)
-
-
 def _asks_model(params: Any) -> str | None:
     """The parameter that makes a recipe generate with a model (``generator: llm``, nested
     ``decoys.generator: llm``), if any."""
@@ -448,27 +440,7 @@ def empty_subtask_line(sub: str, recipe: Recipe, reasons: dict[str, int],
     return f"{sub}: 0 items ({why}); left out of the tables and exports. To get items: {fix}"
 
 
-def annotations_root(cfg: DictConfig) -> Path | None:
-    """The Ego4D folder whose annotations items come from: ``library.annotations_root`` (any
-    library, e.g. the authors' file paired with a local download), else an ego4d library's
-    own root (the synthetic corpus keeps its own beside the library)."""
-    lib = OmegaConf.to_container(cfg.library, resolve=True)
-    if lib.get("annotations_root"):
-        root = Path(lib["annotations_root"])
-        if not any((root / d / "annotations").is_dir() for d in ("v2", "v1", ".")):
-            raise ConfigError(f"library.annotations_root={root}: no v2/annotations/ folder "
-                              "there; point it at your Ego4D download (the folder holding v2/)")
-        return root
-    return Path(lib["root"]) if lib["kind"] == "ego4d" else None
-
-
-def configured_recipes(cfg: DictConfig) -> dict[str, tuple[Recipe, Any]]:
-    """The recipes of ``cfg.tasks``, resolved and with their parameters checked."""
-    return recipes_from_config(OmegaConf.to_container(cfg.tasks, resolve=True) or {})
-
-
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:
-    from xlebench.stages.library import embedder_settings
 
     tasks = OmegaConf.to_container(cfg.tasks, resolve=True) or {}
     recipes = configured_recipes(cfg)

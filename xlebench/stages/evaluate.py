@@ -48,7 +48,7 @@ from xlebench.llm.setup import save_usage
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.stages.annotate import configured_recipes
+from xlebench.stages.readers import configured_recipes
 from xlebench.tasks.panel_filter import filter_notes
 from xlebench.tasks.registry import Recipe, groups
 

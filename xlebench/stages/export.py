@@ -32,7 +32,7 @@ from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.split import log_split
-from xlebench.stages.annotate import configured_recipes
+from xlebench.stages.readers import configured_recipes
 from xlebench.tasks.registry import Recipe
 
 log = logging.getLogger(__name__)

@@ -46,6 +46,7 @@ from xlebench.media.synthetic import MediaSpec, SyntheticMediaStore
 from xlebench.runner.atomic import write_json
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.stages.readers import embedder_settings
 
 LABELLERS = ("heuristic", "llm", "gemini_video")
 CONSOLIDATORS = ("extractive", "llm")
@@ -188,15 +189,6 @@ def _source_fingerprint(src: dict) -> dict:
         out["files"] = {str(f.relative_to(layout.root)): [f.stat().st_size, f.stat().st_mtime_ns]
                         for f in files if f is not None}
     return out
-
-
-def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
-    """The embedder's settings; fp32 on the CPU, the defaults, are left out so that stage
-    fingerprints made before those knobs existed stay valid."""
-    embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
-    return {**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
-            **{k: embedder[k] for k, default in (("precision", "fp32"), ("device", "cpu"))
-               if embedder[k] != default}}
 
 
 def build_library_stage(cfg: DictConfig) -> StageSpec:

@@ -83,7 +83,7 @@ class PersonaStage(BaseStage):
 
 def build_persona_stage(cfg: DictConfig) -> StageSpec:
     from xlebench.llm.setup import llm_fingerprint
-    from xlebench.stages.plan import llm_planner
+    from xlebench.stages.readers import llm_planner
 
     pc = cfg.persona
     if pc.kind == "files":

@@ -19,22 +19,24 @@ from xlebench.library.view import LibraryView
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import (
     export_usage,
-    llm_client,
     llm_fingerprint,
     prompt_files,
     save_usage,
 )
 from xlebench.persona.profile import Persona
 from xlebench.plan.chunks import DayPlan
-from xlebench.plan.llm import LLMPlanner, PlannerPrompts
+from xlebench.plan.llm import LLMPlanner
 from xlebench.plan.offline import PlannerParams, plan_day
 from xlebench.runner.atomic import write_jsonl
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.stages.library import embedder_settings
-
-CHUNK_EMBEDDINGS = "chunk_embeddings.npy"
+from xlebench.stages.readers import (
+    CHUNK_EMBEDDINGS,
+    embedder_settings,
+    llm_planner,
+    planner_params,
+)
 
 
 class PlanStage(BaseStage):
@@ -112,26 +114,9 @@ class PlanStage(BaseStage):
                             dest, counts)
 
 
-def planner_params(cfg: DictConfig) -> PlannerParams:
-    """The ``planner`` group's schema instance: the planner's runtime settings."""
-    return OmegaConf.to_object(cfg.planner)
-
-
 def _vocabulary(ctx: StageContext) -> list[str]:
     uid, _ = ctx["library"].only()
     return LibraryView(ctx["library"].unit_dir(uid)).scenario_vocabulary
-
-
-def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:
-    """The LLM planner when planner=llm (None for the offline planner)."""
-    kind = str(cfg.planner.kind)
-    if kind == "offline":
-        return None
-    if kind != "llm":
-        raise ConfigError(f"planner.kind={kind!r}: expected offline or llm")
-    return LLMPlanner(llm_client(cfg, who), planner_params(cfg),
-                      max_retries=int(cfg.llm.max_retries),
-                      prompts=PlannerPrompts(**dict(cfg.planner.prompts)))
 
 
 def build_plan_stage(cfg: DictConfig) -> StageSpec:

@@ -32,8 +32,12 @@ from xlebench.simulate.filter import CandidateFilter, Level
 from xlebench.simulate.reflect import Revision, reflect_offline, shared_chunk_dicts
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 from xlebench.simulate.stats import simulation_stats
-from xlebench.stages.library import embedder_settings
-from xlebench.stages.plan import CHUNK_EMBEDDINGS, llm_planner, planner_params
+from xlebench.stages.readers import (
+    CHUNK_EMBEDDINGS,
+    embedder_settings,
+    llm_planner,
+    planner_params,
+)
 
 #: A unit's life log exactly as the benchmark folder publishes it (``lifelogs/<id>.json``).
 PUBLISHED = "lifelog.json"

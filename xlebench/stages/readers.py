@@ -1,0 +1,80 @@
+"""What several stages read from the composed config, in one place: the embedder's settings,
+the planner's parameters and LLM, the recipes and where their annotations come from — so no
+stage imports another stage for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from xlebench.errors import ConfigError
+from xlebench.llm.setup import llm_client
+from xlebench.plan.llm import LLMPlanner, PlannerPrompts
+from xlebench.plan.offline import PlannerParams
+from xlebench.runner.stage import StageContext
+from xlebench.tasks.registry import Recipe, recipes_from_config
+from xlebench.tasks.source import AnnotationIndex, load_annotations
+
+#: The plan stage's chunk embeddings, which simulate reads.
+CHUNK_EMBEDDINGS = "chunk_embeddings.npy"
+
+
+def embedder_settings(cfg: DictConfig) -> dict[str, Any]:
+    """The embedder's settings; fp32 on the CPU, the defaults, are left out so that stage
+    fingerprints made before those knobs existed stay valid."""
+    embedder = OmegaConf.to_container(cfg.matcher.embedder, resolve=True)
+    return {**{k: embedder[k] for k in ("kind", "dim", "model", "batch_size")},
+            **{k: embedder[k] for k, default in (("precision", "fp32"), ("device", "cpu"))
+               if embedder[k] != default}}
+
+
+def planner_params(cfg: DictConfig) -> PlannerParams:
+    """The ``planner`` group's schema instance: the planner's runtime settings."""
+    return OmegaConf.to_object(cfg.planner)
+
+
+def llm_planner(cfg: DictConfig, who: str) -> LLMPlanner | None:
+    """The LLM planner when planner=llm (None for the offline planner)."""
+    kind = str(cfg.planner.kind)
+    if kind == "offline":
+        return None
+    if kind != "llm":
+        raise ConfigError(f"planner.kind={kind!r}: expected offline or llm")
+    return LLMPlanner(llm_client(cfg, who), planner_params(cfg),
+                      max_retries=int(cfg.llm.max_retries),
+                      prompts=PlannerPrompts(**dict(cfg.planner.prompts)))
+
+
+def stage_annotations(ctx: StageContext, root: Path | None, min_duration_s: float = 0.0
+                      ) -> AnnotationIndex:
+    """The Ego4D annotations of the videos the logs use (from the Ego4D root, or the synthetic
+    corpus kept with the library; none for the X-LeBench release, whose logs then get no
+    annotation-based items, counted)."""
+    uid, _ = ctx["library"].only()
+    lib_dir = ctx["library"].unit_dir(uid)
+    root = root or (lib_dir / "corpus" if (lib_dir / "corpus").is_dir() else None)
+    if root is None:
+        return AnnotationIndex()
+    uids = {s["video_uid"] for r in ctx["simulate"].records.values() for s in r["segments"]}
+    return load_annotations(root, uids, min_duration_s)
+
+
+def annotations_root(cfg: DictConfig) -> Path | None:
+    """The Ego4D folder whose annotations items come from: ``library.annotations_root`` (any
+    library, e.g. the authors' file paired with a local download), else an ego4d library's
+    own root (the synthetic corpus keeps its own beside the library)."""
+    lib = OmegaConf.to_container(cfg.library, resolve=True)
+    if lib.get("annotations_root"):
+        root = Path(lib["annotations_root"])
+        if not any((root / d / "annotations").is_dir() for d in ("v2", "v1", ".")):
+            raise ConfigError(f"library.annotations_root={root}: no v2/annotations/ folder "
+                              "there; point it at your Ego4D download (the folder holding v2/)")
+        return root
+    return Path(lib["root"]) if lib["kind"] == "ego4d" else None
+
+
+def configured_recipes(cfg: DictConfig) -> dict[str, tuple[Recipe, Any]]:
+    """The recipes of ``cfg.tasks``, resolved and with their parameters checked."""
+    return recipes_from_config(OmegaConf.to_container(cfg.tasks, resolve=True) or {})
