@@ -49,6 +49,14 @@ def grounded_reply(answer: str, spans: str) -> str:
     return f"###Answer: {answer}\n###Evidence: {spans}"
 
 
+def clock_spans(spans: Sequence[tuple[float, float]]) -> str:
+    """``[07:30:12 - 07:30:19], ...``: a system's evidence on the clock, each span at least a
+    second long (a point on the clock would print as an empty span)."""
+    from xlebench.clock import fmt_hhmmss
+
+    return ", ".join(f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans)
+
+
 def answer_part(text: str) -> str:
     """The prose of a grounded text: its ``###Answer`` section, or what precedes an
     ``Evidence:`` line (the earlier layout, still read), or the whole text."""

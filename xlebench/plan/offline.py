@@ -348,10 +348,10 @@ def plan_day(persona: Persona, vocabulary: Sequence[str], params: PlannerParams,
     several = params.chunk_text in ("plan", "agenda")
     for k, (act, start, length) in enumerate(pieces):
         group = _window(pieces, k, params.activities_per_chunk) if several else [pieces[k]]
-        names = _scenario_names(group, tax, picker)
-        own = _scenario_names([pieces[k]], tax, picker)
-        names, wider = (names, ()) if params.chunk_scenarios == "window" else (
-            own, names if names != own else ())
+        names, wider = _scenario_names(group, tax, picker), ()
+        if params.chunk_scenarios == "own":  # the window's names stay for the ladder
+            own = _scenario_names([pieces[k]], tax, picker)
+            names, wider = own, (names if names != own else ())
         text = _chunk_text(params.chunk_text, group, act, rng)
         chunks.append(PlanChunk(
             chunk_id=f"{persona.persona_id}-c{k:02d}", start_s=start, end_s=start + length,

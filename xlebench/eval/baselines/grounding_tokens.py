@@ -18,12 +18,12 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xlebench.clock import fmt_hhmmss
 from xlebench.errors import ConfigError
 from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
 from xlebench.eval.captioners import evenly
 from xlebench.eval.metrics import union
-from xlebench.eval.parse import answer_part, grounded_reply
+from xlebench.eval.parse import answer_part, clock_spans, grounded_reply
+from xlebench.eval.scorers import strip_tokens
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame
 
@@ -31,7 +31,11 @@ from xlebench.vlm.messages import Frame
 TOKENS = ("Enclose each key action or object of your answer in a pair of grounding tokens, "
           "numbered in order: <T1>...</T1>, <T2>...</T2>.")
 _PAIR = re.compile(r"<T(\d+)>(.*?)</T\1>", re.DOTALL)
-_TAG = re.compile(r"</?T\d+>")
+
+
+def _grounded(recipe: Any) -> bool:
+    """Whether the recipe's answers are grounded (MultiHop-EgoQA's kind)."""
+    return getattr(recipe.scorer, "kind", "") == "grounded"
 
 
 def queries(answer: str) -> list[tuple[int, int]]:
@@ -79,24 +83,22 @@ class GroundingTokens:
                 for it in items]
         out = {}
         for it, messages, c in zip(items, asks, answer_all(self.vlm, asks), strict=True):
-            grounded = getattr(recipes[it["subtask"]].scorer, "kind", "") == "grounded"
-            out[it["item_id"]] = self._ground(it, messages, c.text, shown) if grounded \
-                else c.text
+            out[it["item_id"]] = self._ground(it, messages, c.text, shown) \
+                if _grounded(recipes[it["subtask"]]) else c.text
         return out
 
     @staticmethod
     def _format(recipe: Any) -> str:
-        grounded = getattr(recipe.scorer, "kind", "") == "grounded"
-        return f"{recipe.answer_format} {TOKENS}" if grounded else recipe.answer_format
+        return f"{recipe.answer_format} {TOKENS}" if _grounded(recipe) \
+            else recipe.answer_format
 
     def _ground(self, item: dict, messages: list[dict], reply: str,
                 shown: list[Frame]) -> str:
         answer = answer_part(reply).strip() or reply.strip() or "."
         if not shown:  # nothing seen, nothing to ground: the answer without evidence
-            return grounded_reply(_TAG.sub("", answer).strip(), "")
+            return grounded_reply(strip_tokens(answer), "")
         rows = self.vlm.grounding_similarity(messages, answer, queries(answer))
         period = item.get("period") or {}
         lo, hi = period.get("start_s", float("-inf")), period.get("end_s", float("inf"))
         spans = evidence(rows, shown, [lo <= f.virtual_s <= hi for f in shown])
-        return grounded_reply(_TAG.sub("", answer).strip(), ", ".join(
-            f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans))
+        return grounded_reply(strip_tokens(answer), clock_spans(spans))

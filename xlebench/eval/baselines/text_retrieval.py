@@ -29,7 +29,7 @@ from xlebench.eval.baselines.captions import Caption
 from xlebench.eval.baselines.grounded_events import answer_event
 from xlebench.eval.baselines.short_answers import answer_short
 from xlebench.eval.metrics import rouge_l
-from xlebench.eval.parse import clock_seconds, grounded_reply
+from xlebench.eval.parse import clock_seconds, clock_spans, grounded_reply
 from xlebench.library.language import at_place, join_and, third_person
 from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.aggregate import offline_aggregate
@@ -226,8 +226,7 @@ class TextRetrievalBaseline:
             return NO_INFO
         spans = [(c.virtual_s, min(end, c.virtual_s + self.p.nlq_window_s)) for c, end in hits]
         text = " ".join(dict.fromkeys(c.text.rstrip(".") + "." for c, _ in hits))
-        return grounded_reply(text, ", ".join(
-            f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans))
+        return grounded_reply(text, clock_spans(spans))
 
     @staticmethod
     def _events(item: dict, captions: Sequence[Caption], roles: bool) -> str:

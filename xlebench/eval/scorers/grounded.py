@@ -9,10 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.clock import fmt_hhmmss
 from xlebench.eval.cider import cider_d
 from xlebench.eval.metrics import bleu4, grounding_overlap, meteor, rouge_l, rouge_l_content
-from xlebench.eval.parse import grounded_reply, paper_parts, parse_spans
+from xlebench.eval.parse import clock_spans, grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
 from xlebench.eval.scorers.text import (
@@ -67,8 +66,7 @@ def _fit(train: Sequence[dict]) -> dict:
 
 def _reply(item: dict, model: dict, text: str) -> str:
     spans = prior_windows(item, model["positions"], model["k"])
-    return grounded_reply(text, ", ".join(
-        f"[{fmt_hhmmss(a)} - {fmt_hhmmss(max(b, a + 1))}]" for a, b in spans))
+    return grounded_reply(text, clock_spans(spans))
 
 
 class GroundedAnswer(Base):
