@@ -6,12 +6,26 @@ Times past midnight are kept as seconds >= 86400 (the day overflows) and printed
 
 from __future__ import annotations
 
+import re
+
 DAY = 86_400
+_CLOCK = re.compile(r"^\s*(?:\+(\d)\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$")
 
 
 def parse_hhmm(text: str) -> int:
     h, _, m = text.strip().partition(":")
     return int(h) * 3600 + int(m) * 60
+
+
+def parse_clock(text: str) -> int:
+    """Seconds from 00:00 of ``HH:MM``, ``HH:MM:SS`` or ``+1 HH:MM[:SS]`` (next day); 24:00 ok."""
+    m = _CLOCK.match(str(text))
+    if not m:
+        raise ValueError(f"time {text!r} is not HH:MM or HH:MM:SS")
+    day, h, mi, s = (int(g) if g else 0 for g in m.groups())
+    if mi > 59 or s > 59 or h > 24 or (h == 24 and (mi or s)):
+        raise ValueError(f"time {text!r} is not a valid 24-hour clock time")
+    return day * DAY + h * 3600 + mi * 60 + s
 
 
 def fmt_hhmm(seconds: int) -> str:

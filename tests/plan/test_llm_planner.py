@@ -7,14 +7,14 @@ from functools import partial
 import pytest
 
 from tests.conftest import make_client
-from xlebench.clock import time_class
+from xlebench.clock import parse_clock, time_class
 from xlebench.errors import LLMResponseError
 from xlebench.llm.client import Usage
 from xlebench.llm.scripted import Fault
-from xlebench.plan.answers import Vocabulary, parse_clock
+from xlebench.plan.answers import Vocabulary
 from xlebench.plan.llm import LLMPlanner
 from xlebench.plan.offline import PlannerParams
-from xlebench.simulate.reflect import violations
+from xlebench.plan.reflect import violations
 
 VOCAB = ["Cooking", "Cleaning / laundry", "Car - commuting, road trip", "Eating",
          "Working at desk", "Playing a musical instrument", "Reading books", "Grocery shopping"]

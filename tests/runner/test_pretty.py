@@ -71,7 +71,7 @@ def test_circular_documents_are_refused() -> None:
 
 def test_a_real_life_log_round_trips() -> None:
     from xlebench.plan.chunks import PlanChunk
-    from xlebench.simulate.reflect import Revision, shared_chunk_dicts
+    from xlebench.plan.reflect import Revision, shared_chunk_dicts
 
     chunks = [PlanChunk(f"c{i}", 3600 * i, 3600 * i + 900, "cooking", "I cook dinner",
                         ("cooking",), "indoor", "day", "meal", i % 2) for i in range(12)]

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import make_client, run_inprocess
 from xlebench.eval.metrics import grounding_overlap, recall_grid
 from xlebench.eval.scorers import ScoreSettings, split_evidence
+from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.loopback import LoopbackLLMServer
 from xlebench.llm.scripted import UNBALANCED, Fault, ScriptedModel
@@ -20,7 +21,6 @@ from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.multihop_llm import validate_generated
 from xlebench.tasks.multihop_qa import RECIPE
-from xlebench.tasks.source import AnnotationIndex, Narration
 
 GT = [[0, 13], [26, 32], [44, 55], [145, 168]]  # the paper's Fig. 1 evidence, |U_g| = 53 s
 

@@ -18,6 +18,7 @@ from xlebench.eval.judge_check import check_judges, dev_pairs, rules_on_dev
 from xlebench.eval.judges import Judges
 from xlebench.eval.scorers import ScoreSettings, ShortAnswer
 from xlebench.eval.scorers.short import equivalent, parse_sequence, token_f1
+from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.client import Usage
 from xlebench.llm.loopback import LoopbackLLMServer
@@ -27,7 +28,6 @@ from xlebench.tasks import neptune_qa as Q
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
-from xlebench.tasks.source import AnnotationIndex, Narration
 
 
 @pytest.mark.parametrize(("answer", "reply", "ok"), [

@@ -8,12 +8,12 @@ import os
 import random
 from pathlib import Path
 
+from xlebench.library.annotations import AnnotationIndex, Moment, Narration, NLQQuery, clean_query
 from xlebench.library.records import ClipSummary, LibraryVideo
 from xlebench.tasks.actions import action_of, count_actions
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.registry import load_recipe
-from xlebench.tasks.source import AnnotationIndex, Moment, Narration, NLQQuery, clean_query
 
 GOLDEN = Path(__file__).parent / "golden_items.json"
 PARAMS = {

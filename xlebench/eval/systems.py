@@ -40,10 +40,10 @@ from xlebench.config.backends import vlm_backend
 from xlebench.errors import ConfigError
 from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.predictions import folder_slug
+from xlebench.library.annotations import AnnotationIndex
 from xlebench.llm.setup import llm_fingerprint, prompt_files
 from xlebench.runner.fingerprint import file_digest
 from xlebench.split import split_logs
-from xlebench.tasks.source import AnnotationIndex
 
 #: Backends whose ``model`` is not a litellm provider path: their identity names the backend.
 LOCAL_BACKENDS = ("scripted", "offline", "replay", "transformers")

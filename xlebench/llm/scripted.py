@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xlebench.clock import fmt_hhmm, fmt_hhmmss
+from xlebench.clock import fmt_hhmm, fmt_hhmmss, parse_clock
 from xlebench.llm.loopback import Reply
-from xlebench.plan.answers import parse_clock
 
 _TASK = re.compile(r"Task:\s*([a-z0-9_]+)")
 _INPUT = re.compile(r"```json\s*(.*?)```", re.DOTALL)

@@ -6,28 +6,15 @@ verbatim when the answer is retried (see `xlebench.llm.structured`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from xlebench.clock import DAY, fmt_hhmm
+from xlebench.clock import fmt_hhmm, parse_clock
 from xlebench.library.taxonomy import normalize_scenario
 
-_CLOCK = re.compile(r"^\s*(?:\+(\d)\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*$")
 Scene = Literal["indoor", "outdoor", "mixed"]
-
-
-def parse_clock(text: str) -> int:
-    """Seconds from 00:00 of ``HH:MM``, ``HH:MM:SS`` or ``+1 HH:MM[:SS]`` (next day); 24:00 ok."""
-    m = _CLOCK.match(str(text))
-    if not m:
-        raise ValueError(f"time {text!r} is not HH:MM or HH:MM:SS")
-    day, h, mi, s = (int(g) if g else 0 for g in m.groups())
-    if mi > 59 or s > 59 or h > 24 or (h == 24 and (mi or s)):
-        raise ValueError(f"time {text!r} is not a valid 24-hour clock time")
-    return day * DAY + h * 3600 + mi * 60 + s
 
 
 class _Strict(BaseModel):

@@ -34,7 +34,7 @@ from xlebench.plan.answers import (
 )
 from xlebench.plan.chunks import DayPlan, PlanChunk
 from xlebench.plan.offline import PlannerParams
-from xlebench.simulate.reflect import Revision, TimeClass, repair, violations
+from xlebench.plan.reflect import Revision, TimeClass, repair, violations
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from xlebench.clock import DAY, fmt_hhmm
 from xlebench.library.index import search
 from xlebench.library.records import LibraryVideo
 from xlebench.plan.chunks import PlanChunk
+from xlebench.plan.reflect import Revision
 from xlebench.simulate.filter import CandidateFilter, Level
-from xlebench.simulate.reflect import Revision
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
+from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import LLMClient
 from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
@@ -51,7 +52,6 @@ from xlebench.tasks.panel_filter import panel_verdicts
 from xlebench.tasks.provenance import keep_owned, owners, with_source
 from xlebench.tasks.registry import Recipe, load_recipe
 from xlebench.tasks.shape import shape_stats
-from xlebench.tasks.source import AnnotationIndex
 
 log = logging.getLogger(__name__)
 

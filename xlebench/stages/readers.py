@@ -10,12 +10,12 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
+from xlebench.library.annotations import AnnotationIndex, load_annotations
 from xlebench.llm.setup import llm_client
 from xlebench.plan.llm import LLMPlanner, PlannerPrompts
 from xlebench.plan.offline import PlannerParams
 from xlebench.runner.stage import StageContext
 from xlebench.tasks.registry import Recipe, recipes_from_config
-from xlebench.tasks.source import AnnotationIndex, load_annotations
 
 #: The plan stage's chunk embeddings, which simulate reads.
 CHUNK_EMBEDDINGS = "chunk_embeddings.npy"

@@ -23,13 +23,13 @@ from xlebench.persona.profile import Persona
 from xlebench.plan.answers import Vocabulary
 from xlebench.plan.chunks import DayPlan, PlanChunk
 from xlebench.plan.llm import LLMPlanner, memory_entry
+from xlebench.plan.reflect import Revision, reflect_offline, shared_chunk_dicts
 from xlebench.runner.atomic import dumps, link_or_copy, write_json
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.simulate.engine import Library, MatchParams, Reflector, popularity_prior, simulate_log
 from xlebench.simulate.filter import CandidateFilter, Level
-from xlebench.simulate.reflect import Revision, reflect_offline, shared_chunk_dicts
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 from xlebench.simulate.stats import simulation_stats
 from xlebench.stages.readers import (

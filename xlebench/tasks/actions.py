@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xlebench.library.annotations import Narration
 from xlebench.library.language import base_form
-from xlebench.tasks.source import Narration
 
 _C_LINE = re.compile(r"^#c\s+c\s+(.*)$", re.IGNORECASE)
 _STOP = {"a", "an", "the", "his", "her", "their", "some", "its", "my", "of", "with", "from",

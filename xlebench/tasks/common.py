@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from xlebench.clock import DAY
-from xlebench.plan.answers import parse_clock
+from xlebench.clock import DAY, parse_clock
 
 #: A period that starts after this (seconds) still belongs to the evening (past midnight).
 LATE = 10 ** 9

@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.records import LibraryVideo
 from xlebench.tasks.aggregate import Aggregator
 from xlebench.tasks.items import make_item
-from xlebench.tasks.source import AnnotationIndex
 
 
 @dataclass

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xlebench.library.annotations import Narration
 from xlebench.tasks.actions import Narrated, parse_narration
-from xlebench.tasks.source import Narration
 
 if TYPE_CHECKING:
     import networkx as nx

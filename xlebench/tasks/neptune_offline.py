@@ -39,9 +39,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xlebench.library.annotations import Narration
 from xlebench.library.language import gerund, third_person
 from xlebench.tasks.actions import Narrated, parse_narration
-from xlebench.tasks.source import Narration
 
 OFFLINE_CAPABILITIES = ("TO", "CT", "PR", "ID", "SC", "SUM", "CMP", "GR")
 

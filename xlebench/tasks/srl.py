@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from xlebench.library.annotations import Narration
 from xlebench.library.language import base_form
 from xlebench.tasks.actions import (
     ON_PARTICLE,
@@ -25,7 +26,6 @@ from xlebench.tasks.actions import (
     PREPOSITIONS,
     head_noun,
 )
-from xlebench.tasks.source import Narration
 
 ROLES = ("Arg0", "Arg1", "Arg2", "ALoc", "AScn")
 #: People-action verbs VidSitu's eventfulness ranking ignores.

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from xlebench.library.annotations import AnnotationIndex
 from xlebench.tasks.items import to_day
-from xlebench.tasks.source import AnnotationIndex
 
 _TAG = re.compile(r"^#\s*[co]\s+", re.IGNORECASE)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from xlebench.plan.chunks import PlanChunk
-from xlebench.simulate.reflect import Revision
+from xlebench.plan.reflect import Revision
 
 
 def _chunk(k: int, start: int) -> PlanChunk:
