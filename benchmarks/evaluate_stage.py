@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN = "from xlebench.cli import main; sys.argv = ['xlebench', *sys.argv[1:]]; main()"
+MAIN = "from xlebench.commands.cli import main; sys.argv = ['xlebench', *sys.argv[1:]]; main()"
 #: BERTScore on its own model (no shared pass); Sent.Sim still remembers its sentences.
 SEPARATE = ("import sys; from xlebench.eval.bertscore import BERTScorer; "
             "BERTScorer._shared = None; " + MAIN)

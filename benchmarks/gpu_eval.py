@@ -1,7 +1,7 @@
 """GPU evaluation at the paper's scale: real-size random Qwen2-VL models answer life-log questions.
 
 Throughput does not depend on weight values, so a model built from Qwen2-VL-2B's or -7B's
-configuration with random weights (`xlebench.vlm.tiny.random_qwen2_vl`, bfloat16, SDPA) costs
+configuration with random weights (`xlebench.testing.tiny_vlm.random_qwen2_vl`, bfloat16, SDPA) costs
 the FLOPs and memory of the trained one. For each size and frame count, ``--logs`` life logs of
 ``--items`` questions each (the end-to-end prompt, ``eval/end_to_end.v1``, over 560x420 frames
 in the paper's time-stamped blocks) are answered through the transformers backend, side by
@@ -40,11 +40,11 @@ from pathlib import Path
 from PIL import Image
 
 from xlebench.config.schema import VLMConfig
-from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
+from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
 from xlebench.tasks.registry import load_recipe
+from xlebench.testing.tiny_vlm import random_qwen2_vl
 from xlebench.vlm.lockstep import run_lockstep
 from xlebench.vlm.messages import Frame
-from xlebench.vlm.tiny import random_qwen2_vl
 from xlebench.vlm.transformers_backend import TransformersVLM
 
 #: Question shapes of the recipes (subtask, question), one log's worth cycling through them.

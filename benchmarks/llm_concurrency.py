@@ -34,8 +34,8 @@ import threading
 import time
 from pathlib import Path
 
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import ScriptedModel
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCATIONS = "[Japan,UK,USA,India]"

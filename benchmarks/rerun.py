@@ -21,8 +21,8 @@ from pathlib import Path
 from startup import byte_compile  # the sibling script (benchmarks/ is on sys.path when run)
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN = "from xlebench.cli import main; sys.argv = ['xlebench', *sys.argv[1:]]; main()"
-PROBE = "import sys, xlebench.cli as c; c._skip_mode_probe = lambda: None; " + MAIN
+MAIN = "from xlebench.commands.cli import main; sys.argv = ['xlebench', *sys.argv[1:]]; main()"
+PROBE = "import sys, xlebench.commands.cli as c; c._skip_mode_probe = lambda: None; " + MAIN
 ALWAYS = "import xlebench.pipeline as p; p.unchanged = lambda *a: False; " + PROBE
 
 

@@ -86,7 +86,7 @@ def main(overrides: list[str]) -> dict:
     outputs = next(Path(a.split("=", 1)[1]) for a in overrides
                    if a.startswith("paths.outputs="))
     install_timers()
-    from xlebench.cli import main as cli_main
+    from xlebench.commands.cli import main as cli_main
 
     sys.argv = ["xlebench", *overrides]
     try:

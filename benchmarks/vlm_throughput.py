@@ -2,7 +2,7 @@
 
 * frames: xlebench's segment sampler (1 fps, 560x420 JPEG, cached per source video) against
   plain ffmpeg extracting the same frames from the same camera-like video;
-* captions: the tiny random LLaVA (`xlebench.vlm.tiny`) through the transformers backend,
+* captions: the tiny random LLaVA (`xlebench.testing.tiny_vlm`) through the transformers backend,
   captioning 30-second segments at batch 1 and at batch 16, on the CPU and, when torch sees
   one, on the GPU (bfloat16);
 * prefix: end-to-end questions of 2 life logs (8 each, the same frames within a log) as
@@ -24,9 +24,9 @@ from pathlib import Path
 from xlebench.config.schema import VLMConfig
 from xlebench.media.ffmpeg import run_ffmpeg
 from xlebench.render.frames import FrameSpec, segment_frames
+from xlebench.testing.tiny_vlm import build_tiny_vlm
 from xlebench.vlm.client import make_vlm
 from xlebench.vlm.messages import Frame, message
-from xlebench.vlm.tiny import build_tiny_vlm
 
 
 def _camera_video(path: Path, seconds: int) -> Path:

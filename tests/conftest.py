@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from xlebench.llm.client import LLMClient, LLMSettings
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import ScriptedModel
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import ScriptedModel
 
 #: Evaluation records carry the date their numbers were produced; tests pin it the way
 #: reproducible builds do, so published bytes do not depend on the day (2026-01-01).
@@ -63,15 +63,15 @@ class Ran:
 
 
 def run_inprocess(outputs: Path, *args: str) -> Ran:
-    """The real entry point (`xlebench.cli.main`, Hydra included) in this process, its output
-    captured: ten times faster than a subprocess, for the many short runs of the bad-input
-    corpus."""
+    """The real entry point (`xlebench.commands.cli.main`, Hydra included) in this process, its
+    output captured: ten times faster than a subprocess, for the many short runs of the
+    bad-input corpus."""
     import contextlib
     import io
 
     from hydra.core.global_hydra import GlobalHydra
 
-    from xlebench import cli
+    from xlebench.commands import cli
 
     flags = [a for a in args if a.startswith("-")]
     rest = [a for a in args if not a.startswith("-")]

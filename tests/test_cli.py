@@ -141,7 +141,7 @@ def test_fast_help_lists_exactly_what_hydra_lists() -> None:
     fast = subprocess.run([sys.executable, "-m", "xlebench", "--help"], cwd=ROOT, env=cli_env(),
                           capture_output=True, text=True, timeout=60)
     plain = subprocess.run(
-        [sys.executable, "-c", "import sys; from xlebench.cli import _hydra_main; "
+        [sys.executable, "-c", "import sys; from xlebench.commands.cli import _hydra_main; "
          "sys.argv = ['xlebench', '--help']; _hydra_main()"],
         cwd=ROOT, env=cli_env(), capture_output=True, text=True, timeout=60)
     assert fast.returncode == plain.returncode == 0
@@ -163,7 +163,7 @@ def test_fast_help_lists_exactly_what_hydra_lists() -> None:
 ])
 def test_mode_probe_is_skipped_only_when_nothing_can_set_the_mode(args: list[str],
                                                                    needed: bool) -> None:
-    from xlebench.cli import mode_probe_needed
+    from xlebench.commands.cli import mode_probe_needed
 
     assert mode_probe_needed(args) is needed
 

@@ -8,7 +8,7 @@ from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
 from tests.conftest import CONF
-from xlebench.configstore import register
+from xlebench.commands.configstore import register
 
 register()
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, cli_env, run_inprocess, tree_bytes
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import ScriptedModel
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import ScriptedModel
 
 SMALL = ("name=multi", "library.n_videos=60", "matcher/embedder=hashing",
          "persona.locations=[Japan]", "persona.mbti=[INTJ,ENFP]", "eval.bertscore=false",

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from tests.conftest import cli_env, last_summary, run_cli, tree_bytes
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import Fault, ScriptedModel
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import Fault, ScriptedModel
 
 SMALL = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan,UK]",
          "persona.mbti=[INTJ]", "simulation=medium", "progress=false", "planner=llm",
@@ -128,7 +128,7 @@ def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_pat
     """A Socratic evaluation behind an endpoint that answers 200 with no content: the client
     retries, the evaluation unit fails, nothing is cached; against a healthy endpoint the
     same command then scores real answers."""
-    from xlebench.llm.faults import FaultProxy
+    from xlebench.testing.faults import FaultProxy
 
     out = tmp_path / "out"
     args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_config import _compose
-from xlebench.validate import validate_config
+from xlebench.commands.validate import validate_config
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FAST, run_cli
+from xlebench.commands.score import score_folder
 from xlebench.eval.blind import panel_rows
+from xlebench.eval.provenance import owners, source_key
 from xlebench.eval.scorers import ScoreSettings
-from xlebench.eval.standalone import score_folder
 from xlebench.export.questions import FIELDS, answer_key, question_id, video_name
 from xlebench.stages.annotate import REPEATED
-from xlebench.tasks.provenance import owners, source_key
 from xlebench.tasks.registry import load_recipe
 
 SUBTASKS = ("moment_retrieval", "single_summary", "action_counting")

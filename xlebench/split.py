@@ -2,7 +2,7 @@
 
 ``annotate.heldout=0.3`` marks a seeded 30% of the life logs ``test`` and the rest ``dev``
 (each item carries its log's ``split``). Splitting by life log keeps every item of a log on
-one side, and — since a benchmark asks each source once (`xlebench.tasks.provenance`) — every
+one side, and — since a benchmark asks each source once (`xlebench.eval.provenance`) — every
 source annotation too. The exports that carry answers (hf, lmms_eval, xlebench, egoschema,
 curation) hold the dev logs only; the questions view (``export/questions/``) holds both, each
 row naming its split, so a submitter answers the test questions and whoever holds the

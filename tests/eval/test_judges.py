@@ -14,9 +14,9 @@ from xlebench.eval.judge_check import dev_pairs
 from xlebench.eval.judges import Judges, judged_subtasks, parse_score10
 from xlebench.eval.scorers import ScoreSettings, TextSimilarity
 from xlebench.llm.client import Usage
-from xlebench.llm.loopback import LoopbackLLMServer, Reply
-from xlebench.llm.scripted import ScriptedModel
 from xlebench.tasks.registry import load_recipe
+from xlebench.testing.loopback import LoopbackLLMServer, Reply
+from xlebench.testing.scripted_llm import ScriptedModel
 
 
 @pytest.mark.parametrize(("reply", "value"), [

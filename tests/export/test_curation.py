@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from xlebench.errors import ConfigError
-from xlebench.export.curation import COLUMNS, curation_csv, read_verdicts
+from xlebench.export.curation import curation_csv
 from xlebench.tasks.filters import FilterContext, apply_filters, check_filters
+from xlebench.tasks.rater_sheet import COLUMNS, read_verdicts
 
 LOG = {"lifelog_id": "l", "segments": []}
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.tasks.test_recipes import LOG, _build
+from xlebench.commands.import_release import main
 from xlebench.export.release import hex8, release_files, release_layout
-from xlebench.export.release_import import import_release, main
+from xlebench.export.release_import import import_release
 from xlebench.tasks.registry import load_recipe
 
 #: Fields an imported item must reproduce exactly: everything scoring reads.
@@ -165,7 +166,7 @@ def test_cli_refuses_existing_output_and_reports_skips(tmp_path: Path, capsys) -
 
 def test_imported_release_scores_with_xlebench(tmp_path: Path, capsys) -> None:
     """Import, then `xlebench-score`: gold replies score 1 on every subtask, with floors."""
-    from xlebench.eval.standalone import main as score
+    from xlebench.commands.score import main as score
 
     rel = tmp_path / "rel"
     rel.mkdir()
@@ -183,7 +184,7 @@ def test_imported_release_scores_with_xlebench(tmp_path: Path, capsys) -> None:
     table = json.loads((tmp_path / "scored" / "table.json").read_text())
     assert {s: r["all"]["mean"] for s, r in table["rows"].items() if "AVG" not in s} == \
         {s: 1.0 for s in {it["subtask"] for it in items}}
-    from xlebench.eval.standalone import PAPER_ORDER
+    from xlebench.commands.score import PAPER_ORDER
 
     out = capsys.readouterr().out
     listed = list(dict.fromkeys(line.split("|")[1].strip() for line in out.splitlines()

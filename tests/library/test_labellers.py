@@ -24,8 +24,8 @@ from xlebench.library.labellers import (
 from xlebench.library.records import ClipSummary
 from xlebench.library.sources import Selection, load_ego4d
 from xlebench.library.synthetic import SyntheticSpec, generate_corpus
-from xlebench.llm.loopback import LoopbackLLMServer, Reply
 from xlebench.stages.library import make_labelling
+from xlebench.testing.loopback import LoopbackLLMServer, Reply
 
 EV = Evidence("vid-1", 600.0, ("Cooking",), ("#C C opens the fridge", "#C C walks down the street"),
               (ClipSummary(0, 300, "C cooks pasta in the kitchen. C talks."),

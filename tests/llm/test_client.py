@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import make_client
 from xlebench.errors import ConfigError, LLMCallError, UserError
 from xlebench.llm.client import LLMSettings
-from xlebench.llm.loopback import LoopbackLLMServer, Reply
-from xlebench.llm.scripted import Fault
+from xlebench.testing.loopback import LoopbackLLMServer, Reply
+from xlebench.testing.scripted_llm import Fault
 
 HELLO = [{"role": "system", "content": "Task: persona."},
          {"role": "user", "content": 'Input:\n```json\n{"location": "Japan", "mbti": "INTJ"}\n```'}]
@@ -40,7 +40,7 @@ def test_log_probabilities_are_asked_for_cached_and_kept(tmp_path) -> None:
     judge = [{"role": "system", "content": "Task: gem_judge."},
              {"role": "user", "content": "Candidate answer: C cuts onion\n"
                                          "Reference answer: C cuts the onion"}]
-    from xlebench.llm.scripted import ScriptedModel
+    from xlebench.testing.scripted_llm import ScriptedModel
 
     with LoopbackLLMServer(ScriptedModel()) as srv:
         client = make_client(srv, tmp_path)

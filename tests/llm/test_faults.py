@@ -12,8 +12,8 @@ import pytest
 from tests.conftest import make_client
 from xlebench.errors import LLMCallError, LLMResponseError
 from xlebench.llm.client import Usage
-from xlebench.llm.faults import FAULTS, FaultProxy
 from xlebench.llm.structured import ask_json
+from xlebench.testing.faults import FAULTS, FaultProxy
 
 HELLO = [{"role": "system", "content": "Task: persona."},
          {"role": "user", "content": 'Input:\n```json\n{"location": "Japan", "mbti": "INTJ"}\n```'}]

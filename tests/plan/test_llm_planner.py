@@ -10,11 +10,11 @@ from tests.conftest import make_client
 from xlebench.clock import parse_clock, time_class
 from xlebench.errors import LLMResponseError
 from xlebench.llm.client import Usage
-from xlebench.llm.scripted import Fault
 from xlebench.plan.answers import Vocabulary
 from xlebench.plan.llm import LLMPlanner
 from xlebench.plan.offline import PlannerParams
 from xlebench.plan.reflect import violations
+from xlebench.testing.scripted_llm import Fault
 
 VOCAB = ["Cooking", "Cleaning / laundry", "Car - commuting, road trip", "Eating",
          "Working at desk", "Playing a musical instrument", "Reading books", "Grocery shopping"]

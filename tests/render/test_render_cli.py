@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, cli_env, last_summary, run_cli
+from xlebench.commands.rebuild import main as rebuild_main
 from xlebench.media.probe import probe
-from xlebench.render.rebuild import main as rebuild_main
 from xlebench.render.render import sha256_file
 
 SMALL = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",

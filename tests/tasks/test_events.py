@@ -13,13 +13,13 @@ from xlebench.eval.cider import cider_d
 from xlebench.eval.corpus import class_averaged_accuracy, verb_recall_macro
 from xlebench.eval.scorers import ScoreSettings, parse_events
 from xlebench.library.annotations import AnnotationIndex, Narration
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import ScriptedModel
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.event_relation import RECIPE as RELATION
 from xlebench.tasks.event_srl import RECIPE as SRL
 from xlebench.tasks.srl import coreference, events_in, parse_roles
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import ScriptedModel
 
 
 def test_roles_by_rule() -> None:

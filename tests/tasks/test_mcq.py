@@ -17,13 +17,13 @@ from xlebench.eval.scorers import ChoiceAccuracy, ScoreSettings, position_histog
 from xlebench.eval.scorers.choice import expected, rule_picks
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import ScriptedModel
 from xlebench.tasks import egoschema_mcq as E
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters, length_ratio, parse_rank
 from xlebench.tasks.mcq import parse_answers, parse_questions
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import ScriptedModel
 
 #: The paper's own sample output (EgoSchema supplementary), both answer forms.
 PAPER_OUTPUT = """Question 1: What can you deduce about the relationship between C and the man?

@@ -15,12 +15,12 @@ from xlebench.eval.metrics import grounding_overlap, recall_grid
 from xlebench.eval.scorers import ScoreSettings, split_evidence
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import UNBALANCED, Fault, ScriptedModel
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.multihop_llm import validate_generated
 from xlebench.tasks.multihop_qa import RECIPE
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import UNBALANCED, Fault, ScriptedModel
 
 GT = [[0, 13], [26, 32], [44, 55], [145, 168]]  # the paper's Fig. 1 evidence, |U_g| = 53 s
 

@@ -21,13 +21,13 @@ from xlebench.eval.scorers.short import equivalent, parse_sequence, token_f1
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.client import Usage
-from xlebench.llm.loopback import LoopbackLLMServer
-from xlebench.llm.scripted import ScriptedModel
 from xlebench.tasks import neptune_offline as N
 from xlebench.tasks import neptune_qa as Q
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.context import Context
 from xlebench.tasks.filters import FilterContext, apply_filters
+from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.scripted_llm import ScriptedModel
 
 
 @pytest.mark.parametrize(("answer", "reply", "ok"), [
@@ -415,7 +415,7 @@ def test_a_judge_must_pass_the_dev_set() -> None:
 
 
 def test_a_malformed_rater_sheet_names_its_header(tmp_path: Path) -> None:
-    from xlebench.export.curation import read_verdicts
+    from xlebench.tasks.rater_sheet import read_verdicts
 
     bad = tmp_path / "s.csv"
     bad.write_text("id,score\nx,1\n")

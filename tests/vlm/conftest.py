@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from xlebench.vlm.tiny import build_tiny_vlm
+from xlebench.testing.tiny_vlm import build_tiny_vlm
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pytest
 
 from tests.vlm.test_vlm import LOG, _frames, _tiny_vlm
 from xlebench.config.schema import VLMConfig
-from xlebench.eval.baselines.grounding_tokens import GroundingTokens, evidence, queries
 from xlebench.eval.scorers import split_evidence
+from xlebench.systems.baselines.grounding_tokens import GroundingTokens, evidence, queries
 from xlebench.tasks.registry import load_recipe
 from xlebench.vlm.grounding import image_runs, reply_positions, token_span
 from xlebench.vlm.messages import Frame
@@ -55,8 +55,8 @@ def test_similarity_is_one_row_per_query_and_a_column_per_frame(tiny, tmp_path: 
                                                                  monkeypatch) -> None:
     """Rows are cosines in [-1, 1]; the query's states are the reply's own tokens (the
     reply's ids sit where `reply_positions` says), the same pass gives the same rows."""
-    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     if arch == "llava":

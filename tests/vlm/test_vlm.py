@@ -15,11 +15,11 @@ from PIL import Image
 
 from tests.conftest import run_cli, run_inprocess
 from xlebench.config.schema import VLMConfig
-from xlebench.eval.baselines.end_to_end import EndToEnd
-from xlebench.eval.captioners import VLMCaptioner
-from xlebench.llm.loopback import LoopbackLLMServer, Reply
 from xlebench.render.frames import FrameSpec
+from xlebench.systems.baselines.end_to_end import EndToEnd
+from xlebench.systems.captioners import VLMCaptioner
 from xlebench.tasks.registry import load_recipe
+from xlebench.testing.loopback import LoopbackLLMServer, Reply
 from xlebench.vlm.client import make_vlm
 from xlebench.vlm.messages import Frame
 
@@ -116,8 +116,8 @@ def test_likelihood_scoring_picks_the_most_likely_option_wherever_it_stands(
         tiny, tmp_path: Path) -> None:
     """EgoSchema's per-option scoring on the tiny model: the reply is the option with the
     highest mean token log-likelihood, and shuffling the options moves the pick with it."""
-    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-    from xlebench.eval.baselines.likelihood import ANSWER_FORMAT, NO_OPTIONS, Likelihood
+    from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.systems.baselines.likelihood import ANSWER_FORMAT, NO_OPTIONS, Likelihood
 
     frames = _frames(tmp_path, 4)
     vlm = _tiny_vlm(tiny, tmp_path / "cache", device="cpu")
@@ -148,8 +148,8 @@ def test_a_likelihood_reply_is_scored_right_on_both_neptune_views(tiny, tmp_path
     """Both per-option rules on the tiny model: the option they pick is scored as that option
     on the open-ended view (ShortAnswer) and on the multiple-choice view (ChoiceAccuracy) —
     right when it is the label, wrong otherwise; P("Yes") asks one prompt per option."""
-    from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
     from xlebench.eval.scorers import ChoiceAccuracy, ScoreSettings, ShortAnswer
+    from xlebench.systems.baselines.likelihood import Likelihood, YesLikelihood
 
     frames = _frames(tmp_path, 4)
     vlm = _tiny_vlm(tiny, tmp_path / "cache", device="cpu")
@@ -188,8 +188,8 @@ def test_likelihood_runs_the_frames_once_with_the_scores_of_a_pass_per_option(
         tiny, tmp_path: Path, arch: str) -> None:
     """Option scores from one pass over the prompt and a batch of options on its cache equal
     the scores of a full pass per option (frames included each time)."""
-    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     if arch == "llava":
@@ -278,7 +278,7 @@ def test_a_qwen2_vl_shares_its_frames_prefix_with_the_same_answers(tmp_path: Pat
     """Qwen2-VL (the benchmark's architecture: 3-D rotary positions over the image grid, a
     per-token type input) built in memory at a tiny size: shared-prefix answers are the
     tokens separate requests give, and the prefix runs once for the log's questions."""
-    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     loaded = random_qwen2_vl("tiny", seed=3)
@@ -309,8 +309,8 @@ def test_questions_decoded_together_after_the_prefix_get_the_logits_of_separate_
     barely move with the question, its logits do)."""
     import torch
 
-    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-    from xlebench.vlm.tiny import random_qwen2_vl
+    from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     processor, model = loaded = random_qwen2_vl("tiny", seed=3)
@@ -409,8 +409,8 @@ def test_shared_prefix_and_batches_across_logs_on_cuda(tmp_path: Path, dtype: st
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
     from xlebench.vlm.lockstep import run_lockstep
-    from xlebench.vlm.tiny import random_qwen2_vl
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     loaded = random_qwen2_vl("tiny", device="cuda", dtype=dtype, seed=3)
@@ -437,7 +437,7 @@ def test_shared_prefix_and_batches_across_logs_on_cuda(tmp_path: Path, dtype: st
 
 
 def _with_frames_request(frames: list[Frame]) -> list[dict]:
-    from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
+    from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
 
     return _with_frames(PROMPT, blocks(frames, LOG), question="What does C do?",
                         answer_format="One sentence.")
@@ -545,7 +545,7 @@ def test_shards_split_the_replies_and_a_last_run_merges(tmp_path: Path) -> None:
 def test_certificate_frames_come_from_the_evidence_spans_only(monkeypatch) -> None:
     """EgoSchema's certificate chooses the frames: spread over the evidence spans in
     proportion to their lengths, labelled on the day's clock, nothing from elsewhere."""
-    import xlebench.eval.frames as F
+    import xlebench.systems.frames as F
 
     asked: dict[str, list[float]] = {}
 

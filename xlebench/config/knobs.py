@@ -2,7 +2,7 @@
 
 Hydra's structured configs check key names and types at compose time; ranges ("workers >= 1",
 "a share between 0 and 1") live in the same field as metadata, so the schema that Hydra
-composes is also the one `xlebench.validate` checks before any work, and there is no
+composes is also the one `xlebench.commands.validate` checks before any work, and there is no
 second table of limits to keep in step.
 """
 

@@ -1,4 +1,4 @@
-"""Typed schemas for every config group (Hydra's ConfigStore: `xlebench.configstore`).
+"""Typed schemas for every config group (Hydra's ConfigStore: `xlebench.commands.configstore`).
 
 Each option file under ``conf/<group>/`` starts its defaults list with
 ``/schema/<group>/<kind>@_here_``, so Hydra checks its keys and types at compose time: a typo
@@ -295,7 +295,7 @@ class ExportConfig:
 class XLeBenchConfig:
     name: str = "demo"
     #: Evaluate a published benchmark by name (under paths.benchmarks) or folder: its
-    #: configuration is read from its manifest (xlebench/adopt.py).
+    #: configuration is read from its manifest (xlebench/commands/adopt.py).
     benchmark: str | None = None
     seed: int = knob(0, ge=0)
     stages: list[str] = field(default_factory=lambda: [

@@ -3,7 +3,7 @@
 Every scorer declares video-blind strategies (`xlebench.eval.scorers.base.Blind`): a constant
 summary, the query echoed back, option-only rules, count and position priors... This module
 runs them over a set of items and scores their answers like any system's replies. Strategies
-that learn from answers are **cross-fitted by source video** (`xlebench.tasks.provenance`): the
+that learn from answers are **cross-fitted by source video** (`xlebench.eval.provenance`): the
 source videos are split into folds, an item goes with its first video, and the items of one
 fold are answered by a strategy fitted only on items that share no video with any item of the
 fold (where items are about several videos each, a strategy is fitted per item on the items
@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlebench.eval.provenance import cluster_of, source_videos
 from xlebench.eval.score import make_row, score_items
 from xlebench.eval.scorers.base import Blind, BlindContext, ScoreSettings
 from xlebench.runner.rng import derive_seed, unit_rng
-from xlebench.tasks.provenance import cluster_of, source_videos
 
 #: Source videos are split into this many folds (fewer when there are fewer videos).
 FOLDS = 5

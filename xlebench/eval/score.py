@@ -23,8 +23,8 @@ from typing import Any
 
 from xlebench.eval.metrics import finite
 from xlebench.eval.parse import reply_status
+from xlebench.eval.provenance import cluster_of
 from xlebench.eval.scorers import ScoreSettings
-from xlebench.tasks.provenance import cluster_of
 
 #: Statuses the paper's protocol leaves out of its averages.
 PAPER_EXCLUDES = ("no_information", "refusal")

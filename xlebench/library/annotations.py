@@ -21,6 +21,15 @@ if TYPE_CHECKING:  # the pydantic models load only when annotations are read (no
     from xlebench.library.ego4d import Ego4DLayout
 
 
+_TAG = re.compile(r"^#\s*[co]\s+", re.IGNORECASE)
+
+
+def clean_narration(text: str) -> str:
+    """A narration without its ``#C``/``#O`` tag, ``#unsure`` and stray whitespace."""
+    t = _TAG.sub("", text.replace("#unsure", "").strip())
+    return " ".join(t.split())
+
+
 @dataclass(frozen=True)
 class NLQQuery:
     video_uid: str

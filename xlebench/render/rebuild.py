@@ -6,15 +6,13 @@ log from ``<media_root>/v2/full_scale/<video_uid>.mp4`` with the benchmark's own
 settings and compares the result with the recorded sha256 (byte-identical with the same media
 and ffmpeg build; otherwise the mapping and durations are still checked).
 
-Usage: python -m xlebench.render.rebuild BENCHMARK_DIR --media-root EGO4D_ROOT [--out DIR]
+Usage: xlebench-rebuild BENCHMARK_DIR --media-root EGO4D_ROOT [--out DIR]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -64,26 +62,3 @@ def rebuild(benchmark: Path, media_root: Path, out: Path) -> dict:
 
 def _stub(uid: str) -> LibraryVideo:
     return LibraryVideo(uid, 0.0, "", None, (), "uncertain", "mixed", "")
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m xlebench.render.rebuild",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("benchmark", type=Path)
-    ap.add_argument("--media-root", type=Path, required=True,
-                    help="folder with v2/full_scale/<video_uid>.mp4")
-    ap.add_argument("--out", type=Path, default=None, help="default: the benchmark folder")
-    args = ap.parse_args(argv)
-    out = args.out or args.benchmark
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        report = rebuild(args.benchmark, args.media_root, out)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(report, indent=1))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

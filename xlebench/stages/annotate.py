@@ -24,6 +24,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
+from xlebench.eval.provenance import keep_owned, owners, with_source
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import LLMClient
@@ -49,7 +50,6 @@ from xlebench.tasks.leaks import audit, other_queries, resolve, shown
 from xlebench.tasks.panel_filter import DROPPED as PANEL_DROPPED
 from xlebench.tasks.panel_filter import KIND as PANEL_KIND
 from xlebench.tasks.panel_filter import panel_verdicts
-from xlebench.tasks.provenance import keep_owned, owners, with_source
 from xlebench.tasks.registry import Recipe, load_recipe
 from xlebench.tasks.shape import shape_stats
 
@@ -195,7 +195,7 @@ class AnnotateStage(BaseStage):
     def compile(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
         """One recipe's items on one log that own their source: an item whose source
         annotation another life log's item of the recipe also asks about is kept in one of
-        them only (`xlebench.tasks.provenance.owners`), unless ``repeat_sources`` keeps the
+        them only (`xlebench.eval.provenance.owners`), unless ``repeat_sources`` keeps the
         paper's repetition. Deciding needs the recipe's items on every log, built once per
         process (a recipe that asks a model builds them in the first unit that asks)."""
         built, why = self._built_once(lifelog_id, name)

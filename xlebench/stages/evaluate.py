@@ -39,7 +39,6 @@ from xlebench.eval.predictions import (
 from xlebench.eval.predictions import digest as predictions_digest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
-from xlebench.eval.systems import build_systems, selected_logs, split_key
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.eval.validity import validity
 from xlebench.export.questions import resolve_ids
@@ -49,6 +48,7 @@ from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.stages.readers import configured_recipes
+from xlebench.systems.registry import build_systems, selected_logs, split_key
 from xlebench.tasks.panel_filter import filter_notes
 from xlebench.tasks.registry import Recipe, groups
 

@@ -21,10 +21,10 @@ from typing import ClassVar
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.backends import vlm_backend
-from xlebench.eval.systems import Systems, build_systems, selected_logs
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, Unit, UnitContext
 from xlebench.stages.readers import annotations_root, configured_recipes, stage_annotations
+from xlebench.systems.registry import Systems, build_systems, selected_logs
 from xlebench.tasks.registry import Recipe
 from xlebench.vlm.lockstep import run_lockstep
 

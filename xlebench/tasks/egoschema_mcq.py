@@ -35,8 +35,8 @@ from typing import Any
 
 from xlebench.clock import DAY
 from xlebench.config.knobs import knob
-from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.scorers import ChoiceAccuracy
+from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text

@@ -25,8 +25,8 @@ from typing import Any
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.config.knobs import knob
-from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.scorers import RELATIONS, RelationAccuracy
+from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json

@@ -206,7 +206,7 @@ def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdi
 
 
 def _raters(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
-    from xlebench.export.curation import read_verdicts
+    from xlebench.tasks.rater_sheet import read_verdicts
 
     rated = read_verdicts(spec["verdicts"]).get(item["item_id"])
     if rated is None:
@@ -295,14 +295,14 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
         for key in (k for k in FILTERS[kind][1] if k in RANGES):
             _check_number(f"tasks.{name}.filters[{i}].{key}", spec[key], *RANGES[key])
         if kind == "raters":
-            from xlebench.export.curation import read_verdicts
+            from xlebench.tasks.rater_sheet import read_verdicts
 
             read_verdicts(spec["verdicts"])  # a missing or malformed sheet stops the run here
             _check_drop(name, i, spec["drop"])
 
 
 def _check_drop(name: str, i: int, drop: Any) -> None:
-    from xlebench.export.curation import DUPLICATE, NEEDS, VERDICTS
+    from xlebench.tasks.rater_sheet import DUPLICATE, NEEDS, VERDICTS
 
     allowed = {v.lower() for v in (*VERDICTS, *NEEDS, DUPLICATE)}
     unknown = [d for d in (drop or []) if str(d).strip().lower() not in allowed]

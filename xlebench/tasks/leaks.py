@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from xlebench.eval.metrics import rouge_l_content, rouge_tokens
+from xlebench.eval.provenance import source_videos
 from xlebench.runner.rng import derive_seed
-from xlebench.tasks.provenance import source_videos
 
 #: Word n-grams compared, the share of an answer's n-grams that makes it printed, and the
 #: fewest words an answer needs to be compared at all.

@@ -8,9 +8,9 @@ import json
 import re
 from typing import Any
 
-from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.parse import answer_part
 from xlebench.eval.scorers import strip_tokens
+from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from itertools import permutations
 
 from xlebench.config.knobs import knob
-from xlebench.eval.baselines.captions import clean_narration
 from xlebench.eval.scorers.short import ShortAnswer, parse_number, token_f1
+from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text

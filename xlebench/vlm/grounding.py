@@ -9,7 +9,7 @@ frame's vector is the mean last-layer state of its image tokens, a query's the m
 its enclosed reply tokens, and the similarity is their cosine. GeLM learns two projections
 into a shared space and a saliency head; without its training data those are absent, so this
 measures what the frozen model's states carry, and says so in the system's name
-(`xlebench.eval.baselines.grounding_tokens`).
+(`xlebench.systems.baselines.grounding_tokens`).
 """
 
 from __future__ import annotations

@@ -38,12 +38,12 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from xlebench.config.backends import vlm_backend
 from xlebench.errors import ConfigError
-from xlebench.eval.baselines.captions import OracleNarrations
 from xlebench.eval.predictions import folder_slug
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.llm.setup import llm_fingerprint, prompt_files
 from xlebench.runner.fingerprint import file_digest
 from xlebench.split import split_logs
+from xlebench.systems.baselines.captions import OracleNarrations
 
 #: Backends whose ``model`` is not a litellm provider path: their identity names the backend.
 LOCAL_BACKENDS = ("scripted", "offline", "replay", "transformers")
@@ -183,7 +183,7 @@ def _answerer(cfg: DictConfig, systems: Systems, who: str):
 def _captions(cfg: DictConfig, systems: Systems) -> Any:
     if cfg.eval.captioner == "oracle_narrations":
         return systems.oracle
-    from xlebench.eval.captioners import VLMCaptioner
+    from xlebench.systems.captioners import VLMCaptioner
 
     return VLMCaptioner(systems.vlm, _media(cfg, systems), Path(cfg.paths.cache) / "frames",
                         _frame_spec(cfg), Path(cfg.paths.cache) / "captions",
@@ -246,7 +246,7 @@ Made = tuple[Any, dict, Model | None]
 
 
 def _text_retrieval(name: str, cfg: DictConfig, out: Systems) -> Made:
-    from xlebench.eval.baselines.text_retrieval import TextRetrievalBaseline
+    from xlebench.systems.baselines.text_retrieval import TextRetrievalBaseline
 
     return TextRetrievalBaseline(out.oracle), {
         "system": name, "version": TextRetrievalBaseline.version}, None
@@ -273,10 +273,10 @@ def _frames_identity(name: str, version: str, out: Systems, n: int, spec: Any,
 
 def _per_option(name: str, cfg: DictConfig, out: Systems) -> Made:
     """The systems reading a local model's scores: per-option likelihoods, hidden states."""
-    from xlebench.eval.baselines.end_to_end import PROMPT
-    from xlebench.eval.baselines.grounding_tokens import GroundingTokens
-    from xlebench.eval.baselines.likelihood import Likelihood, YesLikelihood
-    from xlebench.eval.frames import log_frames
+    from xlebench.systems.baselines.end_to_end import PROMPT
+    from xlebench.systems.baselines.grounding_tokens import GroundingTokens
+    from xlebench.systems.baselines.likelihood import Likelihood, YesLikelihood
+    from xlebench.systems.frames import log_frames
 
     media, root, n, spec = _frame_source(cfg, out)
     kind = {"end_to_end_likelihood": Likelihood, "end_to_end_yes": YesLikelihood,
@@ -286,9 +286,9 @@ def _per_option(name: str, cfg: DictConfig, out: Systems) -> Made:
 
 
 def _certificate(name: str, cfg: DictConfig, out: Systems) -> Made:
-    from xlebench.eval.baselines.certificate_frames import CertificateFrames
-    from xlebench.eval.baselines.end_to_end import PROMPT
-    from xlebench.eval.frames import evidence_frames
+    from xlebench.systems.baselines.certificate_frames import CertificateFrames
+    from xlebench.systems.baselines.end_to_end import PROMPT
+    from xlebench.systems.frames import evidence_frames
 
     media, root, n, spec = _frame_source(cfg, out)
     out.network |= vlm_backend(cfg.vlm.backend).remote
@@ -299,8 +299,8 @@ def _certificate(name: str, cfg: DictConfig, out: Systems) -> Made:
 
 
 def _end_to_end(name: str, cfg: DictConfig, out: Systems) -> Made:
-    from xlebench.eval.baselines.end_to_end import NOTES, PROMPT, EndToEnd
-    from xlebench.eval.frames import log_frames
+    from xlebench.systems.baselines.end_to_end import NOTES, PROMPT, EndToEnd
+    from xlebench.systems.frames import log_frames
 
     media, root, n, spec = _frame_source(cfg, out)
     out.network |= vlm_backend(cfg.vlm.backend).remote
@@ -314,7 +314,7 @@ def _end_to_end(name: str, cfg: DictConfig, out: Systems) -> Made:
 
 
 def _socratic(name: str, cfg: DictConfig, out: Systems) -> Made:
-    from xlebench.eval.baselines.socratic import SocraticBaseline
+    from xlebench.systems.baselines.socratic import SocraticBaseline
 
     out.vlm = out.vlm or _vlm(cfg, None)
     captions = _captions(cfg, out)

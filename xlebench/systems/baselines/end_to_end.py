@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
-from xlebench.eval.captioners import evenly
 from xlebench.llm.prompts import load_prompt
+from xlebench.systems.captioners import evenly
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame, message
 

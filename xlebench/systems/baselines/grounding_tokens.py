@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.errors import ConfigError
-from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-from xlebench.eval.captioners import evenly
 from xlebench.eval.metrics import union
 from xlebench.eval.parse import answer_part, clock_spans, grounded_reply
 from xlebench.eval.scorers import strip_tokens
+from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+from xlebench.systems.captioners import evenly
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame
 

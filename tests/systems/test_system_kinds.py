@@ -1,11 +1,11 @@
-"""Systems are declared once (`xlebench.eval.systems.KINDS`): every list of them is read from
+"""Systems are declared once (`xlebench.systems.registry.KINDS`): every list of them is read from
 the declarations, and the module's and the README's tables name each one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from xlebench.eval import systems
+from xlebench.systems import registry as systems
 
 
 def test_every_list_of_systems_is_read_from_the_declarations() -> None:

@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xlebench.eval.baselines.captions import Caption
-from xlebench.eval.frames import Media, segment_sets
 from xlebench.llm.prompts import load_prompt, prompt_path
 from xlebench.render.frames import FrameSpec
 from xlebench.runner.atomic import dumps, write_text
 from xlebench.runner.fingerprint import file_digest
+from xlebench.systems.baselines.captions import Caption
+from xlebench.systems.frames import Media, segment_sets
 from xlebench.tasks.items import to_day
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame, message

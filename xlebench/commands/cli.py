@@ -21,10 +21,10 @@ from omegaconf import DictConfig
 from rich.console import Console
 from rich.table import Table
 
-from xlebench.configstore import register
+from xlebench.commands.configstore import register
 from xlebench.errors import UserError, storage_error
 
-CONF_DIR = Path(__file__).resolve().parent / "conf"
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 log = logging.getLogger("xlebench")
 
 register()
@@ -184,9 +184,9 @@ def _write_run_summary(result) -> None:
 
 def run(cfg: DictConfig) -> int:
     """Run the pipeline for one composed config; returns the process exit status."""
-    from xlebench.adopt import adopt_config
+    from xlebench.commands.adopt import adopt_config
+    from xlebench.commands.validate import validate_config
     from xlebench.pipeline import run_pipeline
-    from xlebench.validate import validate_config
 
     console = Console(stderr=True)
     try:
@@ -303,8 +303,8 @@ def main() -> None:
     # transformers draws a "Loading weights" bar for every model it loads (the embedder,
     # BERTScore's encoder): noise in a compile's output, and garbage in a log file
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from xlebench.adopt import adopt_args
-    from xlebench.hydra_errors import install
+    from xlebench.commands.adopt import adopt_args
+    from xlebench.commands.hydra_errors import install
 
     install(CONF_DIR, _fail)
     try:

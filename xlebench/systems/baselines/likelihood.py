@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.errors import ConfigError
-from xlebench.eval.baselines.end_to_end import PROMPT, _with_frames, blocks
-from xlebench.eval.captioners import evenly
+from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+from xlebench.systems.captioners import evenly
 from xlebench.vlm.messages import Frame
 
 NO_OPTIONS = "There is no information available: likelihood scoring needs options."

@@ -3,14 +3,14 @@ that reads a query's other name for an object."""
 
 from __future__ import annotations
 
-from xlebench.eval.baselines.captions import Caption
-from xlebench.eval.baselines.text_retrieval import (
+from xlebench.eval.parse import parse_spans
+from xlebench.systems.baselines.captions import Caption
+from xlebench.systems.baselines.text_retrieval import (
     TextRetrievalBaseline,
     assign_texts,
     similar_words,
     word_set,
 )
-from xlebench.eval.parse import parse_spans
 
 
 def cap(t: float, text: str) -> Caption:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xlebench.eval.baselines.end_to_end import replies
+from xlebench.systems.baselines.end_to_end import replies
 from xlebench.vlm.messages import Frame
 
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
-from xlebench.eval.baselines.captions import Caption
 from xlebench.llm.prompts import load_prompt
+from xlebench.systems.baselines.captions import Caption
 
 
 def records(captions: Sequence[Caption], record_s: float = 30.0) -> list[tuple[float, str]]:

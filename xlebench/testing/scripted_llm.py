@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlebench.clock import fmt_hhmm, fmt_hhmmss, parse_clock
-from xlebench.llm.loopback import Reply
+from xlebench.testing.loopback import Reply
 
 _TASK = re.compile(r"Task:\s*([a-z0-9_]+)")
 _INPUT = re.compile(r"```json\s*(.*?)```", re.DOTALL)

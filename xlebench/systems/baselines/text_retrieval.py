@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 
 from xlebench.clock import fmt_hhmmss
-from xlebench.eval.baselines.captions import Caption
-from xlebench.eval.baselines.grounded_events import answer_event
-from xlebench.eval.baselines.short_answers import answer_short
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.parse import clock_seconds, clock_spans, grounded_reply
 from xlebench.library.language import at_place, join_and, third_person
+from xlebench.systems.baselines.captions import Caption
+from xlebench.systems.baselines.grounded_events import answer_event
+from xlebench.systems.baselines.short_answers import answer_short
 from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.aggregate import offline_aggregate
 from xlebench.tasks.wording import (

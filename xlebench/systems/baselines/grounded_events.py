@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from xlebench.clock import fmt_hhmmss
-from xlebench.eval.baselines.captions import Caption
 from xlebench.eval.parse import grounded_reply
+from xlebench.systems.baselines.captions import Caption
 
 _AFTER = re.compile(r"^What did I do right after I (.+) each time$")
 _FIRST = re.compile(r"^Did I (.+) or (.+) first$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from xlebench.eval.baselines.captions import Caption
+from xlebench.systems.baselines.captions import Caption
 from xlebench.tasks.actions import parse_narration
 from xlebench.tasks.neptune_offline import CHANGES
 

@@ -7,14 +7,11 @@ text) plug in through the same `CaptionSource` interface, cached per (video, 30-
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from xlebench.library.annotations import AnnotationIndex
+from xlebench.library.annotations import AnnotationIndex, clean_narration
 from xlebench.tasks.items import to_day
-
-_TAG = re.compile(r"^#\s*[co]\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -29,11 +26,6 @@ class CaptionSource(Protocol):
     name: str
 
     def captions(self, log: dict) -> list[Caption]: ...
-
-
-def clean_narration(text: str) -> str:
-    t = _TAG.sub("", text.replace("#unsure", "").strip())
-    return " ".join(t.split())
 
 
 class OracleNarrations:
