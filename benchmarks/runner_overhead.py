@@ -1,4 +1,4 @@
-"""Collecting finished units: the runner's queue-based `_as_completed` vs waiting on the set of
+"""Collecting finished units: the runner's queue-based `as_completed` vs waiting on the set of
 the remaining futures (the previous, quadratic way), side by side on the same futures.
 
 Usage: python benchmarks/runner_overhead.py [--units 5000 20000]
@@ -12,7 +12,7 @@ import time
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_futures
 
-from xlebench.runner.runner import _as_completed
+from xlebench.runner.progress import as_completed
 
 
 def _set_wait(futures: list[Future]):
@@ -44,7 +44,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = {}
     for n in args.units:
-        old, new = _time(_set_wait, n), _time(_as_completed, n)
+        old, new = _time(_set_wait, n), _time(as_completed, n)
         rows[n] = {"set_wait_s": round(old, 4), "queue_s": round(new, 4),
                    "speedup": round(old / new, 1)}
     print(json.dumps(rows, indent=1))

@@ -171,3 +171,29 @@ def test_no_stage_imports_another_stage() -> None:
                 if other in stages and other != path.stem:
                     found.append(f"{path.stem} -> {other}")
     assert not found, found
+
+
+def test_tasks_lists_exactly_the_recipes() -> None:
+    """Every module of `xlebench.tasks` declares a recipe; what they share is in `helpers/`."""
+    import importlib
+
+    from xlebench.tasks.helpers.registry import Recipe
+
+    root = PACKAGE / "tasks"
+    modules = sorted(p.stem for p in root.glob("*.py") if p.stem != "__init__")
+    plain = [m for m in modules if not isinstance(
+        getattr(importlib.import_module(f"xlebench.tasks.{m}"), "RECIPE", None), Recipe)]
+    assert plain == [], "move what is not a recipe into xlebench/tasks/helpers/"
+    assert sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__") \
+        == ["helpers"]
+
+
+def test_no_recipe_imports_another_recipe() -> None:
+    """What two recipes share lives in `xlebench.tasks.helpers`, so a recipe can be removed
+    or replaced alone."""
+    recipes = {p.stem for p in (PACKAGE / "tasks").glob("*.py")} - {"__init__"}
+    found = [(m, d) for m, deps in import_graph().items() for d in deps
+             if m.startswith("xlebench.tasks.") and m.split(".")[2] in recipes
+             and d.startswith("xlebench.tasks.") and d.split(".")[2] in recipes
+             and d.split(".")[2] != m.split(".")[2]]
+    assert found == []

@@ -45,7 +45,7 @@ from xlebench.config.schema import is_schema_default
 from xlebench.errors import ConfigError
 from xlebench.manifest import EVALUATION_SECTIONS
 from xlebench.runner.atomic import read_json
-from xlebench.runner.runner import _pid_alive
+from xlebench.runner.stage_dir import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +238,7 @@ def settle_leftovers(final: Path) -> None:
     for path in parent.glob(f".{final.name}.*-*"):
         kind, _, pid = path.name[len(final.name) + 2:].rpartition("-")
         if kind not in ("staging", "old", "rebase") or not pid.isdigit() \
-                or _pid_alive(int(pid)):
+                or pid_alive(int(pid)):
             continue
         if kind == "old":
             olds.append(path)

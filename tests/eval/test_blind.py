@@ -15,8 +15,8 @@ from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.eval.validity import validity
-from xlebench.tasks.filters import FilterContext, apply_filters
-from xlebench.tasks.registry import load_recipe
+from xlebench.tasks.helpers.filters import FilterContext, apply_filters
+from xlebench.tasks.helpers.registry import load_recipe
 
 S = ScoreSettings(bertscore=False)
 LOGS = [f"log{k}" for k in range(8)]
@@ -196,7 +196,7 @@ def test_the_panel_filter_drops_what_the_panel_answers_and_keeps_the_rest() -> N
     """Half the items have the longest-option trick (the panel answers them in every seed),
     half a short right option no rule finds: the panel filter drops the first half only,
     records its verdict on the kept ones, and the unit-level filters leave it alone."""
-    from xlebench.tasks.panel_filter import panel_verdicts
+    from xlebench.tasks.helpers.panel_filter import panel_verdicts
 
     def fair(log: str, k: int) -> dict:
         rng = random.Random(f"fair{log}{k}")
@@ -225,7 +225,7 @@ def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
     """Labels skewed toward one position make the position prior the strongest member; the
     filter does not drop by it (that would empty the position and create the skew the prior
     then reads as accuracy), so the kept labels keep every position."""
-    from xlebench.tasks.panel_filter import panel_verdicts
+    from xlebench.tasks.helpers.panel_filter import panel_verdicts
 
     items = []
     for log in LOGS:

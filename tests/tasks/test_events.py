@@ -13,11 +13,11 @@ from xlebench.eval.cider import cider_d
 from xlebench.eval.corpus import class_averaged_accuracy, verb_recall_macro
 from xlebench.eval.scorers import ScoreSettings, parse_events
 from xlebench.library.annotations import AnnotationIndex, Narration
-from xlebench.tasks.aggregate import offline_aggregate
-from xlebench.tasks.context import Context
 from xlebench.tasks.event_relation import RECIPE as RELATION
 from xlebench.tasks.event_srl import RECIPE as SRL
-from xlebench.tasks.srl import coreference, events_in, parse_roles
+from xlebench.tasks.helpers.aggregate import offline_aggregate
+from xlebench.tasks.helpers.context import Context
+from xlebench.tasks.helpers.srl import coreference, events_in, parse_roles
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import ScriptedModel
 
@@ -197,7 +197,7 @@ def test_references_are_other_annotators_and_verbs_need_two_of_them() -> None:
     """VidSitu's ground truth: a second narration of the *same* pass is another action, never
     a reference ("pours the salt" is not another description of "stirs the onion"); verbs
     are kept where two annotators agree, and one annotator's event says it has one."""
-    from xlebench.tasks.event_srl import _event
+    from xlebench.tasks.helpers.event_windows import _event
 
     one_pass = [[Narration(0.2, "#C C pours the salt into the stove", "a"),
                  Narration(1.1, "#C C stirs the onion in the sink", "b")]]
@@ -216,7 +216,7 @@ def test_every_annotators_roles_are_references() -> None:
     a reply with the second annotator's object scores as well as one with the first's, and
     the co-reference of a reply is scored by LEA."""
     from xlebench.eval.scorers import EventRoles
-    from xlebench.tasks.event_srl import _event
+    from xlebench.tasks.helpers.event_windows import _event
 
     passes = [[Narration(0.5, "#C C cuts the onion with the knife", "a")],
               [Narration(0.7, "#C C cuts the vegetable with the knife", "b")]]

@@ -7,11 +7,11 @@ from __future__ import annotations
 import random
 
 from tests.tasks.test_recipes import LOG, VIDEOS, _annotations
-from xlebench.tasks.aggregate import offline_aggregate
-from xlebench.tasks.common import segment_of
-from xlebench.tasks.context import Context
-from xlebench.tasks.leaks import audit, printed, prints, resolve
-from xlebench.tasks.registry import load_recipe
+from xlebench.tasks.helpers.aggregate import offline_aggregate
+from xlebench.tasks.helpers.common import segment_of
+from xlebench.tasks.helpers.context import Context
+from xlebench.tasks.helpers.leaks import audit, printed, prints, resolve
+from xlebench.tasks.helpers.registry import load_recipe
 from xlebench.tasks.summary_ordering import NO_CLIPS
 
 LONG = "C cooks the pasta in the kitchen and then washes the pan at the sink."
@@ -130,7 +130,7 @@ def test_ordering_texts_that_say_what_a_summary_answers_never_share_a_log_with_i
     sees nothing) but say the same of the same records: a reader who copies the right one
     scores high. One side per life log is kept, by a seeded coin: each recipe keeps items,
     and what the other queries of a log give falls to nothing."""
-    from xlebench.tasks.leaks import other_queries, shown
+    from xlebench.tasks.helpers.leaks import other_queries, shown
 
     said = {"v-cook": ("C cooks the pasta in the kitchen and then washes the pan at the sink.",
                        "At the sink C washes a pan after cooking pasta in a kitchen."),

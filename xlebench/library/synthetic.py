@@ -17,12 +17,11 @@ from pathlib import Path
 
 from xlebench.config.schema import SyntheticLibraryConfig
 from xlebench.library.ego4d_facts import COUNTRY_WEIGHTS, UNIVERSITY_COUNTRY
+from xlebench.library.synthetic_queries import moment_labels, nlq_queries
 from xlebench.library.synthetic_text import (
     clip_summary,
     consolidated_summary,
     make_events,
-    moment_labels,
-    nlq_queries,
     second_pass,
     summary_windows,
 )

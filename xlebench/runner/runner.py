@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
-import queue
 import shutil
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -26,26 +23,23 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.text import Text
 
-from xlebench.runner.atomic import barrier, read_json, write_json
+from xlebench.runner.atomic import barrier, read_json
 from xlebench.runner.execute import (
     Outcome,
     execute_unit,
     init_worker,
-    load_record,
     marker_path,
     run_in_worker,
 )
 from xlebench.runner.fingerprint import stage_fingerprint
+from xlebench.runner.progress import RateColumn, as_completed, reporter
 from xlebench.runner.progress_log import ProgressLog
-from xlebench.runner.stage import Stage, StageContext, StageResult, Unit, check_unit_id
+from xlebench.runner.stage import Stage, StageContext, StageResult, Unit
+from xlebench.runner.stage_dir import await_peers, cached_records, checked_units, prepare_stage_dir
 
 log = logging.getLogger(__name__)
 
@@ -199,13 +193,13 @@ class Runner:
         stage_dir = self.options.cache_dir / stage.name / folder
         if stage.name in self.options.force:
             shutil.rmtree(stage_dir, ignore_errors=True)
-        _prepare_stage_dir(stage_dir, folder_inputs)
+        prepare_stage_dir(stage_dir, folder_inputs)
         counters = StageCounters(stage.name, fp)
         ctx = StageContext(seed=self.options.seed, upstream=upstream,
-                           report=_reporter(progress, counters.activity))
-        units = _checked_units(stage, ctx)
+                           report=reporter(progress, counters.activity))
+        units = checked_units(stage, ctx)
         counters.total = len(units)
-        records, pending = _cached_records(stage_dir, units)
+        records, pending = cached_records(stage_dir, units)
         counters.cached = len(records)
         index, count = self.options.shard
         others: list[Unit] = []
@@ -232,7 +226,7 @@ class Runner:
             self._execute(stage, ctx, stage_dir, pending, counters, advance)
             barrier(stage_dir)  # the one durability point of the stage's units
         if others and self.options.shard_wait_s > 0 and not counters.failed:
-            counters.other_shards = _await_peers(stage_dir, others, self.options.shard_wait_s)
+            counters.other_shards = await_peers(stage_dir, others, self.options.shard_wait_s)
         counters.seconds = time.perf_counter() - start
         for u in units:  # this run's units, and those other jobs finished meanwhile
             if u.id not in records and marker_path(stage_dir, u.id).exists():
@@ -273,7 +267,7 @@ class Runner:
             return
         with self._pool(stage, ctx, stage_dir, workers) as pool:
             futures = [self._submit(pool, stage, u, ctx, stage_dir) for u in pending]
-            for fut in _as_completed(futures):
+            for fut in as_completed(futures):
                 if self._account(fut.result(), counters, advance):
                     for other in futures:
                         other.cancel()
@@ -330,130 +324,3 @@ class Runner:
             console=self.console,
             disable=not self.options.progress,
         )
-
-
-class RateColumn(ProgressColumn):
-    """Items per second (units, frames, captions...), from rich's own speed estimate."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:6.1f}/s" if speed else "      /s", style="progress.data.speed")
-
-
-def _reporter(progress: Progress, totals: dict[str, int]) -> Callable[[str, int], None]:
-    """Live counters under a stage's bar (frames, captions, model calls...), also kept in
-    ``totals`` for the run summary."""
-    tasks: dict[str, TaskID] = {}
-    lock = threading.Lock()
-
-    def report(counter: str, n: int) -> None:
-        if n <= 0:
-            return
-        with lock:
-            totals[counter] = totals.get(counter, 0) + n
-            if counter not in tasks:
-                tasks[counter] = progress.add_task(f"  {counter}", total=None)
-            progress.advance(tasks[counter], n)
-    return report
-
-
-def _await_peers(stage_dir: Path, others: Sequence[Unit], idle_s: float,
-                 poll_s: float = 0.2) -> int:
-    """Wait for the other shards' units of a stage while they keep arriving (at most
-    ``idle_s`` without a new one); the number still missing."""
-    left = [u for u in others if not marker_path(stage_dir, u.id).exists()]
-    last = time.monotonic()
-    while left and time.monotonic() - last < idle_s:
-        time.sleep(poll_s)
-        still = [u for u in left if not marker_path(stage_dir, u.id).exists()]
-        if len(still) < len(left):
-            last = time.monotonic()
-        left = still
-    return len(left)
-
-
-def _as_completed(futures: list[Future]) -> Iterable[Future]:
-    """Futures as they finish; those finished together in submission order. Each future
-    reports its own index through a queue when done (cancelled ones included): linear in the
-    number of units, where waiting on the set of the remaining ones is quadratic."""
-    finished: queue.SimpleQueue[int] = queue.SimpleQueue()
-    for k, fut in enumerate(futures):
-        fut.add_done_callback(lambda _f, k=k: finished.put(k))
-    left = len(futures)
-    while left:
-        batch = [finished.get()]
-        while True:
-            try:
-                batch.append(finished.get_nowait())
-            except queue.Empty:
-                break
-        left -= len(batch)
-        for k in sorted(batch):
-            if not futures[k].cancelled():
-                yield futures[k]
-
-
-def _cached_records(stage_dir: Path, units: list[Unit]) -> tuple[dict[str, dict], list[Unit]]:
-    """(records of the completed units, the units still to run)."""
-    records: dict[str, dict] = {}
-    pending = []
-    for u in units:
-        record = load_record(stage_dir, u.id)
-        if record is None:
-            pending.append(u)
-        else:
-            records[u.id] = record
-    return records, pending
-
-
-def _checked_units(stage: Stage, ctx: StageContext) -> list[Unit]:
-    units = stage.units(ctx)
-    seen: set[str] = set()
-    for unit in units:
-        check_unit_id(unit.id)
-        if unit.id in seen:
-            raise ValueError(f"stage {stage.name} declares unit id {unit.id!r} twice")
-        seen.add(unit.id)
-    return units
-
-
-def _prepare_stage_dir(stage_dir: Path, inputs: dict) -> None:
-    """Create the stage folder, record what it was built from, and settle leftovers.
-
-    A folder in ``units/`` without a marker can only come from a process killed between the
-    rename and the marker write; renames publish complete folders only, so it is marked done.
-    Temporary folders of processes that no longer exist are removed.
-    """
-    (stage_dir / "units").mkdir(parents=True, exist_ok=True)
-    (stage_dir / "done").mkdir(exist_ok=True)
-    if not (stage_dir / "stage.json").exists():
-        write_json(stage_dir / "stage.json", inputs)
-    for unit_dir in (stage_dir / "units").iterdir():
-        marker = marker_path(stage_dir, unit_dir.name)
-        if unit_dir.is_dir() and not marker.exists() and (unit_dir / "record.json").exists():
-            write_json(marker, {"unit": unit_dir.name, "attempts": 0, "recovered": True})
-    tmp_root = stage_dir / ".tmp"
-    if tmp_root.is_dir():
-        for tmp in tmp_root.iterdir():
-            if not _pid_alive(_tmp_pid(tmp.name)):
-                shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _tmp_pid(name: str) -> int:
-    parts = name.rsplit(".", 2)
-    try:
-        return int(parts[-2])
-    except (IndexError, ValueError):
-        return -1
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -1,6 +1,6 @@
 """Annotate stage: one unit per (life log, recipe) -> task items with answers on the clock.
 
-Recipes come from the open registry (`xlebench.tasks.registry`): built-in modules, entry
+Recipes come from the open registry (`xlebench.tasks.helpers.registry`): built-in modules, entry
 points, or your own ``_target_``. Each unit's id carries a key of its recipe's declaration,
 parameters and prompt files, and the stage's cache folder is named without them, so adding a
 recipe or changing one recipe's parameters computes only that recipe's units and reuses every
@@ -10,8 +10,6 @@ other one; the stage's fingerprint, which downstream stages see, covers all of t
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import logging
 import threading
 from collections import Counter, defaultdict
@@ -41,17 +39,24 @@ from xlebench.stages.readers import (
     embedder_settings,
     stage_annotations,
 )
-from xlebench.tasks.aggregate import LLMAggregator, offline_aggregate
-from xlebench.tasks.certificate import certificate, certificate_stats
-from xlebench.tasks.context import Context
-from xlebench.tasks.egoschema_mcq import evidence_narrations
-from xlebench.tasks.filters import FilterContext, apply_filters
-from xlebench.tasks.leaks import audit, other_queries, resolve, shown
-from xlebench.tasks.panel_filter import DROPPED as PANEL_DROPPED
-from xlebench.tasks.panel_filter import KIND as PANEL_KIND
-from xlebench.tasks.panel_filter import panel_verdicts
-from xlebench.tasks.registry import Recipe, load_recipe
-from xlebench.tasks.shape import shape_stats
+from xlebench.tasks.helpers.aggregate import LLMAggregator, offline_aggregate
+from xlebench.tasks.helpers.certificate import certificate, certificate_stats
+from xlebench.tasks.helpers.configured import (
+    derived_key,
+    empty_subtask_line,
+    recipe_filters,
+    recipe_key,
+    refuse_model_use,
+)
+from xlebench.tasks.helpers.context import Context
+from xlebench.tasks.helpers.filters import FilterContext, apply_filters
+from xlebench.tasks.helpers.leaks import audit, other_queries, resolve, shown
+from xlebench.tasks.helpers.mcq import evidence_narrations
+from xlebench.tasks.helpers.panel_filter import DROPPED as PANEL_DROPPED
+from xlebench.tasks.helpers.panel_filter import KIND as PANEL_KIND
+from xlebench.tasks.helpers.panel_filter import panel_verdicts
+from xlebench.tasks.helpers.registry import Recipe, load_recipe
+from xlebench.tasks.helpers.shape import shape_stats
 
 log = logging.getLogger(__name__)
 
@@ -68,35 +73,6 @@ PRINTED = "printed another item's answer or was printed by one (one of the two k
 #: the other way round): one side per life log kept, by a seeded coin.
 SHOWN = ("showed what another item of its life log answers, in other words, or was shown by "
          "one (one side kept per life log)")
-
-
-def recipe_key(recipe: Recipe, params: Any, raw: dict[str, Any]) -> str:
-    """What a recipe's items depend on besides the log: its declaration, parameters (filters
-    included), prompt files and where it comes from (8 hex digits, part of the unit id)."""
-    target = raw.get("_target_")
-    filters = raw.get("filters") or []
-    files = _filter_files(filters)
-    blob = json.dumps({"name": recipe.name, "task": recipe.task, "params": asdict(params),
-                       "filters": filters, **({"filter_files": files} if files else {}),
-                       "prompts": {p: file_digest(f) for p, f in
-                                   zip(recipe.prompts, prompt_files(list(recipe.prompts)),
-                                       strict=True)},
-                       "target": target}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:8]
-
-
-def _filter_files(filters: list) -> dict[str, str]:
-    """Digests of the files filters read (rater sheets, transcripts): a new verdict
-    recompiles the recipe's units."""
-    return {str(f[k]): file_digest(Path(f[k])) for f in filters if isinstance(f, dict)
-            for k in ("verdicts", "transcripts") if k in f and Path(str(f[k])).is_file()}
-
-
-def derived_key(keys: dict[str, str], name: str) -> str:
-    """A derived recipe's key: its own and every other configured recipe's (its sources)."""
-    blob = json.dumps({"own": keys[name], "others": {n: k for n, k in keys.items()
-                                                     if n != name}}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:8]
 
 
 class AnnotateStage(BaseStage):
@@ -247,12 +223,12 @@ class AnnotateStage(BaseStage):
 
     def finish(self, records: dict[str, dict]) -> dict[str, dict]:
         """Every recipe's items at once: of an item whose query prints another's answer (same
-        life log or source video, `xlebench.tasks.leaks`) and that other item, one is dropped
+        life log or source video, `xlebench.tasks.helpers.leaks`) and that other item, one is dropped
         and counted; of items whose query shows in other words what others of their life log
-        answer (`xlebench.tasks.leaks.shown`), one side per log; both unless
+        answer (`xlebench.tasks.helpers.leaks.shown`), one side per log; both unless
         ``printed_answers=keep`` (the paper's forms; the audit in stats/tasks.json still
         counts printed ones); then the ``panel`` filters of the recipes that
-        list one (`xlebench.tasks.panel_filter`)."""
+        list one (`xlebench.tasks.helpers.panel_filter`)."""
         if self.printed_answers != "keep":
             drop = resolve([it for rec in records.values() for it in rec["items"]],
                            self.validity_seed)
@@ -349,15 +325,12 @@ class AnnotateStage(BaseStage):
 
     @staticmethod
     def metric_settings() -> Any:
-        """The evaluation's default metric settings (no model metrics): what the validity
+        """The evaluation's default metric settings without model metrics: what the validity
         check and the panel filter score with."""
         from xlebench.config.schema import EvalConfig
         from xlebench.eval.scorers import ScoreSettings
 
-        ec = EvalConfig()
-        return ScoreSettings(ks=tuple(ec.ks), tious=tuple(ec.tious), bertscore=False,
-                             refusal_patterns=tuple(ec.refusal_patterns),
-                             no_information_patterns=tuple(ec.no_information_patterns))
+        return ScoreSettings.from_eval({**vars(EvalConfig()), "bertscore": False})
 
     def validity(self, items: list[dict], oracle: dict[str, str]) -> dict[str, Any]:
         """Per recipe: its full-information oracle against its blind panel
@@ -381,63 +354,6 @@ def _without(rec: dict, drop: set[str], why: str) -> dict:
         return rec
     stats = {**rec["stats"], why: rec["stats"].get(why, 0) + len(rec["items"]) - len(kept)}
     return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
-
-
-def _asks_model(params: Any) -> str | None:
-    """The parameter that makes a recipe generate with a model (``generator: llm``, nested
-    ``decoys.generator: llm``), if any."""
-    for name in ("generator", "decoys"):
-        value = getattr(params, name, None)
-        if value == "llm":
-            return name
-        if getattr(value, "generator", None) == "llm":
-            return f"{name}.generator"
-    return None
-
-
-def recipe_filters(task: dict, with_llm: bool) -> list:
-    """A recipe's filters: ``filters``, then ``model_filters`` when a model is configured."""
-    return [*(task.get("filters") or []), *((task.get("model_filters") or []) if with_llm
-                                            else [])]
-
-
-def refuse_model_use(recipes: dict[str, tuple[Recipe, Any]], tasks: dict) -> None:
-    """Under ``llm=offline``, a recipe or filter that asks a model is refused before any work."""
-    from xlebench.tasks.filters import MODEL_FILTERS
-
-    for name, (_, params) in recipes.items():
-        knob = _asks_model(params)
-        if knob:
-            raise ConfigError(f"tasks.{name}.{knob}=llm asks a model: set llm=litellm (or "
-                              "llm=replay), or choose the offline generator")
-        for i, spec in enumerate((tasks[name] or {}).get("filters") or []):
-            if spec.get("kind") in MODEL_FILTERS:
-                raise ConfigError(f"tasks.{name}.filters[{i}]: the {spec['kind']} filter asks "
-                                  "a text-only model: set llm=litellm (or llm=replay)")
-
-
-def empty_subtask_line(sub: str, recipe: Recipe, reasons: dict[str, int],
-                       root: Path | None, corpus: bool = False) -> str:
-    """One line for a recipe that compiled no item: why, and what gives it items. Empty
-    subtasks are left out of every table and export. A library that carries its own
-    annotations (``corpus``) had them; too few life logs met them."""
-    why = max(reasons.items(), key=lambda kv: kv[1])[0] if reasons else "no candidate"
-    ego4d = recipe.answer_source.startswith("Ego4D")
-    if ego4d and root is None and corpus:
-        fix = ("the library carries its source, but none of it fell in these life logs' "
-               "records (or other logs asked it first): compile more life logs "
-               "(persona.locations, persona.mbti, simulation.days) or a larger library "
-               "(library.n_videos)")
-    elif ego4d and root is None:
-        fix = ("its items come from Ego4D annotations, which this library does not carry: "
-               "add library.annotations_root=<your Ego4D download, the folder holding v2/>")
-    elif ego4d:
-        fix = (f"the matched videos carry none of its source ({recipe.answer_source}) under "
-               f"{root}; library.require_nlq=true / require_moments=true keeps only videos "
-               "that do")
-    else:
-        fix = f"see stats/tasks.json (skipped.{sub}) and its parameters in conf/tasks/{sub}.yaml"
-    return f"{sub}: 0 items ({why}); left out of the tables and exports. To get items: {fix}"
 
 
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:

@@ -1,1 +1,3 @@
-"""The task compiler: X-LeBench's 8 subtasks built from a life log's timeline + annotations."""
+"""The recipes: one module each, declaring ``RECIPE`` (`xlebench.tasks.helpers.registry`). What
+they share (context, items, wording, filters, readers, offline generators) is in
+`xlebench.tasks.helpers`."""

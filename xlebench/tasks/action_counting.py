@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import CountAccuracy
-from xlebench.tasks import wording as W
-from xlebench.tasks.actions import count_actions
-from xlebench.tasks.common import evidence, sample, segment_of, segment_period
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.actions import count_actions
+from xlebench.tasks.helpers.common import evidence, sample, segment_of, segment_period
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass

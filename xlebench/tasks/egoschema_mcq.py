@@ -12,13 +12,13 @@ keyword ("narration", "timestamp"...) are discarded and counted.
 ``window_s`` seconds holding ``min_narrations`` C acts — the order of its three phases, or what
 C does between two of them — with wrong answers from the same record, so the options' words
 do not tell the right one apart and the certificate spans minutes
-(`xlebench.tasks.egoschema_offline`).
+(`xlebench.tasks.helpers.egoschema_offline`).
 
 ``generator=offline_summaries`` (no model): "Which of the following best describes what C does
 ...", the record's library summary as the right option; the wrong ones are summaries of the
 videos *other life logs* recorded at the nearest clock times — the same process that picked
 the right one, so a video reused across days is no more often right than wrong — chosen as
-neighbours of a hidden anchor (`xlebench.tasks.mcq.anchored_decoys`: confusable, yet the right
+neighbours of a hidden anchor (`xlebench.tasks.helpers.mcq.anchored_decoys`: confusable, yet the right
 one is not the hub of its options), paraphrases of the answer excluded (cosine or content-word
 overlap). Measured on the demo before this: the most similar library summaries made the right
 answer the centroid of its options, and other logs' answers told a text-only learner which
@@ -31,36 +31,40 @@ Options are shuffled by the unit's generator; filters (``blind``, ``length_balan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from xlebench.clock import DAY
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import ChoiceAccuracy
 from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
-from xlebench.tasks import egoschema_offline as O
-from xlebench.tasks import neptune_offline as N
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_of, segment_period, summary_of, whole
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import BLIND_PROMPT, NO_Q_PROMPT, RecipeParams
-from xlebench.tasks.items import to_day
-from xlebench.tasks.mcq import (
+from xlebench.tasks.helpers import egoschema_offline as O
+from xlebench.tasks.helpers import neptune_offline as N
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import (
+    evidence,
+    sample,
+    segment_of,
+    segment_period,
+    summary_of,
+    whole,
+)
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import BLIND_PROMPT, NO_Q_PROMPT, RecipeParams
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.mcq import (
     FORMAT,
     NearDuplicate,
-    affinity,
-    anchored_decoys,
     mcq_answer,
     mcq_query,
     option_reply,
     parse_answers,
     parse_questions,
-    sampled_decoys,
+    serialize,
     shuffled,
 )
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers.other_logs import nearest_summaries, pick_decoys
+from xlebench.tasks.helpers.registry import Recipe
 
 PROMPTS = ("tasks/egoschema_q.v1", "tasks/egoschema_aw.v3", "tasks/egoschema_aw.v4",
            "tasks/egoschema_qaw.v2", "tasks/egoschema_a.v1", "tasks/egoschema_w.v1",
@@ -111,7 +115,7 @@ class EgoSchemaParams(RecipeParams):
     #: offline_summaries: segments of other logs considered per item, the nearest in clock
     #: time first; ``selection``: drawn uniformly from them (``sampled``: a text is wrong as
     #: often as it is right elsewhere) or as neighbours of a hidden anchor (``anchored``:
-    #: more confusable, but a text's popularity leaks; see `xlebench.tasks.mcq`).
+    #: more confusable, but a text's popularity leaks; see `xlebench.tasks.helpers.mcq`).
     pool: int = knob(40, ge=4, le=10_000)
     selection: str = knob("sampled", choices=("sampled", "anchored"))
     max_items_per_log: int | None = knob(6, ge=1)
@@ -132,23 +136,6 @@ def dense_windows(passes: list, duration_s: float, p: EgoSchemaParams) -> list[t
             out.append((start, inside))
         start += step
     return out
-
-
-def serialize(narrations: list, start: float) -> str:
-    """The paper's input: ``<t> - <narration>`` per line, then ``=====``."""
-    lines = [f"{int(n.t - start)} - {clean_narration(n.text)}" for n in narrations]
-    return "\n".join(lines + ["====="])
-
-
-def evidence_narrations(ann: Any, item: dict) -> str:
-    """The narrations (first pass) inside each of the item's evidence spans, serialized as
-    the generator reads a window (`serialize`): what EgoSchema's No-Q baseline is shown."""
-    blocks = []
-    for ev in item.get("evidence", []):
-        passes = ann.narrations.get(ev["video_uid"]) or [[]]
-        a, b = float(ev["source_start_s"]), float(ev["source_end_s"])
-        blocks.append(serialize([n for n in passes[0] if a <= n.t < b], a))
-    return "\n".join(blocks) or "(no narrations)"
 
 
 def _keep(question: str, answers: list[str], p: EgoSchemaParams, out: Built) -> bool:
@@ -260,41 +247,6 @@ def _from_llm(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
 
 def _candidates(ctx: Context, seg: dict, p: EgoSchemaParams) -> list[str]:
     return nearest_summaries(ctx, seg, p.pool)
-
-
-def nearest_summaries(ctx: Context, seg: dict, pool: int | None) -> list[str]:
-    """Summaries of the ``pool`` segments other logs recorded of a video from the same
-    country and of a similar length first (`affinity`), then nearest in clock time (other
-    videos; one entry per segment, so a video used often appears often), or of the library's
-    videos when the benchmark has no other log; every one of them for ``pool=None``."""
-    at = float(seg["start_s"]) % DAY
-    mine = ctx.videos.get(seg["video_uid"])
-
-    def rank(s: dict) -> int:
-        other = ctx.videos.get(s["video_uid"])
-        if mine is None or other is None:
-            return 3
-        return affinity(mine.country, other.country, mine.duration_s, other.duration_s)
-    found = sorted((rank(s), _clock_gap(float(s["start_s"]) % DAY, at), lid, s["index"],
-                    s["video_uid"])
-                   for lid, log in ctx.logs.items() if lid != ctx.log["lifelog_id"]
-                   for s in log["segments"] if s["video_uid"] != seg["video_uid"])
-    uids = [uid for *_, uid in found] or sorted(u for u in ctx.videos if u != seg["video_uid"])
-    return [ctx.videos[u].summary for u in uids if u in ctx.videos][:pool]
-
-
-def _clock_gap(a: float, b: float) -> float:
-    d = abs(a - b) % DAY
-    return min(d, DAY - d)
-
-
-def pick_decoys(answer: str, occurrences: list[str], n: int, selection: str, ctx: Context,
-                same: NearDuplicate) -> tuple[list[str], dict]:
-    """Wrong options drawn from other logs' answers: ``sampled`` or ``anchored``."""
-    if selection == "anchored":
-        texts = list(dict.fromkeys(occurrences))
-        return anchored_decoys(answer, texts, n, ctx.encode, ctx.rng, same)
-    return sampled_decoys(answer, occurrences, n, ctx.encode, ctx.rng, same)
 
 
 def _from_summaries(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:

@@ -30,11 +30,11 @@ from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
-from xlebench.tasks.common import evidence, sample
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.event_srl import EventParams, windows
-from xlebench.tasks.items import to_day
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers.common import evidence, sample
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.event_windows import EventParams, windows
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.registry import Recipe
 
 PROMPT = "tasks/event_relation.v2"
 FORMAT = ("Answer with one line per event: Event <k>: <Caused By | Enabled By | Reaction To | "

@@ -11,10 +11,16 @@ from dataclasses import dataclass
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.scorers import EventRoles
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.event_srl import EventParams, describe, event_times, reread, window_items
-from xlebench.tasks.registry import Recipe
-from xlebench.tasks.srl import ROLES, Event
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.event_windows import (
+    EventParams,
+    describe,
+    event_times,
+    reread,
+    window_items,
+)
+from xlebench.tasks.helpers.registry import Recipe
+from xlebench.tasks.helpers.srl import ROLES, Event
 
 FORMAT = ("Answer with one line per event: Event <k>: Arg0: <who>; Arg1: <what>; Arg2: <with "
           "what>; ALoc: <where>; AScn: <scene> (leave out a role the event does not have).")

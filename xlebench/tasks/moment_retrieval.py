@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import SpanRecall
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_of, segment_period
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.items import to_day
-from xlebench.tasks.nlq import SPAN_FORMAT
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import evidence, sample, segment_of, segment_period
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.nlq import SPAN_FORMAT
+from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import day_periods, day_phrase, in_period, summary_of, whole
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.registry import Recipe
-from xlebench.tasks.single_summary import SUMMARY_FORMAT, SUMMARY_SOURCE
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import day_periods, day_phrase, in_period, summary_of, whole
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.registry import Recipe
+from xlebench.tasks.helpers.wording import SUMMARY_FORMAT, SUMMARY_SOURCE
 
 
 @dataclass

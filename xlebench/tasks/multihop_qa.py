@@ -8,7 +8,7 @@ the question only a life log can pose. Questions come from templates offline (ca
 a repeated action, B: several actions on one object, C: one verb on several objects, D: one
 object in several places — node ``pobj``, the paper's third attribute — E: what followed each
 time a recurring action happened, F: whether a recurring or a one-off action came first;
-`xlebench.tasks.hop_events`) or from
+`xlebench.tasks.helpers.hop_events`) or from
 the LLM with the paper's generation prompt, validated (balanced, sequential tokens, one span
 per token, inside the window) and re-asked with the exact problem; an optional LLM judge drops
 unreasonable pairs.
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from xlebench.eval.scorers import GroundedAnswer
 from xlebench.llm.client import Usage
-from xlebench.tasks import hop_events as E
-from xlebench.tasks import hop_people as P
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.hops import Mined, Occurrence, mine, occurrences, recurring
-from xlebench.tasks.items import to_day
-from xlebench.tasks.multihop_items import (
+from xlebench.tasks.helpers import hop_events as E
+from xlebench.tasks.helpers import hop_people as P
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.hops import Mined, Occurrence, mine, occurrences, recurring
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.multihop_items import (
     FORMAT,
     Candidate,
     MultiHopParams,
@@ -35,10 +35,10 @@ from xlebench.tasks.multihop_items import (
     spans_of,
     template,
 )
-from xlebench.tasks.multihop_llm import from_llm, reasonable
-from xlebench.tasks.multihop_oracle import oracle
-from xlebench.tasks.multihop_split import keep_split
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers.multihop_llm import from_llm, reasonable
+from xlebench.tasks.helpers.multihop_oracle import oracle
+from xlebench.tasks.helpers.multihop_split import keep_split
+from xlebench.tasks.helpers.registry import Recipe
 
 
 # -- mining ---------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ def _from_nodes(mined: Mined, p: MultiHopParams, rec: Recurrence, seg: dict | No
 
 def _events(node: str, occs: list[Occurrence], ordered: list, tag, period, window, which
             ) -> list[Candidate]:
-    """E and F candidates of a recurring action (`xlebench.tasks.hop_events`)."""
+    """E and F candidates of a recurring action (`xlebench.tasks.helpers.hop_events`)."""
     out = []
     nxt = E.after_each(ordered, node)
     if nxt:

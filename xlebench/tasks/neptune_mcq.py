@@ -10,7 +10,7 @@ systems by capabilities, with the task average). ``provenance.source_item`` link
 its open-ended source.
 
 Both views of one question print each other's answer (the options hold the open-ended answer),
-so in one benchmark the leak audit keeps one view per question (`xlebench.tasks.leaks`); pick
+so in one benchmark the leak audit keeps one view per question (`xlebench.tasks.helpers.leaks`); pick
 one view with ``tasks=[neptune_mcq]`` or ``tasks=[neptune_qa]``, or keep both with
 ``annotate.printed_answers=keep`` (the paper's forms, audited).
 """
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import ChoiceAccuracy
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.derived import source_items, source_params
-from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
-from xlebench.tasks.mcq import FORMAT, mcq_answer, mcq_query, option_reply
-from xlebench.tasks.registry import Recipe, load_recipe
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.derived import source_items, source_params
+from xlebench.tasks.helpers.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.helpers.mcq import FORMAT, mcq_answer, mcq_query, option_reply
+from xlebench.tasks.helpers.registry import Recipe, load_recipe
 
 SOURCE = "neptune_qa"
 

@@ -11,7 +11,7 @@ every score down per capability with its n. Like Neptune's QADs, each item also 
 
 * ``generator=offline`` (no model; tests and the demo): questions of six capabilities written
   from the record's narrations by rules that make the answer unambiguous
-  (`xlebench.tasks.neptune_offline`), balanced across capabilities.
+  (`xlebench.tasks.helpers.neptune_offline`), balanced across capabilities.
 * ``generator=llm``: Neptune's pipeline — an optional visual-support call per record
   (``visual_support``: the elements of the record's captions that support its story), then
   "Craft {target_number} challenging short-answer questions" over the timestamped dense
@@ -36,14 +36,14 @@ from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
-from xlebench.tasks import neptune_offline as N
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, segment_of, segment_period, whole
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.egoschema_mcq import nearest_summaries
-from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
-from xlebench.tasks.items import to_day
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers import neptune_offline as N
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import evidence, segment_of, segment_period, whole
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.other_logs import nearest_summaries
+from xlebench.tasks.helpers.registry import Recipe
 
 CAPABILITIES = {"TO": "temporal ordering", "CE": "cause and effect", "SC": "state changes",
                 "VN": "visual narrative", "CI": "creator intent", "CT": "counting",

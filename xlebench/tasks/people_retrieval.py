@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xlebench.eval.scorers import SpanRecall
-from xlebench.tasks.nlq import SPAN_FORMAT, RetrievalParams, nlq_items, nlq_oracle
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers.nlq import SPAN_FORMAT, RetrievalParams, nlq_items, nlq_oracle
+from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import (
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import (
     padded_period,
     sample,
     segment_of,
@@ -17,12 +17,9 @@ from xlebench.tasks.common import (
     summary_of,
     whole,
 )
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.registry import Recipe
-
-SUMMARY_FORMAT = "Answer with a short summary."
-SUMMARY_SOURCE = "library summaries"
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass
@@ -52,7 +49,7 @@ def oracle(ctx: Context, p: SingleSummaryParams, item: dict) -> str:
 
 RECIPE = Recipe(
     name="single_summary", task="summarisation", schema=SingleSummaryParams, build=build,
-    scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
-    answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
+    scorer=TextSimilarity(), primary="rougeL_content", answer_format=W.SUMMARY_FORMAT,
+    answer_source=W.SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
     oracle=oracle, answers="descriptions",
     description="What happened in one recording, as one sentence.")

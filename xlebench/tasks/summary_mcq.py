@@ -30,12 +30,11 @@ from xlebench.eval.scorers.text import query_shape
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
-from xlebench.tasks.actions import parse_narration
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.derived import source_items
-from xlebench.tasks.egoschema_mcq import pick_decoys
-from xlebench.tasks.filters import QAD_PROMPT, RecipeParams
-from xlebench.tasks.mcq import (
+from xlebench.tasks.helpers.actions import parse_narration
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.derived import source_items
+from xlebench.tasks.helpers.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.helpers.mcq import (
     FORMAT,
     NearDuplicate,
     affinity,
@@ -44,7 +43,8 @@ from xlebench.tasks.mcq import (
     option_reply,
     shuffled,
 )
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers.other_logs import pick_decoys
+from xlebench.tasks.helpers.registry import Recipe
 
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 _WRONG = re.compile(r"^\W*wrong\s+answer\s*\d+\s*[:.)\-]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers import OrderAccuracy
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import summary_of, whole
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.leaks import prints
-from xlebench.tasks.registry import Recipe
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import summary_of, whole
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.leaks import prints
+from xlebench.tasks.helpers.registry import Recipe
 
 #: Stats key of a log left without an item: a record whose every clip summary prints its
 #: library summary (a short video's only clip says what its summary says).

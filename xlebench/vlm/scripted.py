@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from xlebench.tasks.wording import counting_actions
+from xlebench.tasks.helpers.wording import counting_actions
 from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
 

@@ -31,9 +31,9 @@ from xlebench.library.language import at_place, join_and, third_person
 from xlebench.systems.baselines.captions import Caption
 from xlebench.systems.baselines.grounded_events import answer_event
 from xlebench.systems.baselines.short_answers import answer_short
-from xlebench.tasks.actions import parse_narration
-from xlebench.tasks.aggregate import offline_aggregate
-from xlebench.tasks.wording import (
+from xlebench.tasks.helpers.actions import parse_narration
+from xlebench.tasks.helpers.aggregate import offline_aggregate
+from xlebench.tasks.helpers.wording import (
     counting_actions,
     counting_answer,
     counting_window,
@@ -232,7 +232,7 @@ class TextRetrievalBaseline:
     def _events(item: dict, captions: Sequence[Caption], roles: bool) -> str:
         """Each event's captions (the events' times are in the query), read as narrations:
         their verbs, or (``roles``) the first one's roles."""
-        from xlebench.tasks.srl import parse_roles
+        from xlebench.tasks.helpers.srl import parse_roles
 
         times = re.findall(rf"event (\d+)(?::| \() ?({_CLOCK}) - ({_CLOCK})", item["query"])
         if not times:

@@ -1,8 +1,8 @@
 """MultiHop-EgoQA's items (seed 003): the recipe's parameters, a mined candidate, and how a
 candidate becomes a question, an answer with ``<Tk>`` tokens and its grounded spans — shared by
 the template generator (`xlebench.tasks.multihop_qa`), the LLM path
-(`xlebench.tasks.multihop_llm`) and the full-information oracle
-(`xlebench.tasks.multihop_oracle`)."""
+(`xlebench.tasks.helpers.multihop_llm`) and the full-information oracle
+(`xlebench.tasks.helpers.multihop_oracle`)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ from xlebench.eval.metrics import union
 from xlebench.eval.parse import grounded_reply
 from xlebench.eval.scorers import strip_tokens
 from xlebench.library.language import INSIDE, at_place, join_and, past
-from xlebench.tasks import hop_events as E
-from xlebench.tasks import hop_people as P
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence
-from xlebench.tasks.context import Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.hops import Occurrence
-from xlebench.tasks.items import to_day
-from xlebench.tasks.multihop_split import SPLITS
+from xlebench.tasks.helpers import hop_events as E
+from xlebench.tasks.helpers import hop_people as P
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import evidence
+from xlebench.tasks.helpers.context import Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.hops import Occurrence
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.multihop_split import SPLITS
 
 
 @dataclass
@@ -75,7 +75,7 @@ class MultiHopParams(RecipeParams):
     #: True spans shorter than this are widened symmetrically (a narration at s = e is 0 s).
     min_span_s: float = knob(1.0, ge=0)
     #: MultiHop-EgoQA's sets: train (generated), test (refined: the full-information oracle
-    #: must reproduce each item), by source video (`xlebench.tasks.multihop_split`); all: both.
+    #: must reproduce each item), by source video (`xlebench.tasks.helpers.multihop_split`); all: both.
     split: str = knob("all", choices=SPLITS)
     test_share: float = knob(0.3, gt=0, lt=1)
 

@@ -33,7 +33,7 @@ Kinds:
 * ``panel`` — multiple choice and short answers, offline (on by default for egoschema_mcq,
   summary_mcq and neptune_qa): the blind panel, cross-fitted over every life log in each of
   ``seeds`` seeded fold assignments; drop items its strongest member answers right in at least
-  ``drop_if_correct_at_least`` of them (`xlebench.tasks.panel_filter`; it runs once at the end
+  ``drop_if_correct_at_least`` of them (`xlebench.tasks.helpers.panel_filter`; it runs once at the end
   of the annotate stage, since it needs every log's items).
 
 * ``raters`` — human raters' verdicts (`xlebench.export.curation`: the sheet
@@ -206,7 +206,7 @@ def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdi
 
 
 def _raters(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
-    from xlebench.tasks.rater_sheet import read_verdicts
+    from xlebench.tasks.helpers.rater_sheet import read_verdicts
 
     rated = read_verdicts(spec["verdicts"]).get(item["item_id"])
     if rated is None:
@@ -295,14 +295,14 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
         for key in (k for k in FILTERS[kind][1] if k in RANGES):
             _check_number(f"tasks.{name}.filters[{i}].{key}", spec[key], *RANGES[key])
         if kind == "raters":
-            from xlebench.tasks.rater_sheet import read_verdicts
+            from xlebench.tasks.helpers.rater_sheet import read_verdicts
 
             read_verdicts(spec["verdicts"])  # a missing or malformed sheet stops the run here
             _check_drop(name, i, spec["drop"])
 
 
 def _check_drop(name: str, i: int, drop: Any) -> None:
-    from xlebench.tasks.rater_sheet import DUPLICATE, NEEDS, VERDICTS
+    from xlebench.tasks.helpers.rater_sheet import DUPLICATE, NEEDS, VERDICTS
 
     allowed = {v.lower() for v in (*VERDICTS, *NEEDS, DUPLICATE)}
     unknown = [d for d in (drop or []) if str(d).strip().lower() not in allowed]

@@ -14,9 +14,9 @@ from xlebench.library.annotations import clean_narration
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_json
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.items import to_day
-from xlebench.tasks.multihop_items import (
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.helpers.multihop_items import (
     ATTRIBUTE,
     Candidate,
     MultiHopParams,

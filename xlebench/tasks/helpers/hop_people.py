@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from xlebench.library.language import join_and
-from xlebench.tasks.actions import PEOPLE
-from xlebench.tasks.hops import Occurrence
+from xlebench.tasks.helpers.actions import PEOPLE
+from xlebench.tasks.helpers.hops import Occurrence
 
 _PERSON = re.compile(rf"\b(with|to|at)\s+((?:{'|'.join(sorted(PEOPLE))})\s+[A-Za-z])\b",
                      re.IGNORECASE)

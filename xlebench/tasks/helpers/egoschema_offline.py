@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
-from xlebench.tasks.neptune_offline import STATES, Event, phrase
+from xlebench.tasks.helpers.neptune_offline import STATES, Event, phrase
 
 KINDS = ("sequence", "between")
 #: Seconds an act's narration stands for around its timestamp (Ego4D narrations are points).

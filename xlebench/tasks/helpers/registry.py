@@ -58,7 +58,7 @@ class Recipe:
     #: What its query shows of the videos it is about, in words other items may answer with:
     #: ``descriptions`` (what C does in a record: the ordering texts, the actions a counting
     #: or Neptune question names), ``verbs`` (an event's verbs: VidSitu's roles task gives
-    #: them). See `xlebench.tasks.leaks.shown`.
+    #: them). See `xlebench.tasks.helpers.leaks.shown`.
     shows: tuple[str, ...] = ()
     #: What its answer is, in those terms (a summary answers with a description, an event's
     #: verb recognition with verbs): an item of the same life log whose query shows that of
@@ -143,7 +143,7 @@ def load_recipe(name: str, target: str | None = None) -> Recipe:
 def recipes_from_config(tasks: Mapping[str, Mapping[str, Any]]
                         ) -> dict[str, tuple[Recipe, Any]]:
     """``{name: (declaration, params)}`` for a composed ``tasks`` config, in its order."""
-    from xlebench.tasks.filters import check_filters
+    from xlebench.tasks.helpers.filters import check_filters
 
     out = {}
     for name, raw in tasks.items():

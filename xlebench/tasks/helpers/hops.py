@@ -1,7 +1,7 @@
 """Mining multi-hop evidence from narrations (MultiHop-EgoQA, Stage I).
 
 Each ``#C C`` narration is parsed into a verb, a direct object and a place
-(`xlebench.tasks.actions.parse_narration`) and lasts until the next narration's timestamp. A
+(`xlebench.tasks.helpers.actions.parse_narration`) and lasts until the next narration's timestamp. A
 node — an action (verb + object), an object, or a verb — recurs when it occurs in several
 narrations; its occurrences are the hops of a question about it. An action-scene graph
 (networkx: verbs, objects and places, joined when a narration names them together) tells
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xlebench.library.annotations import Narration
-from xlebench.tasks.actions import Narrated, parse_narration
+from xlebench.tasks.helpers.actions import Narrated, parse_narration
 
 if TYPE_CHECKING:
     import networkx as nx

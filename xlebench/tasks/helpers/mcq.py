@@ -12,8 +12,11 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from xlebench.library.annotations import clean_narration
 
 FORMAT = "Answer with the number of the correct option (Option k) and nothing else."
 
@@ -171,6 +174,23 @@ def anchored_decoys(answer: str, candidates: Sequence[str], n: int,
 
 
 # -- EgoSchema generations ---------------------------------------------------------------------
+
+def serialize(narrations: list, start: float) -> str:
+    """The paper's input: ``<t> - <narration>`` per line, then ``=====``."""
+    lines = [f"{int(n.t - start)} - {clean_narration(n.text)}" for n in narrations]
+    return "\n".join(lines + ["====="])
+
+
+def evidence_narrations(ann: Any, item: dict) -> str:
+    """The narrations (first pass) inside each of the item's evidence spans, serialized as
+    the generator reads a window (`serialize`): what EgoSchema's No-Q baseline is shown."""
+    blocks = []
+    for ev in item.get("evidence", []):
+        passes = ann.narrations.get(ev["video_uid"]) or [[]]
+        a, b = float(ev["source_start_s"]), float(ev["source_end_s"])
+        blocks.append(serialize([n for n in passes[0] if a <= n.t < b], a))
+    return "\n".join(blocks) or "(no narrations)"
+
 
 _LABEL = r"\s*(?:\*\*)?\s*[:.)\-]\s*(?:\*\*)?\s*"
 _QUESTION = re.compile(rf"^\W*question\s*(\d+){_LABEL}(.+?)\s*$", re.IGNORECASE | re.MULTILINE)

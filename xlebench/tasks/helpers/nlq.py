@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xlebench.config.knobs import knob
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import evidence, sample, segment_of, segment_period
-from xlebench.tasks.context import Built, Context
-from xlebench.tasks.filters import RecipeParams
-from xlebench.tasks.items import to_day
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import evidence, sample, segment_of, segment_period
+from xlebench.tasks.helpers.context import Built, Context
+from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.items import to_day
 
 SPAN_FORMAT = ("Answer with up to 5 time spans, most likely first, formatted as "
                "[HH:MM:SS - HH:MM:SS], separated by commas.")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from xlebench.library.annotations import Narration
 from xlebench.library.language import base_form
-from xlebench.tasks.actions import (
+from xlebench.tasks.helpers.actions import (
     ON_PARTICLE,
     PARTICLES,
     PEOPLE,

@@ -1,5 +1,5 @@
 """The task item record (DESIGN.md section 5); the words of queries and answers are in
-`xlebench.tasks.wording`."""
+`xlebench.tasks.helpers.wording`."""
 
 from __future__ import annotations
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from xlebench.eval.parse import grounded_reply
 from xlebench.eval.scorers import strip_tokens
-from xlebench.tasks import hop_events as E
-from xlebench.tasks import hop_people as P
-from xlebench.tasks import wording as W
-from xlebench.tasks.common import segment_of
-from xlebench.tasks.context import Context
-from xlebench.tasks.hops import Occurrence, occurrences
-from xlebench.tasks.multihop_items import (
+from xlebench.tasks.helpers import hop_events as E
+from xlebench.tasks.helpers import hop_people as P
+from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.helpers.common import segment_of
+from xlebench.tasks.helpers.context import Context
+from xlebench.tasks.helpers.hops import Occurrence, occurrences
+from xlebench.tasks.helpers.multihop_items import (
     MultiHopParams,
     past_phrase,
     richer_pass,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from xlebench.runner.rng import unit_random
-from xlebench.tasks.context import Context
-from xlebench.tasks.registry import load_recipe
+from xlebench.tasks.helpers.context import Context
+from xlebench.tasks.helpers.registry import load_recipe
 
 
 def source_params(ctx: Context, name: str) -> Any:

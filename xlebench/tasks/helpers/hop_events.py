@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from xlebench.tasks.hops import Occurrence
+from xlebench.tasks.helpers.hops import Occurrence
 
 Tagged = tuple[dict, Occurrence]
 

@@ -16,6 +16,10 @@ from collections.abc import Mapping, Sequence
 
 from xlebench.clock import fmt_hhmm, fmt_hhmmss
 
+#: How the three summary recipes ask for an answer, and where their references come from.
+SUMMARY_FORMAT = "Answer with a short summary."
+SUMMARY_SOURCE = "library summaries"
+
 
 def period_text(start_s: float, end_s: float) -> str:
     """``07:00 - 07:30``: the clock's minutes, floored as the release prints them, except

@@ -7,7 +7,7 @@ with a model or compare sentences — the shared cached LLM client and the sente
 Recipes that draw on the rest of the benchmark (multiple-choice decoys from other days) also
 get every life log and ``source_items(recipe, lifelog_id)``: the items the annotate stage
 compiles for another recipe on any log, exactly (same parameters, generator and filters), and
-``source_params(recipe)``, its parameters (`xlebench.tasks.derived`).
+``source_params(recipe)``, its parameters (`xlebench.tasks.helpers.derived`).
 `Built` is the items plus counts of why candidates were left out (reported in
 ``stats/tasks.json``, never dropped silently).
 """
@@ -22,8 +22,8 @@ from typing import Any
 
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.records import LibraryVideo
-from xlebench.tasks.aggregate import Aggregator
-from xlebench.tasks.items import make_item
+from xlebench.tasks.helpers.aggregate import Aggregator
+from xlebench.tasks.helpers.items import make_item
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Context:
     source_params: Callable[[str], Any] | None = None
 
     def item(self, **fields: Any) -> dict[str, Any]:
-        """A task item of this recipe for this log (`xlebench.tasks.items.make_item`)."""
+        """A task item of this recipe for this log (`xlebench.tasks.helpers.items.make_item`)."""
         return make_item(log=self.log, subtask=self.name, task=self.task, **fields)
 
 

@@ -41,7 +41,7 @@ from typing import Any
 
 from xlebench.library.annotations import Narration
 from xlebench.library.language import gerund, third_person
-from xlebench.tasks.actions import Narrated, parse_narration
+from xlebench.tasks.helpers.actions import Narrated, parse_narration
 
 OFFLINE_CAPABILITIES = ("TO", "CT", "PR", "ID", "SC", "SUM", "CMP", "GR")
 
@@ -119,7 +119,7 @@ def counts_agree(actions: Sequence[str], per_pass: Sequence[Sequence[Event]], ne
 def phrase(action: str, form: str = "base") -> str:
     """``pick up cup`` -> ``pick up the cup`` / ``picks up the cup`` / ``picking up the cup``,
     from an action of `events` (verb with its particle, then the object)."""
-    from xlebench.tasks.actions import PARTICLES
+    from xlebench.tasks.helpers.actions import PARTICLES
 
     words = action.split()
     verb = [words[0]] + [w for w in words[1:2] if w in PARTICLES or w in ("on", "at")]
