@@ -69,6 +69,27 @@ def test_scoring_predictions_keeps_everything_else(published: Path, tmp_path: Pa
         "evaluate": manifest["evaluations"]["predictions-mine"]["fingerprint"]}
 
 
+def test_what_every_result_derives_is_remade_from_the_folder_alone(published: Path,
+                                                                  tmp_path: Path) -> None:
+    """The leaderboard and the results page are derived once, at publication, from the folder
+    alone (`xlebench.report.results.derive`): remade in a copy without them, they are the
+    published bytes."""
+    import shutil
+
+    from xlebench.report.results import derive
+
+    bench = _bench(published)
+    copy = tmp_path / "copy"
+    shutil.copytree(bench, copy)
+    derived = ["results/leaderboard.md", "results/leaderboard.json", "report/results.html",
+               *(str(p.relative_to(copy)) for p in (copy / "report").glob("results-items*.js"))]
+    assert len(derived) > 3
+    for rel in derived:
+        (copy / rel).unlink()
+    derive(copy)
+    assert tree_bytes(copy) == tree_bytes(bench)
+
+
 def test_another_configuration_is_refused_before_any_work(published: Path) -> None:
     bench = _bench(published)
     before = tree_bytes(bench)

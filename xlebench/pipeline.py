@@ -8,7 +8,6 @@ goes into each stage's fingerprint.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from xlebench.publish import (
     open_publication,
     publish,
 )
+from xlebench.report.results import derive
 from xlebench.runner.atomic import barrier, deferred_durability, write_json
 from xlebench.runner.crash import crash_point
 from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
@@ -100,19 +100,6 @@ def resolve_stages(requested: list[str]) -> list[str]:
     return [s for s in PIPELINE if s in wanted]
 
 
-def with_report(stages: list[str], final: Path) -> list[str]:
-    """Scoring a system (``stages=[evaluate] eval.predictions=...``) also refreshes a published
-    report, whose results page shows every system: otherwise the report would be stale and the
-    run refused. Reports are cheap; everything else they read is cached."""
-    if "evaluate" not in stages or "report" in stages or not (final / MANIFEST).is_file():
-        return stages
-    try:
-        published = json.loads((final / MANIFEST).read_text("utf-8")).get("fingerprints", {})
-    except (OSError, ValueError):
-        return stages
-    return [*stages, "report"] if "report" in published else stages
-
-
 @dataclass
 class PipelineResult:
     summary: RunSummary
@@ -136,7 +123,7 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     final = Path(cfg.paths.benchmarks) / str(cfg.name)
     if bench_subdir:
         final = final / bench_subdir
-    names = resolve_stages(with_report(list(cfg.stages), final))
+    names = resolve_stages(list(cfg.stages))
     added = [n for n in names if n not in cfg.stages]
     if added:
         log.info("also running upstream stages %s (read from the cache where cached, "
@@ -207,9 +194,7 @@ def _run_and_publish(runner: Runner, specs: list[StageSpec], config: dict,
     def finalize(staging: Path, previous: dict | None) -> None:
         if previous is not staged_from:  # rebased onto another run's publication
             check_not_stale(pub, fps, pub.written)
-            for stage in exporters.values():
-                if stage.name in counts:
-                    stage.refresh(staging)
+        derive(staging)  # the leaderboard and results page, from every system's results
         manifest = build_manifest(config, fps, counts, upstream=upstream,
                                   evaluations=evaluations, previous=previous,
                                   choices=None if config.get("benchmark") else compose_choices())

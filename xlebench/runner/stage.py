@@ -159,11 +159,6 @@ class Stage(Protocol):
         carry over from the published benchmark (an evaluation's earlier records)."""
         ...
 
-    def refresh(self, dest: Path) -> None:
-        """At publication, after another run's publication was merged in: remake what this
-        stage derives from everything published (the leaderboard, the results page)."""
-        ...
-
 
 class BaseStage:
     """Defaults for the optional parts of the protocol, so stages state only what they need."""
@@ -207,9 +202,6 @@ class BaseStage:
         return {"records": len(result.records)}
 
     def remember(self, published: Path) -> None:
-        return None
-
-    def refresh(self, dest: Path) -> None:
         return None
 
     def owned_paths(self) -> Sequence[str]:

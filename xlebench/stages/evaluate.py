@@ -25,7 +25,6 @@ from xlebench.eval.leaderboard import (
     evaluation_config,
     evaluation_record,
     read_records,
-    write_leaderboard,
 )
 from xlebench.eval.predictions import (
     MAX_REPLY_CHARS,
@@ -182,7 +181,7 @@ class EvaluateStage(BaseStage):
 
     def owned_paths(self) -> list[str]:
         """Results are owned per (system, model): scoring one keeps every other's results;
-        the leaderboard is remade from all of them (`refresh`)."""
+        the leaderboard is remade from all of them at publication (`xlebench.report.results`)."""
         return [f"results/{name}" for name in self.systems] + list(LEADERBOARD_FILES)
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
@@ -197,18 +196,12 @@ class EvaluateStage(BaseStage):
             write_text(folder / "table.md", (src / "table.md").read_text("utf-8"))
             write_text(folder / "scores.jsonl", (src / "scores.jsonl").read_text("utf-8"))
             out[name] = {sub: cells["all"].get("mean") for sub, cells in table["rows"].items()}
-        write_leaderboard(dest)
         return {"systems": out}
 
     def remember(self, published: Path) -> None:
         """Before its folders are cleared: the published records (their dates carry over
         when a rerun reproduces a table)."""
         self._published = read_records(published, list(self.systems))
-
-    def refresh(self, dest: Path) -> None:
-        """Remake what is derived from every system's results (after a concurrent
-        evaluation's results were merged in at publication)."""
-        write_leaderboard(dest)
 
 
 def _without_source(rows: list[dict], system: Any) -> tuple[list[dict], dict[str, str]]:

@@ -1,17 +1,17 @@
 """Report stage: static HTML under ``report/`` — an index (the dataset card in brief, plots,
-a searchable and sortable table of life logs), one page per life log (the rendered video with
+a searchable and sortable table of life logs) and one page per life log (the rendered video with
 its WebVTT clock, the timeline of matched segments, persona and plan beside what was matched,
-every item with answer spans that seek the video) and a results page (each system's table with
-n, intervals and floors; a per-item browser filtered by system, subtask and status).
+every item with answer spans that seek the video). The results page (each system's table with
+n, intervals and floors; a per-item browser) is derived at publication from every system's
+results (`xlebench.report.results`).
 
-One unit per page (``index``, ``results``, each life log), so a rerun rebuilds only the pages
-whose inputs changed. No network and no CDN: the pages open from disk or any static server,
-and the same benchmark gives the same bytes.
+One unit per page (``index``, each life log), so a rerun rebuilds only the pages whose inputs
+changed. No network and no CDN: the pages open from disk or any static server, and the same
+benchmark gives the same bytes.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -39,10 +39,11 @@ def _items(ctx: StageContext) -> dict[str, list[dict]]:
 
 class ReportStage(BaseStage):
     name: ClassVar[str] = "report"
-    version: ClassVar[str] = "2"  # 2: clock and item browser from script files
-    #: Not evaluate: the results page is written at export from every system's results in the
-    #: benchmark folder (this run's and those published before), so scoring one more system
-    #: refreshes it without recomputing anything else.
+    #: 2: clock and item browser from script files; 3: the results page derived at publication
+    version: ClassVar[str] = "3"
+    #: Not evaluate: the results page is derived at publication from every system's results
+    #: in the benchmark folder (`xlebench.report.results`), so scoring one more system
+    #: remakes it without running this stage.
     upstream: ClassVar[tuple[str, ...]] = ("library", "persona", "plan", "simulate", "render",
                                            "annotate")
     outputs: ClassVar[tuple[str, ...]] = ("report",)
@@ -51,7 +52,6 @@ class ReportStage(BaseStage):
     def __init__(self, *, bench_name: str) -> None:
         self.bench_name = bench_name
         self._videos: dict[str, Any] = {}
-        self._result_items: dict[str, dict] | None = None
 
     def setup(self, ctx: StageContext) -> None:
         uid, _ = ctx["library"].only()
@@ -67,10 +67,6 @@ class ReportStage(BaseStage):
         if unit.id == "index":
             items = _items(up)
             self._index(out, up, items)
-            # the items, for the results page written at export
-            write_text(out / ".items.json", pages.as_json(
-                {it["item_id"]: {"query": it["query"], "answer": {"text": it["answer"]["text"]}}
-                 for its in items.values() for it in its}))
         else:
             self._lifelog(out, up, unit.payload["lifelog"])
         return {"paths": sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())}
@@ -104,31 +100,6 @@ class ReportStage(BaseStage):
             name=self.bench_name, logs=logs, items=items, personas=personas,
             rendered=frozenset(up["render"].records)))
 
-    @staticmethod
-    def _results(dest: Path, items: dict[str, dict]) -> None:
-        """Every system's results in the benchmark folder being published."""
-        tables, scores = {}, {}
-        for folder in sorted((dest / "results").glob("*/")):
-            if (folder / "table.json").is_file():
-                tables[folder.name] = json.loads((folder / "table.json").read_text("utf-8"))
-                path = folder / "scores.jsonl"
-                scores[folder.name] = [json.loads(x) for x in path.read_text("utf-8")
-                                       .splitlines()] if path.is_file() else []
-        board = dest / "results" / "leaderboard.json"
-        leaderboard = json.loads(board.read_text("utf-8")) if board.is_file() else None
-        stats = dest / "stats" / "tasks.json"
-        validity = json.loads(stats.read_text("utf-8")).get("validity") \
-            if stats.is_file() else None
-        scripts = pages.results_items_scripts(scores, items)
-        write_text(dest / "report" / "results.html",
-                   pages.results_page(tables=tables, scores=scores, items=items,
-                                      validity=validity, leaderboard=leaderboard,
-                                      item_files=len(scripts)))
-        for old in (dest / "report").glob("results-items*.js"):
-            old.unlink()
-        for k, script in enumerate(scripts):
-            write_text(dest / "report" / pages.items_file(k), script)
-
     def _lifelog(self, out: Path, up: StageContext, lid: str) -> None:
         log = up["simulate"].records[lid]
         # this log's records only: every page would otherwise sort the whole benchmark's items
@@ -150,25 +121,13 @@ class ReportStage(BaseStage):
         for uid, rec in sorted(result.records.items()):
             src = result.unit_dir(uid) / "files"
             for rel in rec["paths"]:
-                if rel == ".items.json":
-                    continue
                 target = dest / "report" / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src / rel, target)
                 n += 1
         for asset in ("report.css", "report.js"):
             shutil.copyfile(STATIC / asset, dest / "report" / asset)
-        items = json.loads((result.unit_dir("index") / "files" / ".items.json")
-                           .read_text("utf-8"))
-        self._result_items = items
-        self._results(dest, items)
         return {"pages": n + 1, "lifelogs": len(result.records) - 1}
-
-    def refresh(self, dest: Path) -> None:
-        """Remake the results page from every system's results (after a concurrent
-        evaluation's results were merged in at publication)."""
-        if self._result_items is not None:
-            self._results(dest, self._result_items)
 
 
 def build_report_stage(cfg: DictConfig) -> StageSpec:
