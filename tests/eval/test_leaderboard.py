@@ -34,7 +34,7 @@ def test_order_of_systems_does_not_change_the_row() -> None:
 
 def test_results_folders_name_the_whole_model_identity() -> None:
     """Providers, backends and local folders whose names end alike never share a folder."""
-    from xlebench.systems.registry import Model
+    from xlebench.systems.base import Model
 
     models = [Model("openai/Qwen/Qwen2-VL-7B-Instruct", "litellm", "vlm"),
               Model("hosted_vllm/Qwen/Qwen2-VL-7B-Instruct", "litellm", "vlm"),

@@ -1,21 +1,85 @@
-"""Systems are declared once (`xlebench.systems.registry.KINDS`): every list of them is read from
-the declarations, and the module's and the README's tables name each one."""
+"""Systems declare themselves once, in their own module (``SYSTEMS = (SystemKind(...),)``), and
+are found as recipes are: every list of them is read from the declarations, each module's
+docstring and the README name its systems, and a system declared in a test answers through
+the CLI with no file of the package touched."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from pathlib import Path
 
-from xlebench.systems import registry as systems
+import pytest
+
+import xlebench.systems.baselines as baselines
+from tests.conftest import run_inprocess
+from xlebench.errors import ConfigError
+from xlebench.systems import registry
+from xlebench.systems.base import Made, SystemKind, Systems
+
+SMALL = ("stages=[library,persona,plan,simulate,annotate,respond,evaluate]",
+         "library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
+         "persona.mbti=[INTJ,ENFP]", "tasks=[single_summary]", "eval.bertscore=false",
+         "eval.bootstrap=10", "render=none", "progress=false")
+
+
+def _declaring_modules() -> dict[str, object]:
+    out = {}
+    for info in pkgutil.iter_modules(baselines.__path__):
+        module = importlib.import_module(f"{baselines.__name__}.{info.name}")
+        for kind in getattr(module, "SYSTEMS", ()):
+            out[kind.name] = module
+    return out
 
 
 def test_every_list_of_systems_is_read_from_the_declarations() -> None:
-    assert systems.SYSTEMS == tuple(systems.KINDS)
-    assert set(systems.FRAME_SYSTEMS) == {k.name for k in systems.KINDS.values() if k.frames}
-    assert "end_to_end_grounding" in systems.FRAME_SYSTEMS
+    declared = _declaring_modules()
+    assert set(registry.kinds()) == set(declared) and len(declared) == 9
+    assert set(registry.frame_systems()) == {
+        k.name for k in registry.kinds().values() if k.frames}
+    assert "end_to_end_grounding" in registry.frame_systems()
+    assert "oracle_annotations" not in registry.frame_systems()
 
 
 def test_the_docs_name_every_declared_system() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    for name in systems.KINDS:
-        assert f"``{name}``" in (systems.__doc__ or ""), name
+    for name, module in _declaring_modules().items():
+        assert f"``{name}``" in (module.__doc__ or ""), (name, module.__name__)
         assert f"`{name}`" in readme, name
+
+
+class _Echo:
+    """A system of the test's own: every item answered with one sentence."""
+
+    name = "echo_system"
+    reads = None
+    calls = 0
+
+    def respond(self, items: list[dict], recipes: dict, log: dict) -> dict[str, str]:
+        _Echo.calls += len(items)
+        return {it["item_id"]: "C cooked and ate." for it in items}
+
+
+def _make(name: str, cfg, out: Systems) -> Made:
+    return _Echo(), {"system": name, "version": "1"}, None
+
+
+@pytest.fixture
+def echo():
+    registry.register_system(SystemKind("echo_system", _make))
+    yield
+    registry._REGISTERED.pop("echo_system")
+
+
+def test_a_system_declared_in_a_test_answers_through_the_cli(echo, tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *SMALL, "eval.systems=[echo_system]")
+    assert ran.rc == 0, ran.text[-3000:]
+    assert _Echo.calls > 0
+    assert list((tmp_path / "benchmarks").glob("*/results/echo_system/scores.jsonl"))
+
+
+def test_unknown_and_duplicate_systems_are_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="declared already"):
+        registry.register_system(SystemKind("end_to_end", _make))
+    ran = run_inprocess(tmp_path, *SMALL, "eval.systems=[nope]")
+    assert ran.rc == 2 and "'nope' is not a system" in ran.text

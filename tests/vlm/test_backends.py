@@ -1,6 +1,7 @@
-"""VLM backends are declared once (`xlebench.config.backends`): a new one is its class, its
-declaration and a test — the schema accepts its name, `make_vlm` builds it and the systems
-answer with it, with no other file touched."""
+"""VLM backends declare themselves once, in their own module (``BACKEND = VLMBackend(...)``,
+read by `xlebench.config.backends` without importing it): a new one is its module, its conf
+file and a test — the schema accepts its name, `make_vlm` builds it and the systems answer with
+it, with no other file touched."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_inprocess
-from xlebench.config.backends import VLM_BACKENDS, VLMBackend, register_vlm_backend, vlm_backend
+from xlebench.config.backends import (
+    VLM_BACKENDS,
+    VLMBackend,
+    declared_backends,
+    register_vlm_backend,
+    vlm_backend,
+)
 from xlebench.errors import ConfigError
 from xlebench.vlm.cached import CachedVLM
 
@@ -44,9 +51,31 @@ def test_a_backend_declared_in_a_test_answers_through_the_cli(echo, tmp_path: Pa
 
 
 def test_unknown_and_duplicate_backends_are_one_line_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="choose scripted, litellm, transformers"):
+    with pytest.raises(ConfigError, match="choose litellm, scripted, transformers"):
         vlm_backend("nope")
     with pytest.raises(ConfigError, match="declared already"):
         register_vlm_backend(VLMBackend("litellm", "x:Y"))
     ran = run_inprocess(tmp_path, *SMALL, "vlm.backend=nope")
     assert ran.rc == 2 and "vlm.backend" in ran.text
+
+
+def test_each_built_in_module_declares_its_backend_as_read_from_its_source() -> None:
+    """What the config reads from a module's source is what the module declares."""
+    import importlib
+
+    assert set(VLM_BACKENDS) >= {"scripted", "litellm", "transformers"}
+    for name, backend in declared_backends().items():
+        module = importlib.import_module(backend.factory.partition(":")[0])
+        assert module.BACKEND == backend, name
+        assert hasattr(module, backend.factory.partition(":")[2]), name
+
+
+def test_a_module_declaring_a_backend_is_found_and_a_duplicate_refused(tmp_path: Path) -> None:
+    (tmp_path / "echo_backend.py").write_text(
+        'BACKEND = VLMBackend("echo", "tests.vlm.test_backends:EchoVLM", in_process=True)\n')
+    (tmp_path / "notes.py").write_text("BACKEND = 3  # not a declaration\n")
+    assert declared_backends(tmp_path) == {
+        "echo": VLMBackend("echo", "tests.vlm.test_backends:EchoVLM", in_process=True)}
+    (tmp_path / "other.py").write_text('BACKEND = VLMBackend("echo", "x:Y")\n')
+    with pytest.raises(ConfigError, match="declared twice"):
+        declared_backends(tmp_path)

@@ -5,13 +5,20 @@ code reads instead of comparing backend names.
 A backend that answers over the network is probed for its key before any frame is decoded
 and answered in threads; one that runs in this process holds one model, so its units run one
 after another and may batch several life logs' calls in waves (``vlm.logs_per_batch``); one
-loaded from a local folder names the folder in its results' identity. Adding a backend is its
-module, a line here, its conf file (``conf/vlm/<name>.yaml``) and a test.
+loaded from a local folder names the folder in its results' identity.
+
+A built-in backend declares itself in its own module, ``BACKEND = VLMBackend(...)`` in
+``xlebench/vlm/<module>.py``; the declarations are read here from the modules' source, not
+imported, so composing a config never loads a backend's dependencies (transformers is an
+optional extra) and the config floor imports nothing above it. Adding a backend is its module,
+its conf file (``conf/vlm/<name>.yaml``) and a test; a plug-in calls `register_vlm_backend`.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
+from pathlib import Path
 
 from xlebench.errors import ConfigError
 
@@ -26,12 +33,35 @@ class VLMBackend:
     local_folder: bool = False
 
 
-VLM_BACKENDS: dict[str, VLMBackend] = {b.name: b for b in (
-    VLMBackend("scripted", "xlebench.vlm.scripted:ScriptedVLM"),
-    VLMBackend("litellm", "xlebench.vlm.litellm_backend:LitellmVLM", remote=True),
-    VLMBackend("transformers", "xlebench.vlm.transformers_backend:TransformersVLM",
-               in_process=True, local_folder=True),
-)}
+#: Where the built-in backends' modules are.
+_MODULES = Path(__file__).resolve().parents[1] / "vlm"
+_DECLARATION = "BACKEND = VLMBackend("
+
+
+def declared_backends(folder: Path = _MODULES) -> dict[str, VLMBackend]:
+    """The declarations ``BACKEND = VLMBackend(<literals>)`` of the modules in ``folder``, by
+    name, read from their source (module name order)."""
+    found: dict[str, VLMBackend] = {}
+    for path in sorted(folder.glob("*.py")):
+        text = path.read_text("utf-8")
+        if _DECLARATION not in text:
+            continue
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    [getattr(t, "id", None) for t in node.targets] == ["BACKEND"]:
+                backend = VLMBackend(*(ast.literal_eval(a) for a in node.value.args),
+                                     **{k.arg: ast.literal_eval(k.value)
+                                        for k in node.value.keywords if k.arg})
+                if backend.name in found:
+                    raise ConfigError(f"vlm.backend={backend.name!r} is declared twice "
+                                      f"({path.name})")
+                found[backend.name] = backend
+    return found
+
+
+#: Every backend by name: the built-in ones, then those registered (a live mapping: the
+#: schema's ``vlm.backend`` choices read it).
+VLM_BACKENDS: dict[str, VLMBackend] = declared_backends()
 
 
 def register_vlm_backend(backend: VLMBackend) -> None:

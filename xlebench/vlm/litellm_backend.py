@@ -12,12 +12,17 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from xlebench.config.backends import VLMBackend
 from xlebench.config.schema import EndpointConfig, LLMConfig, VLMConfig
 from xlebench.llm.client import Completion, LLMClient
 from xlebench.vlm.messages import key_messages, openai_messages
 
 #: The endpoint settings a VLM shares with a text client (declared once, `EndpointConfig`).
 _SHARED = tuple(f.name for f in fields(EndpointConfig))
+
+
+#: This backend's declaration (read by `xlebench.config.backends` without importing it).
+BACKEND = VLMBackend("litellm", "xlebench.vlm.litellm_backend:LitellmVLM", remote=True)
 
 
 class LitellmVLM:

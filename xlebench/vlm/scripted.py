@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from xlebench.config.backends import VLMBackend
 from xlebench.tasks.helpers.wording import counting_actions
 from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
@@ -54,6 +55,10 @@ def reply(messages: list[dict]) -> str:
 def _first_span(text: str) -> str | None:
     m = re.search(r"\[(\d{2}:\d{2}:\d{2}) [–-] (\d{2}:\d{2}:\d{2})\]", text)
     return f"[{m.group(1)} - {m.group(2)}]" if m else None
+
+
+#: This backend's declaration (read by `xlebench.config.backends` without importing it).
+BACKEND = VLMBackend("scripted", "xlebench.vlm.scripted:ScriptedVLM")
 
 
 class ScriptedVLM(CachedVLM):

@@ -27,16 +27,28 @@ processing each request). Likelihood scoring likewise runs the frames once per i
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from xlebench.config.backends import VLMBackend
 from xlebench.config.schema import VLMConfig
 from xlebench.errors import ConfigError
 from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
+from xlebench.vlm.prefix import (
+    after_prefix,
+    common_prefix,
+    last_logits_only,
+    mean_logprob,
+    prefix_holds_images,
+    seed_generation,
+)
+
+#: This backend's declaration (read by `xlebench.config.backends` without importing it).
+BACKEND = VLMBackend("transformers", "xlebench.vlm.transformers_backend:TransformersVLM",
+                     in_process=True, local_folder=True)
 
 
 class TransformersVLM(CachedVLM):
@@ -136,7 +148,7 @@ class TransformersVLM(CachedVLM):
                 groups.setdefault(tuple(frames), []).append(k)
             marker = getattr(self._loaded[0], "image_token", None)
             for members in groups.values():
-                if len(members) > 1 and _prefix_holds_images(
+                if len(members) > 1 and prefix_holds_images(
                         [prompts[k][0] for k in members], marker):
                     answers = self._shared_prefix([prompts[k] for k in members])
                     for k, text in zip(members, answers or [], strict=False):
@@ -168,7 +180,7 @@ class TransformersVLM(CachedVLM):
             inputs = [processor(text=[p], images=images or None, return_tensors="pt",
                                 padding=True).to(self.device) for p, _ in prompts]
         ids = [x["input_ids"][0] for x in inputs]
-        common = _common_prefix(ids)
+        common = common_prefix(ids)
         if any(len(x) == common for x in ids):  # a question must follow the prefix
             return None
         with torch.inference_mode():
@@ -177,10 +189,10 @@ class TransformersVLM(CachedVLM):
                 return None
             prefix = out.past_key_values
             self.report("shared prefixes", 1)
-            rows, mask = _after_prefix(ids, common, processor.tokenizer.pad_token_id or 0)
+            rows, mask = after_prefix(ids, common, processor.tokenizer.pad_token_id or 0)
             prefix.batch_repeat_interleave(len(ids))  # one copy per question, in place
             sample = self.settings.temperature > 0
-            _seed([t for t, _ in prompts])
+            seed_generation([t for t, _ in prompts])
             out = model.generate(input_ids=rows, attention_mask=mask, past_key_values=prefix,
                                  do_sample=sample, max_new_tokens=self.settings.max_tokens,
                                  **({"temperature": self.settings.temperature} if sample
@@ -208,7 +220,7 @@ class TransformersVLM(CachedVLM):
         return model(input_ids=inputs["input_ids"][:, :length],
                      attention_mask=torch.ones(1, length, dtype=torch.long,
                                                device=self.device),
-                     use_cache=True, **extra, **_last_logits_only(model))
+                     use_cache=True, **extra, **last_logits_only(model))
 
     def _tokens_only(self, first: Any, first_text: str, text: str) -> dict | None:
         """The inputs of another question on the same frames without preprocessing the
@@ -273,7 +285,7 @@ class TransformersVLM(CachedVLM):
         if any(r is None for r in rows):
             return self._option_logprobs_each(prompt, images, options)
         ids = [r["input_ids"][0] for r in rows]
-        starts = [_common_prefix([head["input_ids"][0], x]) for x in ids]
+        starts = [common_prefix([head["input_ids"][0], x]) for x in ids]
         shared = min(starts)
         tails = [x[shared:] for x in ids]
         width = max(1, max(len(t) for t in tails))  # empty options: scored -inf, not an error
@@ -288,7 +300,7 @@ class TransformersVLM(CachedVLM):
             cache.batch_repeat_interleave(len(tails))
             logits = model(input_ids=batch, past_key_values=cache).logits
         # logits predicting ids[k][shared:], then kept from the option's own first token on
-        scores = [_mean_logprob(torch.cat([last, logits[k, :len(t) - 1]])[start - shared:],
+        scores = [mean_logprob(torch.cat([last, logits[k, :len(t) - 1]])[start - shared:],
                                 ids[k][start:])
                   for k, (t, start) in enumerate(zip(tails, starts, strict=True))]
         self.report("option scores", len(options))
@@ -307,8 +319,8 @@ class TransformersVLM(CachedVLM):
             for option in options:
                 x = processor(text=[prompt + option], images=images, return_tensors="pt",
                               truncation=False).to(self.device)
-                start = _common_prefix([head, x["input_ids"][0]])
-                scores.append(_mean_logprob(model(**x).logits[0, start - 1:-1],
+                start = common_prefix([head, x["input_ids"][0]])
+                scores.append(mean_logprob(model(**x).logits[0, start - 1:-1],
                                             x["input_ids"][0, start:]))
         self.report("option scores", len(options))
         return scores
@@ -323,7 +335,7 @@ class TransformersVLM(CachedVLM):
         inputs = processor(text=texts, images=images or None, return_tensors="pt",
                            padding=True).to(self.device)
         sample = self.settings.temperature > 0
-        _seed(texts)
+        seed_generation(texts)
         with torch.inference_mode():
             out = model.generate(**inputs, max_new_tokens=self.settings.max_tokens,
                                  do_sample=sample,
@@ -331,70 +343,3 @@ class TransformersVLM(CachedVLM):
                                     else {}))
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in processor.batch_decode(new, skip_special_tokens=True)]
-
-
-def _last_logits_only(model: Any) -> dict:
-    """``logits_to_keep=1`` where the model takes it: a prefix pass needs its cache and its
-    last position's logits, not a vocabulary row per token (by arithmetic, not measured: on
-    a 7B model and a day's 20k tokens, a 20k x 152k bf16 logit matrix of 6 GB and its
-    22-TFLOP product)."""
-    import inspect
-
-    takes = "logits_to_keep" in inspect.signature(model.forward).parameters
-    return {"logits_to_keep": 1} if takes else {}
-
-
-def _seed(texts: list[str]) -> None:
-    """Sampling seeded by the requests' prompts: the same requests, the same answers."""
-    import torch
-
-    torch.manual_seed(int(hashlib.sha256("".join(texts).encode()).hexdigest()[:8], 16))
-
-
-def _mean_logprob(logits: Any, target: Any) -> float:
-    """Mean log-probability of ``target`` under ``logits`` (one row per target token);
-    -inf for an empty target."""
-    import torch
-
-    if not len(target):
-        return float("-inf")
-    logp = torch.log_softmax(logits.float(), dim=-1).gather(1, target[:, None])
-    return round(float(logp.mean()), 6)
-
-
-def _prefix_holds_images(texts: list[str], marker: str | None) -> bool:
-    """Whether the prompts' common text ends after their last image (checked on the text, so
-    requests whose question comes before the frames never pay for tokenising twice)."""
-    if not marker:
-        return True  # unknown placeholder: the token-level check decides
-    common = os.path.commonprefix(texts)
-    return all(t.rfind(marker) + len(marker) <= len(common) for t in texts)
-
-
-def _after_prefix(ids: list, common: int, pad: int) -> tuple[Any, Any]:
-    """One batch of every question after their shared prefix: each row is the prefix, then
-    padding, then the question's own tokens, so the questions end together and decode as one
-    batch; the mask hides the padding, and positions follow the mask (generation counts them
-    from it), so each row's tokens sit where a separate request puts them."""
-    import torch
-
-    width = max(len(x) for x in ids)
-    rows, masks = [], []
-    for x in ids:
-        gap = width - len(x)
-        rows.append(torch.cat([x[:common], x.new_full((gap,), pad), x[common:]]))
-        masks.append(torch.cat([x.new_ones(common), x.new_zeros(gap),
-                                x.new_ones(len(x) - common)]))
-    return torch.stack(rows), torch.stack(masks)
-
-
-def _common_prefix(ids: list) -> int:
-    """Length of the token prefix every sequence shares."""
-    n = min(len(x) for x in ids)
-    first = ids[0][:n]
-    common = n
-    for x in ids[1:]:
-        differ = (x[:n] != first).nonzero()
-        if len(differ):
-            common = min(common, int(differ[0]))
-    return common

@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xlebench.systems.baselines.end_to_end import replies
+from xlebench.config.backends import vlm_backend
+from xlebench.systems.base import (
+    Made,
+    SystemKind,
+    Systems,
+    frame_source,
+    frames_identity,
+    vlm_model,
+)
+from xlebench.systems.baselines.end_to_end import PROMPT, replies
 from xlebench.vlm.messages import Frame
 
 
@@ -24,3 +33,17 @@ class CertificateFrames:
     def respond(self, items: Sequence[dict], recipes: dict, log: dict) -> dict[str, str]:
         return replies(self.vlm, items, recipes, log,
                        lambda it: self.frames(it, log)[: self.vlm.max_images])
+
+
+def make(name: str, cfg: Any, out: Systems) -> Made:
+    from xlebench.systems.frames import evidence_frames
+
+    media, root, n, spec = frame_source(cfg, out)
+    out.network |= vlm_backend(cfg.vlm.backend).remote
+    system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
+        it, log, n, media, root, spec))
+    return system, frames_identity(name, CertificateFrames.version, out, n, spec, PROMPT), \
+        vlm_model(cfg)
+
+
+SYSTEMS = (SystemKind("oracle_certificate_frames", make, frames=True),)

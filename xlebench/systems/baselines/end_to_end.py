@@ -1,4 +1,4 @@
-"""The end-to-end baseline (paper section 4): a multimodal model answers each question from N
+"""``end_to_end``, the end-to-end baseline (paper section 4): a multimodal model answers each question from N
 frames spread uniformly over the whole life log (paper: 1200, temperature 0.1), each frame
 preceded by its time on the day's clock, grouped in the paper's time-stamped blocks.
 
@@ -16,7 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
+from xlebench.config.backends import vlm_backend
 from xlebench.llm.prompts import load_prompt
+from xlebench.llm.setup import prompt_files
+from xlebench.runner.fingerprint import file_digest
+from xlebench.systems.base import Made, SystemKind, Systems, frame_source, vlm_model
 from xlebench.systems.captioners import evenly
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame, message
@@ -90,3 +94,20 @@ class EndToEnd:
                                        answer_format=recipes[it["subtask"]].answer_format))
         return {it["item_id"]: c.text
                 for it, c in zip(items, answer_all(self.vlm, finals), strict=True)}
+
+
+def make(name: str, cfg: Any, out: Systems) -> Made:
+    from xlebench.systems.frames import log_frames
+
+    media, root, n, spec = frame_source(cfg, out)
+    out.network |= vlm_backend(cfg.vlm.backend).remote
+    def frames(log: dict) -> list:
+        got = log_frames(log, n, media, root, spec)
+        out.report("frames", len(got))
+        return got
+    return EndToEnd(out.vlm, frames), {
+        "system": name, "vlm": out.vlm.fingerprint(), "frames": n, "spec": spec.key,
+        "prompts": [file_digest(p) for p in prompt_files([PROMPT, NOTES])]}, vlm_model(cfg)
+
+
+SYSTEMS = (SystemKind("end_to_end", make, frames=True),)

@@ -22,7 +22,9 @@ from xlebench.errors import ConfigError
 from xlebench.eval.metrics import union
 from xlebench.eval.parse import answer_part, clock_spans, grounded_reply
 from xlebench.eval.scorers import strip_tokens
+from xlebench.systems.base import SystemKind
 from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
+from xlebench.systems.baselines.likelihood import scoring_system
 from xlebench.systems.captioners import evenly
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame
@@ -102,3 +104,6 @@ class GroundingTokens:
         lo, hi = period.get("start_s", float("-inf")), period.get("end_s", float("inf"))
         spans = evidence(rows, shown, [lo <= f.virtual_s <= hi for f in shown])
         return grounded_reply(strip_tokens(answer), clock_spans(spans))
+
+
+SYSTEMS = (SystemKind("end_to_end_grounding", scoring_system(GroundingTokens), frames=True),)

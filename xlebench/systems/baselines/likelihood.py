@@ -19,6 +19,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.errors import ConfigError
+from xlebench.systems.base import (
+    Made,
+    SystemKind,
+    Systems,
+    frame_source,
+    frames_identity,
+    vlm_model,
+)
 from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
 from xlebench.systems.captioners import evenly
 from xlebench.vlm.messages import Frame
@@ -81,3 +89,20 @@ class YesLikelihood(Likelihood):
         return [self.vlm.option_logprobs(_with_frames(
             PROMPT, parts, question=YES_QUESTION.format(question=question, option=o),
             answer_format=YES_FORMAT), ["Yes"])[0] for o in options]
+
+
+def scoring_system(kind: Any) -> Callable[[str, Any, Systems], Made]:
+    """The factory of a system reading a local model's scores (per-option likelihoods, hidden
+    states) over the day's frames."""
+    def make(name: str, cfg: Any, out: Systems) -> Made:
+        from xlebench.systems.frames import log_frames
+
+        media, root, n, spec = frame_source(cfg, out)
+        system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
+        return system, frames_identity(name, kind.version, out, n, spec, PROMPT), \
+            vlm_model(cfg)
+    return make
+
+
+SYSTEMS = (SystemKind("end_to_end_likelihood", scoring_system(Likelihood), frames=True),
+           SystemKind("end_to_end_yes", scoring_system(YesLikelihood), frames=True))

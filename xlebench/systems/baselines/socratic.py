@@ -1,4 +1,6 @@
-"""The paper's Socratic and Retrieve-Socratic baselines: prompt builders + a litellm answerer.
+"""The paper's Socratic and Retrieve-Socratic baselines (``socratic``, ``retrieve_socratic``):
+prompt builders + a litellm answerer (``eval.captioner=oracle_narrations`` makes them
+``oracle_socratic``).
 
 The context is the paper's time-stamped format: one block per 30-second record,
 ``The following records are recorded during time of [HH:MM:SS – HH:MM:SS]: <captions>``,
@@ -13,7 +15,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.clock import fmt_hhmmss
+from xlebench.config.backends import vlm_backend
 from xlebench.llm.prompts import load_prompt
+from xlebench.llm.setup import llm_fingerprint, prompt_files
+from xlebench.runner.fingerprint import file_digest
+from xlebench.systems.base import (
+    Made,
+    SystemKind,
+    Systems,
+    answer_model,
+    caption_source,
+    text_answerer,
+    vlm_client,
+)
 from xlebench.systems.baselines.captions import Caption
 
 
@@ -69,3 +83,23 @@ class SocraticBaseline:
         messages = build_messages(item, recipe.answer_format, captions,
                                   retrieve=self.retrieve, record_s=self.record_s)
         return self.complete(messages)
+
+
+def make(name: str, cfg: Any, out: Systems) -> Made:
+    out.vlm = out.vlm or vlm_client(cfg, None)
+    captions = caption_source(cfg, out)
+    system = SocraticBaseline(text_answerer(cfg, out, f"eval.systems=[{name}]"), captions,
+                              retrieve=name == "retrieve_socratic",
+                              record_s=float(cfg.eval.record_s))
+    out.network |= cfg.answerer.backend != "offline" or vlm_backend(cfg.vlm.backend).remote
+    answerer = (llm_fingerprint(cfg, ["eval/socratic.v1"], section="answerer")
+                if cfg.answerer.backend != "offline" else {"vlm": out.vlm.fingerprint()})
+    captioner = captions.fingerprint() if hasattr(captions, "fingerprint") else {
+        "captioner": "oracle_narrations"}
+    return system, {"system": name, "answerer": answerer, "captioner": captioner,
+                    "record_s": float(cfg.eval.record_s),
+                    "prompt": file_digest(prompt_files(["eval/socratic.v1"])[0])}, \
+        answer_model(cfg)
+
+
+SYSTEMS = (SystemKind("socratic", make), SystemKind("retrieve_socratic", make))

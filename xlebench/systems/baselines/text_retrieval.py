@@ -1,4 +1,5 @@
-"""The offline text-retrieval baseline: no LLM, no GPU, real non-trivial scores.
+"""``oracle_text_retrieval``, the offline text-retrieval baseline: no LLM, no GPU, real
+non-trivial scores (an oracle: it reads the Ego4D narrations).
 
 It answers every subtask from time-stamped captions (oracle narrations by default):
 * localisation — IDF-weighted word overlap between the query and each caption inside the
@@ -28,6 +29,7 @@ from xlebench.clock import fmt_hhmmss
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.parse import clock_seconds, clock_spans, grounded_reply
 from xlebench.library.language import at_place, join_and, third_person
+from xlebench.systems.base import Made, SystemKind, Systems
 from xlebench.systems.baselines.captions import Caption
 from xlebench.systems.baselines.grounded_events import answer_event
 from xlebench.systems.baselines.short_answers import answer_short
@@ -366,3 +368,10 @@ def assign_texts(texts: Sequence[frozenset[str]], bags: Sequence[frozenset[str]]
             taken.add(r)
     return at
 
+
+def make(name: str, cfg: Any, out: Systems) -> Made:
+    return TextRetrievalBaseline(out.oracle), {
+        "system": name, "version": TextRetrievalBaseline.version}, None
+
+
+SYSTEMS = (SystemKind("oracle_text_retrieval", make),)
