@@ -39,7 +39,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from xlebench.config.schema import VLMConfig
+from xlebench.config.schema import TransformersVLMConfig
 from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
 from xlebench.tasks.helpers.registry import load_recipe
 from xlebench.testing.tiny_vlm import random_qwen2_vl
@@ -134,7 +134,7 @@ MODES = {"separate": dict(prefix_cache=False), "across_logs": dict(prefix_cache=
 def run_mode(loaded, tmp: Path, name: str, logs: list[list[list[dict]]], sync,
              batch_size: int) -> tuple[dict, list[str]]:
     batch = {"separate": 1, "across_logs": batch_size, "shared": sum(map(len, logs))}[name]
-    vlm = TransformersVLM(VLMConfig(backend="transformers", model=f"random-{name}",
+    vlm = TransformersVLM(TransformersVLMConfig(backend="transformers", model=f"random-{name}",
                                     max_tokens=16, temperature=0.0, max_images=1 << 12,
                                     batch_size=batch, **MODES[name]),
                           tmp / f"cache-{name}-{time.perf_counter_ns()}", loaded=loaded)
@@ -195,7 +195,7 @@ def configuration(size: str, n_frames: int, args, tmp: Path, device: str, peak: 
     logs = [requests(*life_log(tmp, k, n_frames), args.items) for k in range(args.logs)]
     row: dict = {"size": size, "frames": n_frames, "items_per_log": args.items,
                  "logs": args.logs}
-    probe = TransformersVLM(VLMConfig(backend="transformers", model="probe",
+    probe = TransformersVLM(TransformersVLMConfig(backend="transformers", model="probe",
                                       max_images=1 << 12), tmp / "probe", loaded=loaded)
     row["prefill"] = measure_prefill(probe, logs[0][0], sync)
     row["likelihood_5_options"] = measure_likelihood(probe, logs[0][0], sync)

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from xlebench.config.schema import VLMConfig
+from xlebench.config.schema import TransformersVLMConfig
 from xlebench.media.ffmpeg import run_ffmpeg
 from xlebench.render.frames import FrameSpec, segment_frames
 from xlebench.testing.tiny_vlm import build_tiny_vlm
@@ -76,7 +76,7 @@ def captions(tmp: Path, count: int) -> dict:
 def _captions_per_s(model: Path, requests: list, tmp: Path, device: str) -> dict:
     out = {}
     for batch in (1, 16):
-        vlm = make_vlm(VLMConfig(backend="transformers", model="tiny", path=str(model),
+        vlm = make_vlm(TransformersVLMConfig(backend="transformers", model="tiny", path=str(model),
                                  max_tokens=16, batch_size=batch, device=device),
                        tmp / f"cache-{device}-{batch}")
         vlm.answer_batch(requests[:1])  # load the model outside the timing
@@ -107,7 +107,7 @@ def prefix(tmp: Path, n_frames: int = 20, per_log: int = 8) -> dict:
     out = {}
     for name, kw in (("separate", {"batch_size": 1, "prefix_cache": False}),
                      ("shared", {"batch_size": per_log, "prefix_cache": True})):
-        vlm = make_vlm(VLMConfig(backend="transformers", model="tiny", path=str(model),
+        vlm = make_vlm(TransformersVLMConfig(backend="transformers", model="tiny", path=str(model),
                                  max_tokens=8, temperature=0.0, device="cpu", **kw),
                        tmp / f"cache-{name}")
         vlm._loaded  # noqa: B018 - load the model outside the timing

@@ -97,6 +97,20 @@ def test_every_option_file_names_its_schema() -> None:
         assert hasattr(module, cls), f"{rel}: {named[0]} does not exist"
 
 
+def test_transformers_knobs_belong_to_the_transformers_schema_only() -> None:
+    """``vlm.device`` and its kin are the in-process backend's: another backend refuses them at
+    compose time, the transformers group accepts them."""
+    from hydra.errors import ConfigCompositionException
+
+    cfg = _compose(["vlm=transformers", "vlm.path=/models/x", "vlm.device=cpu",
+                    "vlm.dtype=float32", "vlm.prefix_cache=false"])
+    assert (cfg.vlm.device, cfg.vlm.dtype, cfg.vlm.prefix_cache) == ("cpu", "float32", False)
+    assert "device" not in _compose(["vlm=litellm"]).vlm
+    for backend in ("scripted", "litellm"):
+        with pytest.raises(ConfigCompositionException):
+            _compose([f"vlm={backend}", "vlm.device=cuda"])
+
+
 def test_one_endpoint_schema_serves_every_model_client() -> None:
     from dataclasses import fields
 

@@ -77,7 +77,7 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
     ran = run_inprocess(tmp_path, *args)
     assert ran.rc == 2 and "eval.judges needs a language model" in ran.text
     assert "judge=litellm" in ran.text  # the judge is its own model, not the compiling llm
-    ran = run_inprocess(tmp_path, *args, "eval.judge.subtasks=[summary_ordering]",
+    ran = run_inprocess(tmp_path, *args, "eval.judging.subtasks=[summary_ordering]",
                         "judge=litellm", "judge.api_base=http://127.0.0.1:9")
     assert ran.rc == 2 and "Neptune D.4" in ran.text
     with LoopbackLLMServer(ScriptedModel()) as srv:
@@ -100,8 +100,8 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
         # read by P(TRUE) (the scripted judge's grows with shared words), at the threshold
         # fitted on the dev set; its printed F1 is cross-fitted
         ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
-                            "judge.backoff_s=0.01", "eval.judge.p_true=true",
-                            "eval.judge.min_dev_f1=0")
+                            "judge.backoff_s=0.01", "eval.judging.p_true=true",
+                            "eval.judging.min_dev_f1=0")
         assert ran.rc == 0, ran.text[-2000:]
         table = json.loads((tmp_path / "benchmarks" / "demo" / "results"
                             / "oracle_text_retrieval" / "table.json").read_text())
@@ -112,7 +112,7 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
               / "table.md").read_text()
         assert f"gem_judge (dev F1 {100 * gem['f1']:.1f}, P(TRUE) >= " in md
         ran = run_inprocess(tmp_path, *args, "judge=litellm", f"judge.api_base={srv.base_url}",
-                            "judge.backoff_s=0.01", "eval.judge.min_dev_f1=0")
+                            "judge.backoff_s=0.01", "eval.judging.min_dev_f1=0")
         assert ran.rc == 0, ran.text[-2000:]
         calls = srv.request_count
     record = json.loads((tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.vlm.test_vlm import LOG, _frames, _tiny_vlm
-from xlebench.config.schema import VLMConfig
+from xlebench.config.schema import TransformersVLMConfig
 from xlebench.eval.scorers import split_evidence
 from xlebench.systems.baselines.grounding_tokens import GroundingTokens, evidence, queries
 from xlebench.tasks.helpers.registry import load_recipe
@@ -62,7 +62,7 @@ def test_similarity_is_one_row_per_query_and_a_column_per_frame(tiny, tmp_path: 
     if arch == "llava":
         vlm = _tiny_vlm(tiny, tmp_path / "c", device="cpu")
     else:
-        vlm = TransformersVLM(VLMConfig(backend="transformers", model="q"), tmp_path / "c",
+        vlm = TransformersVLM(TransformersVLMConfig(backend="transformers", model="q"), tmp_path / "c",
                               loaded=random_qwen2_vl("tiny", seed=3))
     frames = _frames(tmp_path, 4)
     messages = _with_frames(PROMPT, blocks(frames, LOG), question="What did I wash?",

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import run_cli, run_inprocess
-from xlebench.config.schema import VLMConfig
+from xlebench.config.schema import TransformersVLMConfig, VLMConfig
 from xlebench.render.frames import FrameSpec
 from xlebench.systems.baselines.end_to_end import EndToEnd
 from xlebench.systems.captioners import VLMCaptioner
@@ -95,7 +95,7 @@ def test_the_notes_strategy_covers_every_frame_in_chunks(tmp_path: Path) -> None
 
 
 def _tiny_vlm(folder: Path, cache: Path, **kw):
-    return make_vlm(VLMConfig(backend="transformers", model="tiny", path=str(folder),
+    return make_vlm(TransformersVLMConfig(backend="transformers", model="tiny", path=str(folder),
                               max_tokens=6, **kw), cache)
 
 
@@ -195,7 +195,7 @@ def test_likelihood_runs_the_frames_once_with_the_scores_of_a_pass_per_option(
     if arch == "llava":
         vlm = _tiny_vlm(tiny, tmp_path / "c", device="cpu")
     else:
-        vlm = TransformersVLM(VLMConfig(backend="transformers", model="q"), tmp_path / "c",
+        vlm = TransformersVLM(TransformersVLMConfig(backend="transformers", model="q"), tmp_path / "c",
                               loaded=random_qwen2_vl("tiny", seed=3))
     messages = _with_frames(PROMPT, blocks(_frames(tmp_path, 4), LOG),
                             question="What does C do?", answer_format="One sentence.")
@@ -286,7 +286,7 @@ def test_a_qwen2_vl_shares_its_frames_prefix_with_the_same_answers(tmp_path: Pat
     items = [dict(ITEM, item_id=f"i{k}", query=f"What did I do at step {k}?") for k in range(4)]
 
     def vlm(cache: str, **kw) -> TransformersVLM:
-        return TransformersVLM(VLMConfig(backend="transformers", model="qwen2-vl-tiny",
+        return TransformersVLM(TransformersVLMConfig(backend="transformers", model="qwen2-vl-tiny",
                                          max_tokens=5, temperature=0.0, **kw),
                                tmp_path / cache, loaded=loaded)
 
@@ -314,7 +314,7 @@ def test_questions_decoded_together_after_the_prefix_get_the_logits_of_separate_
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     processor, model = loaded = random_qwen2_vl("tiny", seed=3)
-    vlm = TransformersVLM(VLMConfig(backend="transformers", model="q", max_tokens=3,
+    vlm = TransformersVLM(TransformersVLMConfig(backend="transformers", model="q", max_tokens=3,
                                     temperature=0.0), tmp_path / "c", loaded=loaded)
     frames = _frames(tmp_path, 4)
     questions = ["Why?", "Where was the red cup after lunch?", "What did I do at step 7 of "
@@ -420,7 +420,7 @@ def test_shared_prefix_and_batches_across_logs_on_cuda(tmp_path: Path, dtype: st
         ["Why?", "Where was the red cup after lunch?", "Count the dogs.", "Step 7?"])]
 
     def vlm(cache: str, **kw) -> TransformersVLM:
-        return TransformersVLM(VLMConfig(backend="transformers", model="q", max_tokens=5,
+        return TransformersVLM(TransformersVLMConfig(backend="transformers", model="q", max_tokens=5,
                                          temperature=0.0, **kw), tmp_path / cache,
                                loaded=loaded)
     one = vlm("one", batch_size=1, prefix_cache=False)

@@ -50,25 +50,32 @@ class VLMConfig(EndpointConfig):
     temperature: float = knob(0.1, ge=0, le=2)
     max_tokens: int = knob(512, ge=1, le=100_000)
     timeout_s: float = knob(120.0, gt=0, le=3600)
-    #: transformers: a local model folder (processor + weights); no hub access.
-    path: str | None = None
     #: Images one request may carry (the backend's limit); more are handled by frames_strategy.
     max_images: int = knob(64, ge=1, le=10_000)
     #: subsample: one request with max_images frames spread evenly over all of them;
     #: notes: consecutive chunks of max_images, each summarised into time-stamped notes that a
     #: last text-only request answers from.
     frames_strategy: str = knob("subsample", choices=("subsample", "notes"))
-    #: transformers: requests generated together (padded batch).
+    #: in-process backends: requests generated together (padded batch).
     batch_size: int = knob(8, ge=1, le=1024)
-    #: transformers: requests sharing their frames run the shared prefix once and reuse its
-    #: key/value cache (greedy: the same answers; frames encoded once per life log).
-    prefix_cache: bool = True
     #: in-process backends: life logs answered together, their calls batched round by round
     #: (`xlebench.vlm.lockstep`: the same logs, the same batches, whatever the timing).
     logs_per_batch: int = knob(1, ge=1, le=256)
+
+
+@dataclass
+class TransformersVLMConfig(VLMConfig):
+    """An in-process transformers model from a local folder (``vlm=transformers``): what only
+    it reads — the folder, the prefix cache, device, dtype and attention kernels."""
+
+    #: A local model folder (processor + weights); no hub access.
+    path: str | None = None
+    #: Requests sharing their frames run the shared prefix once and reuse its key/value cache
+    #: (greedy: the same answers; frames encoded once per life log).
+    prefix_cache: bool = True
     device: str = "auto"  # auto = cuda when available, else cpu
     dtype: str = knob("auto", choices=("auto", "bfloat16", "float16", "float32"))
-    #: transformers: attention kernels; auto = flash_attention_2 on CUDA when the
+    #: Attention kernels; auto = flash_attention_2 on CUDA when the
     #: flash-attn package is installed, else PyTorch's SDPA.
     attn_implementation: str = knob("auto", choices=("auto", "sdpa", "flash_attention_2",
                                                      "eager"))

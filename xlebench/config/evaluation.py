@@ -10,7 +10,10 @@ from xlebench.config.knobs import knob
 
 
 @dataclass
-class JudgeConfig:
+class JudgingConfig:
+    """How the judges of ``eval.judges`` judge (``eval.judging``); the model that judges is the
+    ``judge`` group."""
+
     #: Replies are cut to this many words before judging (Neptune: 100).
     truncate_words: int = knob(100, ge=1, le=10_000)
     #: null = every free-text subtask; ordering subtasks are refused (judges accept wrong
@@ -46,10 +49,11 @@ class EvalConfig:
     #: null = the bundled all-MiniLM-L6-v2; or a local model folder (e.g. roberta-large).
     bertscore_model: str | None = None
     bertscore_layer: int | None = knob(None, ge=1)
-    #: LLM judges of free-text answers through the llm group: gem (Neptune's TRUE/FALSE
-    #: equivalence), score10 (MultiHop-EgoQA's 1-10 grade). Cached like every LLM call.
+    #: Which LLM judges score free-text answers, answered by the ``judge`` group's model: gem
+    #: (Neptune's TRUE/FALSE equivalence), score10 (MultiHop-EgoQA's 1-10 grade). Cached like
+    #: every LLM call; how they judge is ``eval.judging``.
     judges: list[str] = knob(factory=list, choices=("gem", "score10"), each=True)
-    judge: JudgeConfig = field(default_factory=JudgeConfig)
+    judging: JudgingConfig = field(default_factory=JudgingConfig)
     bootstrap: int = knob(1000, ge=0, le=100_000)
     record_s: float = knob(30.0, gt=0, le=3600)
     #: Captions for socratic / retrieve_socratic: the Ego4D narrations (an oracle) or the

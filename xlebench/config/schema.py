@@ -13,13 +13,13 @@ from typing import Any
 from omegaconf import MISSING
 
 from xlebench.config.annotate import AnnotateConfig, CertificateConfig
-from xlebench.config.endpoints import EndpointConfig, LLMConfig, VLMConfig
-from xlebench.config.evaluation import EvalConfig, JudgeConfig
+from xlebench.config.endpoints import EndpointConfig, LLMConfig, TransformersVLMConfig, VLMConfig
+from xlebench.config.evaluation import EvalConfig, JudgingConfig
 from xlebench.config.exports import DEFAULT_EXPORTS, EXPORT_FORMATS
 from xlebench.config.knobs import knob
 
 __all__ = ["AnnotateConfig", "CertificateConfig", "EndpointConfig", "EvalConfig",
-           "JudgeConfig", "LLMConfig", "VLMConfig"]  # composed here, declared in their modules
+           "JudgingConfig", "LLMConfig", "TransformersVLMConfig", "VLMConfig"]  # declared elsewhere
 
 PIPELINE = ("library", "persona", "plan", "simulate", "render", "annotate", "respond", "evaluate",
             "export", "report")
@@ -342,7 +342,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "matcher/embedder": {"embedder": EmbedderConfig},
     "matcher/index": {"index": IndexConfig},
     "llm": {"llm": LLMConfig},
-    "vlm": {"vlm": VLMConfig},
+    "vlm": {"vlm": VLMConfig, "transformers": TransformersVLMConfig},
     "persona": {"grid": PersonaGridConfig, "files": PersonaFilesConfig},
     "planner": {"planner": PlannerConfig},
     "simulation": {"simulation": SimulationConfig},

@@ -6,7 +6,7 @@ class (Gemini-1.5-pro 72.5, BEM 61.5, rule-based metrics lower). xlebench ships 
 its own, in the life-log domain (`xlebench/data/judge_dev.v1.jsonl`: counts, places, next
 actions, orders, summaries, reasons; half equivalent, half near misses). Before the evaluate
 stage prints a judge's column, the judge answers every pair (through the same cached client);
-a judge whose F1 is below ``eval.judge.min_dev_f1`` is withheld and the table says why. The
+a judge whose F1 is below ``eval.judging.min_dev_f1`` is withheld and the table says why. The
 rule metrics are measured on the same pairs, so the table can show what the judge adds.
 """
 

@@ -4,14 +4,14 @@
 * ``gem`` — Neptune's answer-equivalence prompt: 1 when the judge says
   ``ANSWERS_ARE_EQUIVALENT: TRUE`` (also a bare ``TRUE``/``true.``), 0 for FALSE; anything else is
   re-asked up to ``llm.max_retries`` times and then fails the evaluation (never a silent 0).
-  With ``eval.judge.p_true=true`` the judge's verdict is its probability of TRUE (from the
+  With ``eval.judging.p_true=true`` the judge's verdict is its probability of TRUE (from the
   log-probabilities of its verdict token, which the backend must return: OpenAI's
   ``top_logprobs``), and a reply is equivalent at or above the threshold fitted for F1 on the
   dev set (`xlebench.eval.judge_check`); a reply without them falls back to its text, 0 or 1.
   (GEM itself is a fine-tuned Gemma-9B: point ``judge`` at a server hosting it.)
 * ``score10`` — MultiHop-EgoQA's 1-10 grade as JSON ``{score, rationale}``, stored /10.
 
-Replies are truncated to ``eval.judge.truncate_words`` words (Neptune: 100). Judges are refused
+Replies are truncated to ``eval.judging.truncate_words`` words (Neptune: 100). Judges are refused
 at compose time for ordering subtasks: Neptune (D.4) found they accept the right items in the
 wrong order. Rows that are not ``ok`` keep the worst value (0), like every other metric.
 """
@@ -148,10 +148,10 @@ def judged_subtasks(recipes: dict[str, Any], wanted: Sequence[str] | None) -> se
         return free
     for name in wanted:
         if name in recipes and recipes[name].scorer.kind == "order":
-            raise ConfigError(f"eval.judge.subtasks: {name} is an ordering task; answer "
+            raise ConfigError(f"eval.judging.subtasks: {name} is an ordering task; answer "
                               "judges accept the right items in the wrong order (Neptune D.4), "
                               "so its exact metrics are the only ones reported")
         if name not in free:
-            raise ConfigError(f"eval.judge.subtasks: {name} has no free-text answer to judge; "
+            raise ConfigError(f"eval.judging.subtasks: {name} has no free-text answer to judge; "
                               f"choose from {sorted(free)}")
     return set(wanted)

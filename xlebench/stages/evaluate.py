@@ -307,9 +307,9 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     if ec["judges"]:
         from xlebench.llm.setup import llm_client, llm_fingerprint
 
-        judged = judged_subtasks(recipes, ec["judge"]["subtasks"])
+        judged = judged_subtasks(recipes, ec["judging"]["subtasks"])
         judges = Judges(list(ec["judges"]), llm_client(cfg, "eval.judges", section="judge"),
-                        int(ec["judge"]["truncate_words"]), bool(ec["judge"]["p_true"]))
+                        int(ec["judging"]["truncate_words"]), bool(ec["judging"]["p_true"]))
         judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]],
                                    section="judge")
     fp = {"eval": {k: v for k, v in ec.items() if k not in ("predictions", "name", "replace")
@@ -327,6 +327,6 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           allow_partial=bool(ec["allow_partial"]), max_logs=ec["max_logs"],
                           lifelogs=ec["lifelogs"], judges=judges, judged=judged,
                           split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])),
-                          min_dev_f1=float(ec["judge"]["min_dev_f1"]),
+                          min_dev_f1=float(ec["judging"]["min_dev_f1"]),
                           models=built.models, records=records)
     return StageSpec(stage, fp)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from xlebench.config.backends import VLMBackend
-from xlebench.config.schema import VLMConfig
+from xlebench.config.schema import TransformersVLMConfig
 from xlebench.errors import ConfigError
 from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
@@ -52,7 +52,7 @@ BACKEND = VLMBackend("transformers", "xlebench.vlm.transformers_backend:Transfor
 
 
 class TransformersVLM(CachedVLM):
-    def __init__(self, settings: VLMConfig, cache_dir: Path,
+    def __init__(self, settings: TransformersVLMConfig, cache_dir: Path,
                  loaded: tuple[Any, Any] | None = None) -> None:
         """`loaded`: a (processor, model) already in memory (a benchmark's random model of
         a real size, a notebook's own), used as it is instead of ``vlm.path``."""
