@@ -100,7 +100,8 @@ class Systems:
             probe(self.llm.section, self.llm.settings)
 
 
-def vlm_client(cfg: DictConfig, reporter: Any) -> Any:
+def vlm_client(cfg: DictConfig) -> Any:
+    """The configured VLM (``vlm``), its replies cached under the cache folder."""
     from xlebench.vlm.client import make_vlm
 
     settings = OmegaConf.to_object(cfg.vlm)
@@ -108,6 +109,7 @@ def vlm_client(cfg: DictConfig, reporter: Any) -> Any:
 
 
 def media_of(cfg: DictConfig, systems: Systems):
+    """``uid -> path`` of a library video's media, made or found (the render settings')."""
     from xlebench.render.settings import media_resolver
 
     resolver = media_resolver(cfg)
@@ -118,6 +120,7 @@ def media_of(cfg: DictConfig, systems: Systems):
 
 
 def frame_spec(cfg: DictConfig, fps: float | None = None):
+    """The frames' size and rate (``render.frames``); ``fps`` overrides the rate."""
     from xlebench.render.frames import FrameSpec
 
     f = cfg.render.frames
@@ -167,14 +170,14 @@ def answer_model(cfg: DictConfig) -> Model:
     return Model(str(cfg.answerer.model), str(cfg.answerer.backend), "answerer")
 
 
+#: What a system's factory returns: the system, its fingerprint, the model it answers with.
 Made = tuple[Any, dict, Model | None]
-
 
 
 def frame_source(cfg: DictConfig, out: Systems) -> tuple[Any, Path, int, Any]:
     """The VLM (made once), where media and frames come from, how many frames, at what
     spec: what every system answering from frames starts with."""
-    out.vlm = out.vlm or vlm_client(cfg, None)
+    out.vlm = out.vlm or vlm_client(cfg)
     return (media_of(cfg, out), Path(cfg.paths.cache) / "frames", int(cfg.eval.e2e_frames),
             frame_spec(cfg, fps=1.0))
 

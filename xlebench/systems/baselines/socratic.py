@@ -86,7 +86,7 @@ class SocraticBaseline:
 
 
 def make(name: str, cfg: Any, out: Systems) -> Made:
-    out.vlm = out.vlm or vlm_client(cfg, None)
+    out.vlm = out.vlm or vlm_client(cfg)
     captions = caption_source(cfg, out)
     system = SocraticBaseline(text_answerer(cfg, out, f"eval.systems=[{name}]"), captions,
                               retrieve=name == "retrieve_socratic",
