@@ -1,11 +1,13 @@
-"""Export formats are declared once (`xlebench.config.exports`): the schema's choices and
-defaults, the stage's writers and its check of what a format reads come from there."""
+"""Export formats declare themselves once, in their own module (``FORMAT = ExportFormat(...)``
+beside its ``write``), read by `xlebench.config.exports` without importing it: the schema's
+choices and defaults, the stage's writers and its check of what a format reads come from
+there."""
 
 from __future__ import annotations
 
 import pytest
 
-from xlebench.config.exports import DEFAULT_EXPORTS, EXPORT_FORMATS, FORMATS
+from xlebench.config.exports import DEFAULT_EXPORTS, EXPORT_FORMATS, FORMATS, WRITERS
 from xlebench.config.schema import ExportConfig
 from xlebench.errors import ConfigError
 from xlebench.stages.export import ExportStage
@@ -26,3 +28,13 @@ def test_a_format_without_what_it_reads_is_one_line_naming_it() -> None:
     with pytest.raises(ConfigError, match=r"lmms_eval reads the hf export; add it, e\.g\. "
                                           r"export\.formats=\[hf,lmms_eval\]"):
         _stage(["lmms_eval"])
+
+
+def test_each_module_declares_its_format_as_read_from_its_source() -> None:
+    import importlib
+
+    assert EXPORT_FORMATS == ("questions", "hf", "lmms_eval", "xlebench", "egoschema",
+                              "curation")
+    for name, module in WRITERS.items():
+        declared = importlib.import_module(module)
+        assert declared.FORMAT == FORMATS[name] and callable(declared.write), name

@@ -16,10 +16,10 @@ its conf file (``conf/vlm/<name>.yaml``) and a test; a plug-in calls `register_v
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlebench.config.declared import read_declarations
 from xlebench.errors import ConfigError
 
 
@@ -35,28 +35,12 @@ class VLMBackend:
 
 #: Where the built-in backends' modules are.
 _MODULES = Path(__file__).resolve().parents[1] / "vlm"
-_DECLARATION = "BACKEND = VLMBackend("
 
 
 def declared_backends(folder: Path = _MODULES) -> dict[str, VLMBackend]:
     """The declarations ``BACKEND = VLMBackend(<literals>)`` of the modules in ``folder``, by
     name, read from their source (module name order)."""
-    found: dict[str, VLMBackend] = {}
-    for path in sorted(folder.glob("*.py")):
-        text = path.read_text("utf-8")
-        if _DECLARATION not in text:
-            continue
-        for node in ast.parse(text).body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                    [getattr(t, "id", None) for t in node.targets] == ["BACKEND"]:
-                backend = VLMBackend(*(ast.literal_eval(a) for a in node.value.args),
-                                     **{k.arg: ast.literal_eval(k.value)
-                                        for k in node.value.keywords if k.arg})
-                if backend.name in found:
-                    raise ConfigError(f"vlm.backend={backend.name!r} is declared twice "
-                                      f"({path.name})")
-                found[backend.name] = backend
-    return found
+    return {b.name: b for _, b in read_declarations(folder, "BACKEND", VLMBackend)}
 
 
 #: Every backend by name: the built-in ones, then those registered (a live mapping: the

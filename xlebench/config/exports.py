@@ -1,34 +1,45 @@
-"""The export formats, each declared once: its name, whether it is written by default, and the
-formats it reads — what the ``export.formats`` choices and defaults, the export stage's check
-of what a format needs, and its writers are read from. Adding a format is its writer (a method
-``_<name>`` of `xlebench.stages.export.ExportStage`, matched by a test), a line here and a
-test that reads it back with the format's real reader.
+"""The export formats, each declared once, in its own module: ``FORMAT = ExportFormat(...)`` in
+``xlebench/export/<module>.py`` beside the module's ``write(out, items, logs, job)``. Read here
+from the modules' source (`xlebench.config.declared`): the ``export.formats`` choices and
+defaults and the export stage's check of what a format reads come from the declarations, and
+the stage calls the declaring module's writer. Adding a format is its module and a test that
+reads it back with the format's real reader.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from xlebench.config.declared import read_declarations
 
 
 @dataclass(frozen=True)
 class ExportFormat:
     name: str
     about: str
+    #: Its place among the formats: in the default list and among the export stage's units.
+    order: int
     default: bool = True
     #: Formats this one reads (lmms-eval's tasks read the hf parquet files).
     needs: tuple[str, ...] = ()
 
 
-FORMATS: dict[str, ExportFormat] = {f.name: f for f in (
-    ExportFormat("questions", "the questions-only view a system or a predictions submitter "
-                 "reads: query, options, period and video under opaque ids, no answer"),
-    ExportFormat("hf", "one parquet file per subtask with one Arrow schema, the life-log "
-                 "table, the dataset card"),
-    ExportFormat("lmms_eval", "lmms-eval task folders reading the hf files", needs=("hf",)),
-    ExportFormat("xlebench", "the X-LeBench release layout"),
-    ExportFormat("egoschema", "multiple-choice items in EgoSchema's layout"),
-    ExportFormat("curation", "a sheet for raters (on request)", default=False),
-)}
+#: Where the formats' modules are.
+_MODULES = Path(__file__).resolve().parents[1] / "export"
+
+
+def declared_formats(folder: Path = _MODULES) -> dict[str, tuple[str, ExportFormat]]:
+    """``{name: (module, declaration)}`` of the formats declared in ``folder``, in order."""
+    found = read_declarations(folder, "FORMAT", ExportFormat)
+    return {f.name: (f"xlebench.export.{stem}", f)
+            for stem, f in sorted(found, key=lambda sf: sf[1].order)}
+
+
+_DECLARED = declared_formats()
+FORMATS: dict[str, ExportFormat] = {name: f for name, (_, f) in _DECLARED.items()}
+#: The module whose ``write`` writes each format.
+WRITERS: dict[str, str] = {name: module for name, (module, _) in _DECLARED.items()}
 EXPORT_FORMATS = tuple(FORMATS)
 #: Written unless export.formats says otherwise.
 DEFAULT_EXPORTS = tuple(f.name for f in FORMATS.values() if f.default)

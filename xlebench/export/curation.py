@@ -28,8 +28,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
+from xlebench.config.exports import ExportFormat
 from xlebench.export.egoschema import video_seconds
+from xlebench.export.job import ExportJob
+from xlebench.runner.atomic import write_text
 from xlebench.tasks.helpers.rater_sheet import COLUMNS, CONDITIONS, bare
 
 
@@ -59,3 +64,13 @@ def curation_csv(items: Iterable[dict], logs: dict[str, dict]) -> str:
                     "duplicate_of": same if same != it["item_id"] else "", "needs": "",
                     "notes": ""})
     return out.getvalue()
+
+
+FORMAT = ExportFormat("curation", "a sheet for raters (on request)", order=5, default=False)
+
+
+def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
+          job: ExportJob) -> dict[str, Any]:
+    every = [it for v in items.values() for it in v]
+    write_text(out / "items.csv", curation_csv(every, logs))
+    return {"items": len(every)}

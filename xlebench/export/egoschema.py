@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+from xlebench.config.exports import ExportFormat
+from xlebench.export.job import ExportJob
 from xlebench.render.timeline import build_mapping
+from xlebench.runner.atomic import write_json
 
 #: Namespace of q_uids: uuid5(NAMESPACE, item_id) is stable across machines and runs.
 NAMESPACE = uuid.UUID("6f1c1f1e-7a55-4d2a-9d0b-0e6b5e8c1a11")
@@ -76,3 +80,15 @@ def egoschema_files(items: Iterable[dict], logs: dict[str, dict]) -> dict[str, A
                       "period_s": [it["period"]["start_s"], it["period"]["end_s"]],
                       **ego4d_source(it["evidence"])}
     return {"questions.json": questions, "answers.json": answers, "uid_to_lifelog.json": ids}
+
+
+FORMAT = ExportFormat("egoschema", "multiple-choice items in EgoSchema's layout", order=4)
+
+
+def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
+          job: ExportJob) -> dict[str, Any]:
+    files = egoschema_files((it for v in items.values() for it in v), logs)
+    if files["questions.json"]:
+        for name, obj in files.items():
+            write_json(out / name, obj)
+    return {"questions": len(files["questions.json"])}

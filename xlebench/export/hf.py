@@ -21,6 +21,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from xlebench import __version__
+from xlebench.config.exports import ExportFormat
+from xlebench.export.card import dataset_card, dataset_id
+from xlebench.export.job import ExportJob
+from xlebench.runner.atomic import write_text
+
 #: Answer fields with a column of their own; any other answer field goes to ``answer_extra``.
 ANSWER_COLUMNS = ("text", "spans", "counts", "order", "options", "label")
 #: Item fields with a column of their own; any other goes to ``extra``.
@@ -144,3 +150,27 @@ def write_table(table: pa.Table, path: Path) -> None:
 
 def read_items(path: Path) -> list[dict]:
     return [row_to_item(r) for r in pq.read_table(path, schema=ITEMS).to_pylist()]
+
+
+FORMAT = ExportFormat("hf", "one parquet file per subtask with one Arrow schema, the life-log "
+                      "table, the dataset card", order=1)
+
+
+def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
+          job: ExportJob) -> dict[str, Any]:
+    sizes = {}
+    for sub, its in items.items():
+        table = items_table(its)
+        write_table(table, out / "data" / f"{sub}.parquet")
+        sizes[sub] = table.nbytes
+    table = lifelogs_table(logs.values())
+    write_table(table, out / "lifelogs.parquet")
+    sizes["lifelogs"] = table.nbytes
+    fps = {s: job.upstream[s].fingerprint for s in ("simulate", "annotate")}
+    write_text(out / "README.md", dataset_card(
+        name=job.bench_name, items=items, logs=list(logs.values()),
+        config_yaml=job.config_yaml, fingerprints=fps, version=__version__,
+        library_kind=job.library_kind, rendered=len(job.upstream["render"].records),
+        num_bytes=sizes))
+    return {"rows": {s: len(v) for s, v in items.items()},
+            "dataset": dataset_id(job.bench_name, fps)}

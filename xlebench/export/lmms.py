@@ -24,6 +24,7 @@ xlebench[lmms]``).
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -31,6 +32,11 @@ from typing import Any
 
 import yaml
 
+from xlebench.config.exports import ExportFormat
+from xlebench.eval.metrics import REGISTRY
+from xlebench.eval.score import ScoreSettings, corpus_metrics
+from xlebench.export.hf import items_table, write_table
+from xlebench.export.job import ExportJob
 from xlebench.export.lmms_task import PROMPT, SCORE, SETTINGS, lmms_metric
 from xlebench.runner.atomic import write_text
 
@@ -128,3 +134,51 @@ def write_lmms_tasks(out: Path, *, subtasks: Mapping[str, Mapping[str, Any]],
                    _yaml(task_yaml(sub, d["metrics"], d["higher_is_better"], d.get("primary"))))
         write_text(folder / "utils.py", UTILS)
     return names
+
+
+FORMAT = ExportFormat("lmms_eval", "lmms-eval task folders reading the hf files", order=2,
+                      needs=("hf",))
+log = logging.getLogger(__name__)
+
+
+def task_metrics(recipe: Any, item: dict | None, settings: ScoreSettings) -> list[str]:
+    """A recipe's metric names as the results table lists them: the primary first."""
+    names = set(recipe.scorer.worst(item, settings)) if item is not None else set()
+    names |= set(corpus_metrics({recipe.name: recipe}).get(recipe.name, {}))
+    return [recipe.primary] + sorted(names - {recipe.primary})
+
+
+def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
+          job: ExportJob) -> dict[str, Any]:
+    """Tasks over the items whose life log has a video (lmms-eval's models need it): their
+    own parquet subsets under ``data/``; a subtask with none is left out."""
+    s = job.eval_settings
+    settings = ScoreSettings.from_eval(s)
+    rendered = set(job.upstream["render"].records)
+    served = {sub: [it for it in its if it["lifelog_id"] in rendered]
+              for sub, its in items.items()}
+    served = {sub: its for sub, its in served.items() if its}
+    n_items = sum(len(v) for v in items.values())
+    if not served:
+        log.warning("export/lmms_eval: no life log is rendered (its models need the "
+                    "video), so no task is written; render them (render.max_logs=null)")
+        return {"tasks": [], "items": {}, "of": n_items}
+    if sum(len(v) for v in served.values()) < n_items:
+        log.warning("export/lmms_eval: %d of %d items have a rendered video and are "
+                    "exported; render every life log (render.max_logs=null) to export "
+                    "all", sum(len(v) for v in served.values()), n_items)
+    for sub, its in served.items():
+        write_table(items_table(its), out / "data" / f"{sub}.parquet")
+    subtasks = {}
+    for name, its in served.items():
+        recipe = job.recipes[name]
+        metrics = task_metrics(recipe, its[0], settings)
+        subtasks[name] = {
+            "metrics": metrics, "answer_format": recipe.answer_format,
+            "primary": recipe.primary, "target": job.targets.get(name),
+            "higher_is_better": {m: REGISTRY[m].higher_is_better if m in REGISTRY
+                                 else True for m in metrics}}
+    names = write_lmms_tasks(out, subtasks=subtasks, eval_settings=s,
+                             max_new_tokens=job.max_new_tokens)
+    return {"tasks": names, "items": {sub: len(v) for sub, v in served.items()},
+            "of": n_items}

@@ -22,7 +22,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from xlebench.config.exports import ExportFormat
 from xlebench.errors import DataError
+from xlebench.export.job import ExportJob
+from xlebench.runner.atomic import write_jsonl
 
 #: What a question row holds; nothing else of an item leaves the benchmark through this view
 #: (and ``split``, dev or test, in a benchmark with a held-out split: xlebench/split.py).
@@ -96,3 +99,18 @@ def resolve_ids(path: Path, responses: Mapping[str, str], items: Iterable[dict]
                             "keep one prediction per item")
         out[item_id] = reply
     return out
+
+
+FORMAT = ExportFormat("questions", "the questions-only view a system or a predictions "
+                      "submitter reads: query, options, period and video under opaque ids, "
+                      "no answer", order=0)
+
+
+def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
+          job: ExportJob) -> dict[str, Any]:
+    key = answer_key(it for its in items.values() for it in its)
+    for name, rows in question_files(items, set(job.upstream["render"].records), key).items():
+        write_jsonl(out / name, rows)
+    # kept in the cache for the links below, never written into the view
+    return {"questions": {s: len(v) for s, v in items.items()},
+            "video_names": video_names(items, key)}

@@ -24,9 +24,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from xlebench.clock import DAY
+from xlebench.config.exports import ExportFormat
+from xlebench.export.job import ExportJob
+from xlebench.runner.atomic import write_json
 
 HEX8 = re.compile(r"^[0-9a-f]{8}$")
 #: Our subtask -> the release's task key (summaries under ``summarisation``).
@@ -162,3 +166,14 @@ def release_files(logs: dict[str, dict], items: list[dict]) -> tuple[dict[str, d
     off = sum(1 for s in starts if s % 60)
     return files, {"files": len(files), "segments": len(starts),
                    "segment_starts_not_whole_minutes": off}
+
+
+FORMAT = ExportFormat("xlebench", "the X-LeBench release layout", order=3)
+
+
+def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
+          job: ExportJob) -> dict[str, Any]:
+    files, stats = release_files(logs, [it for v in items.values() for it in v])
+    for name, layout in files.items():
+        write_json(out / name, layout)
+    return stats

@@ -1,10 +1,11 @@
 """Export stage: one unit per format, each written into its unit folder and copied to
-``export/<format>/`` of the benchmark (`xlebench.export`). The formats, what each is and what
-it reads, are declared in `xlebench.config.exports`; each has a writer ``_<format>`` here.
+``export/<format>/`` of the benchmark (`xlebench.export`). Each format is declared in its own
+module with its writer (`xlebench.config.exports`); this stage runs the writers, one unit each.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import shutil
@@ -14,21 +15,11 @@ from typing import Any, ClassVar
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
-from xlebench import __version__
-from xlebench.config.exports import FORMATS
+from xlebench.config.exports import FORMATS, WRITERS
 from xlebench.errors import ConfigError
-from xlebench.eval.metrics import REGISTRY
-from xlebench.eval.score import ScoreSettings, corpus_metrics
-from xlebench.export.card import dataset_card, dataset_id
-from xlebench.export.curation import curation_csv
-from xlebench.export.egoschema import egoschema_files
-from xlebench.export.hf import items_table, lifelogs_table, write_table
-from xlebench.export.lmms import write_lmms_tasks
-from xlebench.export.questions import answer_key, question_files, video_names
-from xlebench.export.release import release_files
+from xlebench.export.job import ExportJob
 from xlebench.manifest import content_config
 from xlebench.publish import benchmark_config
-from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.split import log_split
@@ -49,13 +40,6 @@ def _items(ctx: StageContext, recipes: dict[str, Recipe]) -> dict[str, list[dict
         if rec["subtask"] in by:
             by[rec["subtask"]] += rec["items"]
     return {s: sorted(v, key=lambda it: it["item_id"]) for s, v in by.items() if v}
-
-
-def task_metrics(recipe: Recipe, item: dict | None, settings: ScoreSettings) -> list[str]:
-    """A recipe's metric names as the results table lists them: the primary first."""
-    names = set(recipe.scorer.worst(item, settings)) if item is not None else set()
-    names |= set(corpus_metrics({recipe.name: recipe}).get(recipe.name, {}))
-    return [recipe.primary] + sorted(names - {recipe.primary})
 
 
 class ExportStage(BaseStage):
@@ -92,13 +76,20 @@ class ExportStage(BaseStage):
         if self.heldout > 0 and unit.id != "questions":  # answers of the test split stay out
             items, logs, held = self._dev(items, logs)
         out = ctx.workdir / "files"
-        stats = {**self.writers()[unit.id](out, items, logs, ctx.upstream), **held}
+        stats = {**self.writers()[unit.id](out, items, logs, self._job(ctx.upstream)), **held}
         files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
         return {"format": unit.id, **stats, "paths": files}
 
     def writers(self) -> dict[str, Any]:
-        """Each declared format's writer (`xlebench.config.exports`)."""
-        return {name: getattr(self, f"_{name}") for name in FORMATS}
+        """Each declared format's writer: ``write`` of the module declaring it
+        (`xlebench.config.exports`)."""
+        return {name: importlib.import_module(WRITERS[name]).write for name in FORMATS}
+
+    def _job(self, upstream: StageContext) -> ExportJob:
+        return ExportJob(bench_name=self.bench_name, config_yaml=self.config_yaml,
+                         recipes=self.recipes, targets=self.targets,
+                         eval_settings=self.eval_settings, max_new_tokens=self.max_new_tokens,
+                         library_kind=self.library_kind, upstream=upstream)
 
     def _dev(self, items: dict[str, list[dict]], logs: dict[str, dict]) -> tuple:
         """The dev split's items and life logs, and how many test ones were left out."""
@@ -109,84 +100,6 @@ class ExportStage(BaseStage):
         return ({sub: its for sub, its in kept.items() if its},
                 {lid: log for lid, log in logs.items() if lid not in test},
                 {"held_out": {"lifelogs": len(test), "items": n}})
-
-    def _hf(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        sizes = {}
-        for sub, its in items.items():
-            table = items_table(its)
-            write_table(table, out / "data" / f"{sub}.parquet")
-            sizes[sub] = table.nbytes
-        table = lifelogs_table(logs.values())
-        write_table(table, out / "lifelogs.parquet")
-        sizes["lifelogs"] = table.nbytes
-        fps = {s: ctx[s].fingerprint for s in ("simulate", "annotate")}
-        write_text(out / "README.md", dataset_card(
-            name=self.bench_name, items=items, logs=list(logs.values()),
-            config_yaml=self.config_yaml, fingerprints=fps, version=__version__,
-            library_kind=self.library_kind, rendered=len(ctx["render"].records),
-            num_bytes=sizes))
-        return {"rows": {s: len(v) for s, v in items.items()},
-                "dataset": dataset_id(self.bench_name, fps)}
-
-    def _lmms_eval(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        """Tasks over the items whose life log has a video (lmms-eval's models need it):
-        their own parquet subsets under ``data/``; a subtask with none is left out."""
-        s = self.eval_settings
-        settings = ScoreSettings.from_eval(s)
-        rendered = set(ctx["render"].records)
-        served = {sub: [it for it in its if it["lifelog_id"] in rendered]
-                  for sub, its in items.items()}
-        served = {sub: its for sub, its in served.items() if its}
-        n_items = sum(len(v) for v in items.values())
-        if not served:
-            log.warning("export/lmms_eval: no life log is rendered (its models need the "
-                        "video), so no task is written; render them (render.max_logs=null)")
-            return {"tasks": [], "items": {}, "of": n_items}
-        if sum(len(v) for v in served.values()) < n_items:
-            log.warning("export/lmms_eval: %d of %d items have a rendered video and are "
-                        "exported; render every life log (render.max_logs=null) to export "
-                        "all", sum(len(v) for v in served.values()), n_items)
-        for sub, its in served.items():
-            write_table(items_table(its), out / "data" / f"{sub}.parquet")
-        subtasks = {}
-        for name, its in served.items():
-            recipe = self.recipes[name]
-            metrics = task_metrics(recipe, its[0], settings)
-            subtasks[name] = {
-                "metrics": metrics, "answer_format": recipe.answer_format,
-                "primary": recipe.primary, "target": self.targets.get(name),
-                "higher_is_better": {m: REGISTRY[m].higher_is_better if m in REGISTRY
-                                     else True for m in metrics}}
-        names = write_lmms_tasks(out, subtasks=subtasks, eval_settings=s,
-                                 max_new_tokens=self.max_new_tokens)
-        return {"tasks": names, "items": {sub: len(v) for sub, v in served.items()},
-                "of": n_items}
-
-    def _questions(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        key = answer_key(it for its in items.values() for it in its)
-        for name, rows in question_files(items, set(ctx["render"].records), key).items():
-            write_jsonl(out / name, rows)
-        # kept in the cache for the links below, never written into the view
-        return {"questions": {s: len(v) for s, v in items.items()},
-                "video_names": video_names(items, key)}
-
-    def _xlebench(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        files, stats = release_files(logs, [it for v in items.values() for it in v])
-        for name, layout in files.items():
-            write_json(out / name, layout)
-        return stats
-
-    def _egoschema(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        files = egoschema_files((it for v in items.values() for it in v), logs)
-        if files["questions.json"]:
-            for name, obj in files.items():
-                write_json(out / name, obj)
-        return {"questions": len(files["questions.json"])}
-
-    def _curation(self, out: Path, items, logs, ctx: StageContext) -> dict[str, Any]:
-        every = [it for v in items.values() for it in v]
-        write_text(out / "items.csv", curation_csv(every, logs))
-        return {"items": len(every)}
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         counts = {}

@@ -1,0 +1,42 @@
+"""Declarations read from modules' source, without importing the modules.
+
+An extension point whose implementations live above the config floor (VLM backends, export
+formats) declares each one in its own module, ``NAME = Class(<literals>)`` at the module's top
+level. The config needs only their names and flags (the schema's choices and defaults), so it
+reads them here from the source: composing a config never loads a backend's or an exporter's
+dependencies, and this floor imports nothing above it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any, TypeVar
+
+from xlebench.errors import ConfigError
+
+T = TypeVar("T")
+
+
+def read_declarations(folder: Path, variable: str, cls: type[T]) -> list[tuple[str, T]]:
+    """``(module name, declaration)`` of every ``<variable> = <cls>(<literals>)`` in the
+    modules of ``folder``, in module name order; a name declared twice is an error."""
+    marker = f"{variable} = {cls.__name__}("
+    found: list[tuple[str, T]] = []
+    names: set[Any] = set()
+    for path in sorted(folder.glob("*.py")):
+        text = path.read_text("utf-8")
+        if marker not in text:
+            continue
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    [getattr(t, "id", None) for t in node.targets] == [variable]:
+                value = cls(*(ast.literal_eval(a) for a in node.value.args),
+                            **{k.arg: ast.literal_eval(k.value)
+                               for k in node.value.keywords if k.arg})
+                name = getattr(value, "name", None)
+                if name in names:
+                    raise ConfigError(f"{name!r} is declared twice ({path.name})")
+                names.add(name)
+                found.append((path.stem, value))
+    return found
