@@ -188,6 +188,15 @@ def frames_identity(name: str, version: str, out: Systems, n: int, spec: Any,
             "spec": spec.key, "prompt": file_digest(prompt_files([prompt])[0])}
 
 
+def frames_system(name: str, cfg: DictConfig, out: Systems, kind: Any,
+                  frames_of: Callable[[Any, Path, int, Any], Callable], prompt: str) -> Made:
+    """A system of class ``kind`` answering from frames, ``kind(vlm, frames_of(media, root, n,
+    spec))``, identified by its version, the VLM, the frame count and spec, and ``prompt``."""
+    media, root, n, spec = frame_source(cfg, out)
+    system = kind(out.vlm, frames_of(media, root, n, spec))
+    return system, frames_identity(name, kind.version, out, n, spec, prompt), vlm_model(cfg)
+
+
 @dataclass(frozen=True)
 class SystemKind:
     """A system declared once: its name, its factory, and whether it answers from frames

@@ -10,14 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.config.backends import vlm_backend
-from xlebench.systems.base import (
-    Made,
-    SystemKind,
-    Systems,
-    frame_source,
-    frames_identity,
-    vlm_model,
-)
+from xlebench.systems.base import Made, SystemKind, Systems, frames_system
 from xlebench.systems.baselines.end_to_end import PROMPT, replies
 from xlebench.vlm.messages import Frame
 
@@ -38,12 +31,9 @@ class CertificateFrames:
 def make(name: str, cfg: Any, out: Systems) -> Made:
     from xlebench.systems.frames import evidence_frames
 
-    media, root, n, spec = frame_source(cfg, out)
     out.network |= vlm_backend(cfg.vlm.backend).remote
-    system = CertificateFrames(out.vlm, lambda it, log: evidence_frames(
-        it, log, n, media, root, spec))
-    return system, frames_identity(name, CertificateFrames.version, out, n, spec, PROMPT), \
-        vlm_model(cfg)
+    return frames_system(name, cfg, out, CertificateFrames, lambda media, root, n, spec: (
+        lambda it, log: evidence_frames(it, log, n, media, root, spec)), PROMPT)
 
 
 SYSTEMS = (SystemKind("oracle_certificate_frames", make, frames=True),)

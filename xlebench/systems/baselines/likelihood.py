@@ -19,14 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.errors import ConfigError
-from xlebench.systems.base import (
-    Made,
-    SystemKind,
-    Systems,
-    frame_source,
-    frames_identity,
-    vlm_model,
-)
+from xlebench.systems.base import Made, SystemKind, Systems, frames_system
 from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
 from xlebench.systems.captioners import evenly
 from xlebench.vlm.messages import Frame
@@ -97,10 +90,8 @@ def scoring_system(kind: Any) -> Callable[[str, Any, Systems], Made]:
     def make(name: str, cfg: Any, out: Systems) -> Made:
         from xlebench.systems.frames import log_frames
 
-        media, root, n, spec = frame_source(cfg, out)
-        system = kind(out.vlm, lambda log: log_frames(log, n, media, root, spec))
-        return system, frames_identity(name, kind.version, out, n, spec, PROMPT), \
-            vlm_model(cfg)
+        return frames_system(name, cfg, out, kind, lambda media, root, n, spec: (
+            lambda log: log_frames(log, n, media, root, spec)), PROMPT)
     return make
 
 
