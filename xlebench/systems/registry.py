@@ -64,16 +64,16 @@ def frame_systems() -> tuple[str, ...]:
 
 def build_systems(cfg: DictConfig) -> Systems:
     """The systems of ``cfg.eval.systems``; a misspelt one is a one-line error."""
-    out = Systems()
+    out, declared = Systems(), kinds()
     for name in cfg.eval.systems:
-        if name not in kinds():
+        if name not in declared:
             hint = " (renamed: it reads the narrations, so it is oracle_text_retrieval)" \
                 if name == "text_retrieval" else ""
             raise ConfigError(f"eval.systems: {name!r} is not a system{hint}; choose from "
-                              f"{list(kinds())} (or give eval.predictions=<file.jsonl>)")
+                              f"{list(declared)} (or give eval.predictions=<file.jsonl>)")
         for frames in _frame_counts(cfg, name):
             made = cfg if frames is None else _with_frames(cfg, frames)
-            system, fp, model = kinds()[name].make(name, made, out)
+            system, fp, model = declared[name].make(name, made, out)
             key = result_key(system.name, model) + (f"@frames={frames}" if frames else "")
             key = split_key(key, str(cfg.eval.split))
             out.by_name[key] = system
