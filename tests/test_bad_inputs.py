@@ -213,7 +213,11 @@ CASES = [
          "expected a folder holding an Ego4D download"),
     # -- persona files -----------------------------------------------------------------------------
     Case("personas", "invalid YAML", _bytes(PER, b"location: [Japan\nmbti: INTJ"),
-         "expected valid YAML"),
+         "a.yaml: line 2, column 5: expected valid YAML (while parsing a flow sequence; "
+         "expected ',' or ']', but got ':')"),
+    Case("personas", "a python tag", _bytes(
+        PER, b"location: !!python/object/apply:os.system [echo]\nmbti: INTJ\n"),
+         "a.yaml: line 1, column 11: expected valid YAML (could not determine a constructor"),
     Case("personas", "a list", _bytes(PER, b"- Japan\n- INTJ\n"), "a.yaml: $: expected a mapping"),
     Case("personas", "location missing", _bytes(PER, b"mbti: INTJ\n"), "$.location"),
     Case("personas", "location unknown", _bytes(PER, b"location: Atlantis\nmbti: INTJ\n"),
@@ -361,9 +365,12 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(case, world, published)
     ran = run_inprocess(out, *_family_args(case.family, inputs), *case.override)
     assert ran.rc == 2, ran.text[-3000:]
     assert "Traceback" not in ran.text
-    errors = [line for line in ran.text.splitlines() if line.startswith("error:")]
+    lines = ran.text.splitlines()
+    errors = [k for k, line in enumerate(lines) if line.startswith("error:")]
     assert len(errors) == 1, ran.text[-3000:]
-    assert case.needle in errors[0], errors[0]
+    assert case.needle in lines[errors[0]], lines[errors[0]]
+    after = lines[errors[0] + 1:errors[0] + 2]  # one line: no excerpt or caret under it
+    assert not after or not after[0].startswith((" ", "\t", "^")), ran.text[-3000:]
     name = {"predictions": "small", "config": "small"}.get(case.family, case.family)
     assert _digest(out / "benchmarks" / name) == published[name], "the benchmark changed"
     assert not list((out / "benchmarks").glob(".*staging*")), "a staging folder was left"

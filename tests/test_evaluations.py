@@ -4,6 +4,7 @@ may overlap, answering settings and transport never touch the benchmark's identi
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -261,3 +262,88 @@ def test_a_published_benchmark_is_evaluated_by_name_or_folder(published: Path) -
     assert "no published benchmark there" in refused[4].text
     assert all("Traceback" not in r.text for r in refused)
     assert tree_bytes(bench) == before
+
+
+def test_a_benchmark_copied_to_another_folder_is_evaluated_there(published: Path,
+                                                                 tmp_path: Path) -> None:
+    """A published benchmark copied under another name is the same benchmark: evaluated by
+    the copy's name (it was refused, the refusal suggesting the command that had failed),
+    its results landing in the copy, the original untouched."""
+    bench = _bench(published)
+    before = tree_bytes(bench)
+    copy = tmp_path / "benchmarks" / "copied"
+    shutil.copytree(bench, copy)
+    local = ("eval.bertscore=false", "eval.bootstrap=10", *EVALUATE)
+    ran = run_inprocess(tmp_path, "benchmark=copied", "eval.systems=[oracle_annotations]",
+                        *local)
+    assert ran.rc == 0, ran.text[-3000:]
+    assert (copy / "results" / "oracle_annotations" / "table.json").is_file()
+    assert tree_bytes(bench) == before
+
+
+def _started_at_once(out: Path, runs: list[tuple[str, ...]]) -> list[subprocess.Popen]:
+    procs = [_popen(out, *SMALL, *EVALUATE, "eval.systems=[]", *run) for run in runs]
+    for p in procs:
+        p.wait(timeout=600)
+    return procs
+
+
+def _by_digest(bench: Path) -> dict[str, str]:
+    """Each predictions results folder, by the digest of the file it scored."""
+    out = {}
+    for folder in (bench / "results").glob("predictions-*"):
+        record = json.loads((folder / "evaluation.json").read_text())
+        out[record["fingerprints"]["predictions_sha256"]] = folder.name
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_evaluations_started_at_once_end_as_they_would_in_sequence(published: Path,
+                                                                   tmp_path: Path,
+                                                                   n: int) -> None:
+    """``n`` evaluations of one benchmark started together — files of one name in other
+    folders (the default name), the same ``eval.name`` chosen by two of them, and (from
+    four) both — end with the folders and bytes of the same runs one after another: every
+    default-named file in its own folder, one of the chosen name's files scored and the
+    other refused in one line, none lost."""
+    from xlebench.eval.predictions import digest
+
+    fresh = tmp_path / "at-once"
+    shutil.copytree(published, fresh)
+    bench = _bench(fresh)
+    files = []
+    for k in range(n):
+        (tmp_path / f"p{k}").mkdir()
+        files.append(_predictions(bench, tmp_path / f"p{k}" / "preds.jsonl", k + 2))
+    chosen = {0, 1} if n == 2 else {0, 1, 2}
+    runs = [(f"eval.predictions={f}", *(["eval.name=mine"] if k in chosen and n > 2 or
+                                        n == 2 and k == 1 else [])) for k, f in enumerate(files)]
+    procs = _started_at_once(fresh, runs)
+    named = [k for k, r in enumerate(runs) if "eval.name=mine" in r]
+    for k, p in enumerate(procs):
+        if k not in named:
+            assert p.returncode == 0, _stderr(p)[-3000:]
+    won = [k for k in named if procs[k].returncode == 0]
+    assert len(won) == 1, [_stderr(procs[k])[-500:] for k in named]
+    for k in set(named) - set(won):
+        err = _stderr(procs[k])
+        assert procs[k].returncode == 2 and "Traceback" not in err
+        assert "eval.name" in err and ("being written by another evaluation" in err
+                                       or "holds the scores of another" in err)
+    at_once = _by_digest(bench)
+    defaults = [k for k in range(n) if k not in named]
+    assert {digest(files[k]) for k in defaults} | {digest(files[won[0]])} == set(at_once)
+    assert at_once[digest(files[won[0]])] == "predictions-mine"
+    # the same runs one after another, in the order the names were taken at once
+    order = sorted(defaults, key=lambda k: at_once[digest(files[k])] != "predictions-preds")
+    seq = tmp_path / "in-sequence"
+    shutil.copytree(published, seq)
+    for k in [*order, *won]:
+        ran = run_inprocess(seq, *SMALL, *EVALUATE, "eval.systems=[]", *runs[k])
+        assert ran.rc == 0, ran.text[-3000:]
+    assert _by_digest(_bench(seq)) == at_once
+    for name in at_once.values():
+        assert tree_bytes(bench / "results" / name) == tree_bytes(_bench(seq) / "results" / name)
+    assert (bench / "results" / "leaderboard.md").read_bytes() == \
+        (_bench(seq) / "results" / "leaderboard.md").read_bytes()

@@ -27,6 +27,7 @@ from xlebench.publish import (
     discard,
     open_publication,
     publish,
+    release_claims,
 )
 from xlebench.report.results import derive
 from xlebench.runner.atomic import barrier, deferred_durability, write_json
@@ -118,8 +119,15 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     Before any work: the published benchmark of the same name must come from the same
     configuration (see `xlebench.publish`). After the work: a failure that is the user's
     input raises a `UserError` (one line, exit 2); other failures leave the published
-    benchmark as it was.
+    benchmark as it was. Whatever the outcome, the results names this run claimed are freed.
     """
+    try:
+        return _run_pipeline(cfg, bench_subdir)
+    finally:
+        release_claims(Path(cfg.paths.benchmarks) / str(cfg.name))
+
+
+def _run_pipeline(cfg: DictConfig, bench_subdir: str | None) -> PipelineResult:
     final = Path(cfg.paths.benchmarks) / str(cfg.name)
     if bench_subdir:
         final = final / bench_subdir

@@ -14,6 +14,12 @@ published benchmark safe:
 * **Nothing stale is kept silently.** If a stage run now produces other outputs than the
   published ones (new code, same configuration), the carried-over outputs computed from the
   old ones are stale: the run is refused, naming them, unless ``overwrite=true``.
+* **A results folder's name is claimed when it is chosen.** An evaluation that names its
+  folder (a predictions file's ``predictions-<name>``) chooses the name and claims it under
+  the benchmark's lock (`claim_name`), so that runs started at the same moment choose as they
+  would one after another: a default name taken by another file's scores or claim gets the
+  file's digest appended, a chosen ``eval.name`` is refused. A claim lives as long as its
+  process.
 * **Runs that overlap both land.** Publication re-checks, under the lock, that the published
   folder is still the one the run staged from. If another run published meanwhile, this run's
   own paths are carried onto a fresh copy of that folder (two evaluations of different systems
@@ -58,9 +64,11 @@ def benchmark_config(content_config: Mapping[str, Any]) -> dict[str, Any]:
     How systems answer and are judged is not part of it (`EVALUATION_SECTIONS`), nor how LLM
     answers are fetched (``llm=replay`` answers from the cache a ``llm=litellm`` run filled;
     endpoints and thread counts are volatile keys, absent from the content config), only what
-    changes them.
+    changes them; nor its ``name``, which is the folder it sits in (a benchmark copied to
+    another folder is the same benchmark).
     """
-    out = {k: v for k, v in content_config.items() if k not in EVALUATION_SECTIONS}
+    out = {k: v for k, v in content_config.items()
+           if k not in EVALUATION_SECTIONS and k != "name"}
     if isinstance(out.get("llm"), Mapping):
         llm = dict(out["llm"])
         if llm.get("backend") == "replay":
@@ -329,6 +337,40 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def discard(pub: Publication) -> None:
     shutil.rmtree(pub.staging, ignore_errors=True)
+
+
+def _claims(final: Path) -> Path:
+    return final.parent / f".{final.name}.claims"
+
+
+@contextmanager
+def claim_name(final: Path) -> Iterator[tuple[dict[str, str], Callable[[str, str], None]]]:
+    """Under the benchmark's lock: the results folders other live runs have claimed (``{key:
+    owner}``, the owner a digest of what they write there) and ``claim(key, owner)``, which
+    claims one for this run. Claims of dead runs are removed."""
+    folder = _claims(final)
+    with _locked(final):
+        taken: dict[str, str] = {}
+        for path in sorted(folder.glob("*--*")) if folder.is_dir() else ():
+            pid, _, key = path.name.partition("--")
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            if not pid_alive(int(pid)):
+                path.unlink(missing_ok=True)
+                continue
+            taken[key] = path.read_text("utf-8")
+
+        def claim(key: str, owner: str) -> None:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{os.getpid()}--{key}").write_text(owner, "utf-8")
+        yield taken, claim
+
+
+def release_claims(final: Path) -> None:
+    """Remove this run's claims (`claim_name`), once it has published or failed."""
+    folder = _claims(final)
+    for path in folder.glob(f"{os.getpid()}--*") if folder.is_dir() else ():
+        path.unlink(missing_ok=True)
 
 
 @contextmanager

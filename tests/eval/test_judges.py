@@ -33,6 +33,37 @@ def test_equivalence_judge_replies(tmp_path: Path, reply: str, value: float | No
             assert judges.judge("gem", "Q?", "a " * 300, "b", Usage()) == value
 
 
+@pytest.mark.parametrize(("logprob", "reply", "read"), [
+    (-0.1, "FALSE", 0.909), (1000.0, "FALSE", 0.0), (1000.0, "TRUE", 1.0)])
+def test_p_true_reads_only_log_probabilities(tmp_path: Path, logprob: float, reply: str,
+                                             read: float) -> None:
+    """A server's log-probability of 1000 is no verdict (it raised OverflowError): the
+    reply's text is read instead, and the fallback is counted."""
+    alts = {" TRUE": logprob, " FALSE": -2.4}
+    with LoopbackLLMServer(lambda body: Reply(reply, logprobs=[alts])) as srv:
+        judges = Judges(["gem"], make_client(srv, tmp_path / "c"), p_true=True)
+        value = judges.score("gem", "Q?", "a", "b", Usage())
+    assert value == pytest.approx(read, abs=1e-3)
+    way = "P(TRUE)" if logprob <= 0 else "text (no usable log-probabilities)"
+    assert judges.read == {way: 1}
+
+
+@pytest.mark.parametrize(("logprob", "text", "read"), [
+    (float("inf"), "FALSE", 0.0), (float("nan"), "TRUE", 1.0), ("-0.1", "FALSE", 0.0),
+    (True, "FALSE", 0.0), (-float("inf"), "TRUE", 0.0)])
+def test_p_true_falls_back_to_the_text_where_a_log_probability_is_not_one(
+        logprob: object, text: str, read: float) -> None:
+    """inf and NaN (a JSON ``Infinity`` / ``NaN``; inf gave a NaN P(TRUE), scored "not
+    equivalent"), a string or a bool are not log-probabilities; -inf is one (TRUE
+    impossible)."""
+    from types import SimpleNamespace
+
+    judges = Judges(["gem"], None, p_true=True)  # type: ignore[arg-type]
+    reply = SimpleNamespace(text=text, top_logprobs=({" TRUE": logprob, " FALSE": -0.5},))
+    assert judges._p_true_or_text(reply) == read
+    assert sum(judges.read.values()) == 1
+
+
 def test_score10_and_truncation(tmp_path: Path) -> None:
     assert parse_score10({"score": 7, "rationale": "ok"}) == 0.7
     with pytest.raises(ValueError):
@@ -128,7 +159,7 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
     # the item's own reference (a video several logs share).
     floor = extra["gem_judge"]["all"]["floor"]
     member = floor["member"]
-    assert member in ("constant", "duration_memory")
+    assert member.removesuffix("_remembered") in ("constant", "duration_memory")
     items = [json.loads(x) for x in (tmp_path / "benchmarks" / "demo" / "annotations"
                                      / "single_summary.jsonl").read_text().splitlines()]
     scores = {r["item_id"]: r for r in map(json.loads, (

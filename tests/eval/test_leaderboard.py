@@ -26,6 +26,19 @@ def test_floor_comes_from_the_full_benchmark_not_the_first_system() -> None:
     assert "n=59, floor 100.0 (question_memory)" in line
 
 
+def test_a_row_no_system_applies_to_still_shows_its_metric_n_and_floor() -> None:
+    """The paper command's only system reads no source of the authors' library: its cells
+    are n/a, and the row shows the metric, n and floor its validity check computed (they
+    were "–")."""
+    table = {"rows": {}, "not_applicable": {"single_summary": "no narrations"},
+             "validity": {"single_summary": {"metric": "rougeL_content", "items": 502,
+                                             "blind": {"mean": 0.104, "member": "constant"}}}}
+    row = leaderboard({"oracle_text_retrieval": table})["rows"][0]
+    assert (row["metric"], row["n"], row["floor"]["mean"]) == ("rougeL_content", 502, 0.104)
+    md = leaderboard_markdown(leaderboard({"oracle_text_retrieval": table}))
+    assert "| single_summary | rougeL_content | 502 | 10.4 (constant) | n/a (no source) |" in md
+
+
 def test_order_of_systems_does_not_change_the_row() -> None:
     a = {"z-full": _table(400, 0.3, 0.119), "a-subset": _table(59, 0.2, 1.0)}
     b = dict(reversed(list(a.items())))

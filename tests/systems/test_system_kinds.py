@@ -81,5 +81,11 @@ def test_a_system_declared_in_a_test_answers_through_the_cli(echo, tmp_path: Pat
 def test_unknown_and_duplicate_systems_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="declared already"):
         registry.register_system(SystemKind("end_to_end", _make))
+    # a system's name becomes results/<name>@<model>/: a path in it is refused where it is
+    # declared, in one line, and nothing is registered
+    for bad in ("../../../PWN_SYS", "a/b", "", "..", "with space", "-lead"):
+        with pytest.raises(ConfigError, match="is not a name"):
+            registry.register_system(SystemKind(bad, _make))
+        assert bad not in registry.kinds()
     ran = run_inprocess(tmp_path, *SMALL, "eval.systems=[nope]")
     assert ran.rc == 2 and "'nope' is not a system" in ran.text

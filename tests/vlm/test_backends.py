@@ -55,6 +55,9 @@ def test_unknown_and_duplicate_backends_are_one_line_errors(tmp_path: Path) -> N
         vlm_backend("nope")
     with pytest.raises(ConfigError, match="declared already"):
         register_vlm_backend(VLMBackend("litellm", "x:Y"))
+    with pytest.raises(ConfigError, match="is not a name"):
+        register_vlm_backend(VLMBackend("../../PWN", "x:Y"))
+    assert "../../PWN" not in VLM_BACKENDS
     ran = run_inprocess(tmp_path, *SMALL, "vlm.backend=nope")
     assert ran.rc == 2 and "vlm.backend" in ran.text
 
@@ -79,3 +82,14 @@ def test_a_module_declaring_a_backend_is_found_and_a_duplicate_refused(tmp_path:
     (tmp_path / "other.py").write_text('BACKEND = VLMBackend("echo", "x:Y")\n')
     with pytest.raises(ConfigError, match="declared twice"):
         declared_backends(tmp_path)
+
+
+def test_a_declared_format_or_backend_name_that_is_a_path_is_refused(tmp_path: Path) -> None:
+    """Declarations read from source are checked too: an export format named ``../x`` would
+    name export/../x."""
+    from xlebench.config.declared import read_declarations
+    from xlebench.config.exports import ExportFormat
+
+    (tmp_path / "evil.py").write_text('FORMAT = ExportFormat("../evil", "about", 9)\n')
+    with pytest.raises(ConfigError, match=r"evil.py: FORMAT '../evil' is not a name"):
+        read_declarations(tmp_path, "FORMAT", ExportFormat)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlebench.config.declared import read_declarations
+from xlebench.config.declared import check_name, read_declarations
 from xlebench.errors import ConfigError
 
 
@@ -51,6 +51,7 @@ VLM_BACKENDS: dict[str, VLMBackend] = declared_backends()
 def register_vlm_backend(backend: VLMBackend) -> None:
     """Declare a backend from outside the package (a plug-in, a test): ``vlm.backend`` accepts
     its name from then on."""
+    check_name("vlm.backend", backend.name)
     if backend.name in VLM_BACKENDS:
         raise ConfigError(f"vlm.backend={backend.name!r} is declared already")
     VLM_BACKENDS[backend.name] = backend

@@ -10,12 +10,24 @@ dependencies, and this floor imports nothing above it.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
 from xlebench.errors import ConfigError
 
 T = TypeVar("T")
+#: What a declared name may be: it becomes a folder or file name (``results/<system>@...``,
+#: ``export/<format>/``) and a config value, so no path separators, no dots leading.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_name(what: str, name: Any) -> None:
+    """Refuse a declared name that is not a plain name (``../../PWN``, ``a b``, ``""``): one
+    line, at declaration, before it names a folder."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
+        raise ConfigError(f"{what} {name!r} is not a name: use letters, digits, '_', '-' and "
+                          "'.' (at most 64, starting with a letter or digit, no '..')")
 
 
 def read_declarations(folder: Path, variable: str, cls: type[T]) -> list[tuple[str, T]]:
@@ -35,6 +47,7 @@ def read_declarations(folder: Path, variable: str, cls: type[T]) -> list[tuple[s
                             **{k.arg: ast.literal_eval(k.value)
                                for k in node.value.keywords if k.arg})
                 name = getattr(value, "name", None)
+                check_name(f"{path.name}: {variable}", name)
                 if name in names:
                     raise ConfigError(f"{name!r} is declared twice ({path.name})")
                 names.add(name)

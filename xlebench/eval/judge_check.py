@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from xlebench.eval.judges import METRICS, Judges
+from xlebench.eval.judges import BY_TEXT, METRICS, Judges
 from xlebench.llm.client import Usage
 
 DEV_SET = "judge_dev.v2.jsonl"
@@ -119,4 +119,8 @@ def check_lines(check: dict[str, Any] | None) -> list[str]:
                      f"accuracy {100 * j['accuracy']:.1f} on {check['n']} labelled pairs "
                      f"({check['dev_set']}; threshold F1 {100 * check['min_f1']:.0f}): "
                      f"{verdict}. Offline rules on the same pairs: {rules}.")
+    read = check.get("read") or {}
+    if read.get(BY_TEXT):
+        lines.append(f"P(TRUE) verdicts read from their text: {read[BY_TEXT]} of "
+                     f"{sum(read.values())} (the reply had no usable log-probabilities).")
     return lines

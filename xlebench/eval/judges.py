@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,17 +50,30 @@ def parse_equivalence(text: str) -> float:
 TOP_LOGPROBS = 5
 
 
+def usable(logprob: Any) -> bool:
+    """A log-probability: a number at most 0 (a server's rounding may put 0 a hair above;
+    -inf is an impossible token), never NaN, +inf or more."""
+    return isinstance(logprob, int | float) and not isinstance(logprob, bool) \
+        and not math.isnan(logprob) and logprob <= 1e-6
+
+
 def p_true(top_logprobs: Sequence[dict[str, float]]) -> float | None:
     """P(TRUE) / (P(TRUE) + P(FALSE)) at the first generated token whose alternatives name
-    either (`` TRUE``, ``True``, ``true``...); None when no token does."""
+    either (`` TRUE``, ``True``, ``true``...); None when no token does, or when that token's
+    alternatives are not all log-probabilities (`usable`: 1000 or ``inf`` is a server's
+    error, not a verdict)."""
     for alts in top_logprobs:
+        named = [(token.strip().lower(), lp) for token, lp in alts.items()
+                 if token.strip().lower() in ("true", "false")]
+        if not named:
+            continue
+        if not all(usable(lp) for lp in alts.values()):
+            return None
         mass = {"true": 0.0, "false": 0.0}
-        for token, lp in alts.items():
-            word = token.strip().lower()
-            if word in mass:
-                mass[word] += math.exp(lp)
-        if mass["true"] + mass["false"] > 0:
-            return mass["true"] / (mass["true"] + mass["false"])
+        for word, lp in named:
+            mass[word] += math.exp(min(0.0, float(lp)))
+        total = mass["true"] + mass["false"]
+        return mass["true"] / total if total > 0 else None
     return None
 
 
@@ -70,9 +84,9 @@ def parse_score10(value: Any) -> float:
     return float(value["score"]) / 10
 
 
-def _p_true_or_text(c: Any) -> float:
-    p = p_true(c.top_logprobs)
-    return parse_equivalence(c.text) if p is None else p
+#: How a P(TRUE) verdict was read (`Judges.read`): from its log-probabilities, or from its
+#: text because the reply had none usable.
+BY_PROBABILITY, BY_TEXT = "P(TRUE)", "text (no usable log-probabilities)"
 
 
 def truncate(text: str, words: int) -> str:
@@ -90,6 +104,8 @@ class Judges:
     #: gem: the P(TRUE) at or above which a reply counts as equivalent (fitted on the dev
     #: set; 0.5 until then, and for a text verdict, which is 0 or 1).
     thresholds: dict[str, float] = field(default_factory=dict)
+    #: How many P(TRUE) verdicts were read each way (`BY_PROBABILITY`, `BY_TEXT`).
+    read: Counter = field(default_factory=Counter)
 
     def metrics(self) -> list[str]:
         return [METRICS[n] for n in self.names]
@@ -107,11 +123,18 @@ class Judges:
         kw = dict(max_retries=self.llm.settings.max_retries, usage=usage,
                   what=f"{name} judge")
         if name == "gem" and self.p_true:
-            return ask_completion(self.llm, messages, _p_true_or_text, logprobs=TOP_LOGPROBS,
-                                  **kw)
+            return ask_completion(self.llm, messages, self._p_true_or_text,
+                                  logprobs=TOP_LOGPROBS, **kw)
         if name == "gem":
             return ask_text(self.llm, messages, parse_equivalence, **kw)
         return ask_json(self.llm, messages, parse_score10, **kw)
+
+    def _p_true_or_text(self, c: Any) -> float:
+        """P(TRUE) from the reply's log-probabilities, else its text verdict (counted)."""
+        p = p_true(c.top_logprobs)
+        value = parse_equivalence(c.text) if p is None else p
+        self.read[BY_TEXT if p is None else BY_PROBABILITY] += 1
+        return value
 
     def judge(self, name: str, question: str, candidate: str, reference: str,
               usage: Usage) -> float:

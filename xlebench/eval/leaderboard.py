@@ -181,9 +181,13 @@ def by_capability(tables: dict[str, dict]) -> dict[str, dict[str, dict[str, Any]
 
 
 def _row(sub: str, tables: dict[str, dict]) -> dict[str, Any]:
+    """A subtask's row: its metric, n and floor from the system scored on the most items, or,
+    where no system applies (none could read a source), from the validity check every
+    evaluation runs over the whole subtask."""
     scored = {key: t["rows"][sub]["all"] for key, t in tables.items()
               if (t.get("rows", {}).get(sub) or {}).get("all")}
-    full = max(scored.values(), key=lambda c: c.get("n") or 0, default={})
+    full = max(scored.values(), key=lambda c: c.get("n") or 0, default={}) or \
+        _unscored(sub, tables)
     cells: dict[str, dict] = {key: {"not_applicable": True} for key, t in tables.items()
                               if sub in t.get("not_applicable", {})}
     for key, cell in scored.items():
@@ -192,6 +196,16 @@ def _row(sub: str, tables: dict[str, dict]) -> dict[str, Any]:
             cells[key]["floor"] = cell.get("floor")
     return {"subtask": sub, "metric": full.get("metric"), "n": full.get("n"),
             "floor": full.get("floor"), "cells": cells}
+
+
+def _unscored(sub: str, tables: dict[str, dict]) -> dict[str, Any]:
+    """Metric, n and floor of a subtask no system was scored on, from a validity check."""
+    check = next((t["validity"][sub] for t in tables.values()
+                  if (t.get("validity") or {}).get(sub)), None)
+    if not check:
+        return {}
+    return {"metric": check.get("metric"), "n": check.get("items"),
+            "floor": check.get("blind")}
 
 
 def _pct(x: float | None) -> str:

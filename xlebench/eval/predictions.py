@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from xlebench.errors import ConfigError, DataError
@@ -99,23 +100,33 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def predictions_key(path: Path, name: str | None, published: Path, sha: str) -> str:
+def predictions_key(path: Path, name: str | None, published: Path, sha: str,
+                    claimed: Mapping[str, str] | None = None) -> str:
     """The results folder of a predictions file: ``predictions-<name>``, named by
     ``eval.name``, else by the model its lines declare, else by the file's stem.
 
-    A published folder of that key that holds another file's scores is never replaced by a
-    name the user did not choose: the file gets ``predictions-<name>-<digest>`` beside it
-    (``runs/a/preds.jsonl`` and ``runs/b/preds.jsonl``). A chosen ``eval.name`` that is taken
-    is refused (`check_name_free`). ``sha``: the file's `digest`."""
+    A folder of that key that holds another file's scores, published or claimed by a run
+    writing it now (``claimed``: ``{key: digest}``, `xlebench.publish.claim_name`), is never
+    replaced by a name the user did not choose: the file gets ``predictions-<name>-<digest>``
+    beside it (``runs/a/preds.jsonl`` and ``runs/b/preds.jsonl``). A chosen ``eval.name`` that
+    is taken is refused (`check_name_free`). ``sha``: the file's `digest`."""
     base = "predictions-" + folder_slug(name or declared_model(path) or path.stem)
-    held = published_digest(published / base)
-    if name is not None or held in (None, sha):
+    held = {published_digest(published / base), (claimed or {}).get(base)} - {None}
+    if name is not None or held <= {sha}:
         return base
     return f"{base}-{sha[:8]}"
 
 
-def check_name_free(key: str, sha: str, published: Path, replace: bool) -> None:
-    """``eval.name`` names a folder holding another predictions file's scores: one line."""
+def check_name_free(key: str, sha: str, published: Path, replace: bool,
+                    claimed: Mapping[str, str] | None = None) -> None:
+    """``eval.name`` names a folder holding another predictions file's scores, or one another
+    run is writing now: one line (``eval.replace=true`` replaces published scores, never a
+    running evaluation's)."""
+    writing = (claimed or {}).get(key)
+    if writing is not None and writing != sha:
+        raise ConfigError(f"eval.name: {published / key} is being written by another "
+                          f"evaluation now (predictions sha256 {writing[:12]}, this one "
+                          f"{sha[:12]}); choose another eval.name, or rerun when it is done")
     held = published_digest(published / key)
     if held is not None and held != sha and not replace:
         raise ConfigError(f"eval.name: {published / key} holds the scores of another "

@@ -129,12 +129,23 @@ def _json_path(loc: tuple) -> str:
     return out
 
 
+def yaml_problem(exc: yaml.YAMLError) -> tuple[str, str]:
+    """Where a YAML error is (``line 3, column 7``) and what it is, each on one line (PyYAML
+    prints a multi-line excerpt with a caret)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "$"
+    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    text = "; ".join(str(x) for x in parts if x) or str(exc)
+    return where, " ".join(text.split())
+
+
 def load_persona_file(path: Path, seed: int) -> Persona:
     """Read one persona file; errors name the file, the field and the expectation."""
     try:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise DataError(str(path), "$", f"expected valid YAML ({exc})") from None
+        where, problem = yaml_problem(exc)
+        raise DataError(str(path), where, f"expected valid YAML ({problem})") from None
     except UnicodeDecodeError as exc:
         raise DataError(str(path), "$", f"expected UTF-8 text ({exc.reason} at byte "
                         f"{exc.start})", hint="save the file as UTF-8") from None

@@ -22,6 +22,7 @@ from functools import cache
 
 from omegaconf import DictConfig, open_dict
 
+from xlebench.config.declared import check_name
 from xlebench.errors import ConfigError
 from xlebench.split import split_logs
 from xlebench.systems.base import SystemKind, Systems, result_key
@@ -38,6 +39,7 @@ def _built_in() -> dict[str, SystemKind]:
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{pkg.__name__}.{info.name}")
         for kind in getattr(module, "SYSTEMS", ()):
+            check_name(f"{info.name}: system", kind.name)
             if kind.name in found:
                 raise ConfigError(f"system {kind.name!r} is declared twice ({info.name})")
             found[kind.name] = kind
@@ -52,6 +54,7 @@ def kinds() -> dict[str, SystemKind]:
 def register_system(kind: SystemKind) -> None:
     """Declare a system from outside the package (a plug-in, a test): ``eval.systems``
     accepts its name from then on."""
+    check_name("eval.systems: system", kind.name)
     if kind.name in kinds():
         raise ConfigError(f"eval.systems: {kind.name!r} is declared already")
     _REGISTERED[kind.name] = kind
