@@ -10,6 +10,7 @@ import random
 import pytest
 
 from xlebench.eval.blind import _fitted, folds, own_videos, panel_rows, training
+from xlebench.eval.public import Public
 from xlebench.eval.score import score_items
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind
@@ -187,7 +188,8 @@ def test_items_about_several_videos_learn_from_items_sharing_none() -> None:
     assert own_videos(items, "video") and not own_videos(items, "life_log")
     probe, models = Blind("probe", "test", lambda *_: "", fit), {}
     for it in items:
-        learned = _fitted(probe, it, items, {}, "video", models, per_item=True)
+        learned = _fitted(probe, it, items, {}, "video", models, per_item=True,
+                              public=Public(items))
         mine = {v["video_uid"] for v in it["evidence"]}
         assert learned and all(mine.isdisjoint(v) for v in learned)
 

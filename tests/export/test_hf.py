@@ -102,3 +102,20 @@ def test_two_benchmarks_load_by_folder_in_a_row(tmp_path: Path, monkeypatch, cap
         assert "synthetic library" in card and "stitched from Ego4D videos" not in card
         assert ds.features["answer_spans"].feature.feature.dtype == "float64"
     assert rows[0] != rows[1]
+
+
+@pytest.mark.ffmpeg
+def test_the_demos_lmms_eval_export_asks_every_subtask(tmp_path: Path) -> None:
+    """The demo renders two life logs and lmms-eval serves only their items: the annotate
+    stage keeps one item of every subtask in them where it can (its sources and its side of
+    each conflicting pair), so the demo's lmms-eval tasks are all eight, each with items."""
+    from tests.conftest import run_cli
+
+    run_cli(tmp_path, "progress=false", "export.formats=[hf,lmms_eval]",
+            "stages=[library,persona,plan,simulate,render,annotate,export]")
+    lmms = tmp_path / "benchmarks" / "demo" / "export" / "lmms_eval"
+    subtasks = ("object_retrieval", "people_retrieval", "moment_retrieval", "single_summary",
+                "multi_summary", "holistic_summary", "action_counting", "summary_ordering")
+    assert sorted(p.stem for p in (lmms / "data").glob("*.parquet")) == sorted(subtasks)
+    assert {p.name for p in lmms.glob("xlebench_*") if p.is_dir()} == \
+        {f"xlebench_{s}" for s in subtasks}

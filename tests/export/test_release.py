@@ -19,8 +19,8 @@ SCORED = ("item_id", "task", "subtask", "lifelog_id", "category", "query", "answ
           "evidence")
 
 
-def _items() -> list[dict]:
-    return [it for v in _build().values() for it in v]
+def _items(period: str = "padded") -> list[dict]:
+    return [it for v in _build(period).values() for it in v]
 
 
 def _public(layout: dict) -> dict:
@@ -32,7 +32,11 @@ def _public(layout: dict) -> dict:
     for key in ("objects_retrieval", "people_retrieval"):
         for g in out["tasks"][key]["query_list"]:
             for q in g["queries"]:
-                q.pop("item_id")
+                for k in ("item_id", "period_start_sec", "period_end_sec"):
+                    q.pop(k)
+    for e in out["tasks"]["action_retrieval"]["moment_localisation"]["query_list"]:
+        for k in ("period_start_sec", "period_end_sec"):
+            e.pop(k)
     return out
 
 
@@ -122,8 +126,9 @@ def test_import_unwraps_midnight(tmp_path: Path) -> None:
 def test_export_then_import_gives_the_items_back(tmp_path: Path, public_only: bool) -> None:
     """With xlebench's extra fields the round trip is exact on every scored field; from the
     public fields alone (a file as the authors publish it) the retrieval items still are, since
-    this log starts on whole minutes — only the period end is cut to its minute."""
-    items = _items()
+    this log starts on whole minutes — only the period end is cut to its minute (its periods
+    the records' own: a file as the authors publish it has no other)."""
+    items = _items("record" if public_only else "padded")
     layout = release_layout(LOG, items)
     back = _import_one(tmp_path, _public(layout) if public_only else layout)
     by_id = {it["item_id"]: it for it in items}
@@ -230,6 +235,15 @@ def test_every_unreadable_entry_is_skipped_and_counted(tmp_path: Path) -> None:
     last = json.loads(json.dumps(t["objects_retrieval"]["query_list"][0]))
     last["query_metadata"]["video_index"] = -1
     t["objects_retrieval"]["query_list"].append(last)
+    # and an index that is not an integer: 1.9 and true were read as 1 (another video,
+    # negative source times), "1" as a string too; a time that is a bool is no time
+    for index in (1.9, True, "1"):
+        wrong = json.loads(json.dumps(t["objects_retrieval"]["query_list"][0]))
+        wrong["query_metadata"]["video_index"] = index
+        t["objects_retrieval"]["query_list"].append(wrong)
+    flag = {**t["objects_retrieval"]["query_list"][0]["queries"][0],
+            "response_start_time_sec": True}
+    t["objects_retrieval"]["query_list"][0]["queries"].append(flag)
     t["people_retrieval"] = ["an array where an object belongs"]
     t["summary_ordering"] = {"order": [0, 1]}
     (rel / "simulation_a1b2c3d4_0e0e0e0e_annotation.json").write_text(json.dumps(bad))
@@ -250,6 +264,14 @@ def test_every_unreadable_entry_is_skipped_and_counted(tmp_path: Path) -> None:
         "(ValueError: query is null, not text)": 1,
         "object_retrieval: query group without a readable query_metadata "
         "(IndexError: video_index -1 outside the 3 segments)": 1,
+        "object_retrieval: query group without a readable query_metadata "
+        "(ValueError: video_index is 1.9, not an integer)": 1,
+        "object_retrieval: query group without a readable query_metadata "
+        "(ValueError: video_index is true, not an integer)": 1,
+        'object_retrieval: query group without a readable query_metadata '
+        '(ValueError: video_index is "1", not an integer)': 1,
+        "object_retrieval: query without text or response times "
+        "(ValueError: response_start_time_sec is true, not a number)": 1,
         "people_retrieval: query group without a readable query_metadata "
         "(another type where an object belongs)": 1,
         "summary_ordering: an object without query_list": 1,

@@ -5,12 +5,23 @@ the video's length; both leaks are shown working in the paper's form and closed 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
-from tests.tasks.test_recipes import LOG, VIDEOS, _annotations
+from tests.tasks.test_recipes import LOG, PARAMS, VIDEOS, _annotations
+from xlebench.eval.provenance import source_of
 from xlebench.tasks.helpers.aggregate import offline_aggregate
 from xlebench.tasks.helpers.common import segment_of
 from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.leaks import audit, printed, prints, resolve
+from xlebench.tasks.helpers.leaks import (
+    PRINTED_PAIR,
+    SHOWN_PAIR,
+    audit,
+    fingerprint,
+    printed,
+    prints,
+    settle,
+    shown_pairs,
+)
 from xlebench.tasks.helpers.registry import load_recipe
 from xlebench.tasks.summary_ordering import NO_CLIPS
 
@@ -94,8 +105,9 @@ def test_of_a_printer_and_the_item_it_prints_one_is_dropped() -> None:
         items += [_printer(f"log{k}", 1, f"{LONG} Number {k}."), _printed(f"log{k}", 1,
                                                                          f"{LONG} Number {k}.")]
     assert len(printed(items)) == 40
-    drop = resolve(items, seed=0)
-    assert len(drop) == 40 and resolve(items, seed=0) == drop
+    drop = settle(items, {}, {}, seed=0)
+    assert len(drop) == 40 and settle(items, {}, {}, seed=0) == drop
+    assert set(drop.values()) == {PRINTED_PAIR}
     kept = [it for it in items if it["item_id"] not in drop]
     assert printed(kept) == {} and {it["subtask"] for it in kept} == {"summary_mcq",
                                                                         "single_summary"}
@@ -125,13 +137,9 @@ def _in_logs(items: list[dict], n: int) -> list[dict]:
             for k in range(n) for it in items]
 
 
-def test_ordering_texts_that_say_what_a_summary_answers_never_share_a_log_with_it() -> None:
-    """The ordering query's clip texts are not the summaries' references verbatim (the audit
-    sees nothing) but say the same of the same records: a reader who copies the right one
-    scores high. One side per life log is kept, by a seeded coin: each recipe keeps items,
-    and what the other queries of a log give falls to nothing."""
-    from xlebench.tasks.helpers.leaks import other_queries, shown
-
+def _said_items(n_logs: int) -> list[dict]:
+    """Ordering and single-summary items of ``LOG`` whose clip texts say, in other words, what
+    the summaries answer, in ``n_logs`` life logs."""
     said = {"v-cook": ("C cooks the pasta in the kitchen and then washes the pan at the sink.",
                        "At the sink C washes a pan after cooking pasta in a kitchen."),
             "v-walk": ("C walks the dog in the park and then throws the ball on the grass.",
@@ -147,16 +155,89 @@ def test_ordering_texts_that_say_what_a_summary_answers_never_share_a_log_with_i
         ctx = Context(name, recipe.task, LOG, videos, _annotations(), random.Random(7),
                       offline_aggregate)
         both += recipe.build(ctx, recipe.params({})).items
-    both = _in_logs(both, 20)
+    return _in_logs(both, n_logs)
+
+
+def _declared(*names: str) -> tuple[dict, dict]:
+    recipes = {n: load_recipe(n) for n in names}
+    return ({n: r.shows for n, r in recipes.items()}, {n: r.answers for n, r in recipes.items()})
+
+
+def test_ordering_texts_that_say_what_a_summary_answers_never_meet_it_in_any_log() -> None:
+    """The ordering query's clip texts are not the summaries' references verbatim (the audit
+    sees nothing) but say the same of the same records: a reader who copies the right one
+    scores high. Of every ordering item and summary about one video, in any life log, one is
+    dropped (here every log holds the same three videos, so one recipe keeps them all): no
+    kept ordering item shares a video with a kept summary anywhere, and what the other
+    queries of a log give falls to nothing."""
+    from xlebench.tasks.helpers.leaks import other_queries
+
+    both = _said_items(20)
     assert audit(both) == {}
     assert other_queries(both)["single_summary"]["best"] > 0.2
-    recipes = {n: load_recipe(n) for n in ("summary_ordering", "single_summary")}
-    drop = shown(both, {n: r.shows for n, r in recipes.items()},
-                 {n: r.answers for n, r in recipes.items()}, seed=0)
+    shows, answers = _declared("summary_ordering", "single_summary")
+    drop = settle(both, shows, answers, seed=0)
+    assert drop == settle(both, shows, answers, seed=0) and set(drop.values()) == {SHOWN_PAIR}
     kept = [it for it in both if it["item_id"] not in drop]
-    assert drop == shown(both, {n: r.shows for n, r in recipes.items()},
-                         {n: r.answers for n, r in recipes.items()}, seed=0)
-    assert {it["subtask"] for it in kept} == {"summary_ordering", "single_summary"}
-    assert all({it["subtask"] for it in kept if it["lifelog_id"] == log} != {
-        "summary_ordering", "single_summary"} for log in {it["lifelog_id"] for it in kept})
+    assert len({it["subtask"] for it in kept}) == 1
+    assert shown_pairs(kept, shows, answers) == {}
     assert other_queries(kept).get("single_summary", {"best": 0.0})["best"] == 0.0
+
+
+def test_a_shown_record_is_settled_across_life_logs() -> None:
+    """One log's ordering query shows a record that another log's summary answers (the same
+    library video in two days): the pair is found across logs, which a rule per life log
+    kept both of, and one of the two is dropped."""
+    order = [it for it in _said_items(1) if it["subtask"] == "summary_ordering"]
+    summaries = [{**it, "lifelog_id": "other", "item_id": "other-" + it["item_id"]}
+                 for it in _said_items(1) if it["subtask"] == "single_summary"]
+    shows, answers = _declared("summary_ordering", "single_summary")
+    pairs = shown_pairs([*order, *summaries], shows, answers)
+    assert pairs == {order[0]["item_id"]: {it["item_id"] for it in summaries}}
+    drop = settle([*order, *summaries], shows, answers, seed=0)
+    assert drop and shown_pairs([it for it in [*order, *summaries]
+                                 if it["item_id"] not in drop], shows, answers) == {}
+
+
+def test_settling_keeps_each_meeting_subtask_a_fair_share() -> None:
+    """Each of 40 logs has an ordering query showing three records and a summary of each
+    (every pair conflicts): dropping the item in most pairs first would drop every ordering
+    query; the fair cover keeps each subtask about half its share, whatever the seed."""
+    both = [{**it, "source": {"videos": [f"{it['lifelog_id']}-{v}" for v in
+                                         source_of(it)["videos"]],
+                              "annotations": source_of(it)["annotations"]}}
+            for it in _said_items(40)]
+    shows, answers = _declared("summary_ordering", "single_summary")
+    for seed in range(3):
+        drop = settle(both, shows, answers, seed=seed)
+        kept = Counter(it["subtask"] for it in both if it["item_id"] not in drop)
+        total = Counter(it["subtask"] for it in both)
+        assert all(kept[s] / total[s] >= 0.4 for s in total), kept
+
+
+def _logs(period: str, n: int) -> list[dict]:
+    """The 8 X-LeBench subtasks' items of ``LOG`` replayed in ``n`` life logs, each starting
+    its records at another time of day (the same library videos, another day)."""
+    items = []
+    for k in range(n):
+        shift = 300 * k
+        log = {**LOG, "lifelog_id": f"uk-intj-{k:06d}-short",
+               "segments": [{**s, "start_s": s["start_s"] + shift, "end_s": s["end_s"] + shift}
+                            for s in LOG["segments"]]}
+        for name, params in PARAMS.items():
+            recipe = load_recipe(name)
+            ctx = Context(name, recipe.task, log, VIDEOS, _annotations(), random.Random(k),
+                          offline_aggregate)
+            items += recipe.build(ctx, recipe.params({**params, "period": period})).items
+    return items
+
+
+def test_a_records_period_names_its_video_across_logs_unless_padded() -> None:
+    """The paper's periods: every log reusing a video prints its length, so a reader links
+    the logs' questions about it; padded periods of the same records differ in length across
+    logs, and no length is one video's alone."""
+    paper, padded = fingerprint(_logs("record", 24)), fingerprint(_logs("padded", 24))
+    assert paper["cross_log_pairs"] == padded["cross_log_pairs"] > 100
+    assert paper["cross_log_equal_length"] == 1.0 and paper["length_names_video"] == 1.0
+    assert padded["cross_log_equal_length"] <= 0.1
+    assert padded["length_names_video"] <= 0.2

@@ -154,19 +154,23 @@ def test_comparison_and_goal_questions_have_one_answer() -> None:
     assert N.solve("GR", {"action": "pick up cup"}, evs, rules)["text"] == "to dry the cup"
     assert N.solve("GR", {"action": "pick up lid"}, evs, rules) is None  # put down: a move
     assert N.question("GR", {"action": "pick up cup"}) == "Why does C pick up the cup"
-    # decoys name the same object with uses C makes of other things only
+    # decoys name the same object with uses C makes of other things only, and of those only
+    # uses some narration makes of such an object ("to fry the cup" is ruled out unseen)
     assert N.other_uses("cup", evs) == ["to close the cup", "to cut the cup", "to fry the cup",
                                         "to open the cup", "to stir the cup",
                                         "to wash the cup"]
-    assert "C washes the knife" not in N.other_changes("knife", evs)
+    assert N.other_uses("cup", evs, frozenset({("wash", "cup"), ("fry", "egg")})) == [
+        "to wash the cup"]
 
 
 def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> None:
     from xlebench.tasks.helpers.panel_filter import MIN_STRATUM, _strata
 
     evs = N.events([_narr(RECORD)], 0.0, 200.0)  # stir pan x3, every other act once
-    wrong = Q._count_decoys(3, evs, 4, random.Random(0))
+    wrong = Q._count_decoys(3, evs, 4, random.Random(0), (1, 8))
     assert wrong[0] == "1" and "3" not in wrong and len(set(wrong)) == 4
+    # inside the range right counts take: a reader who knows it rules nothing out
+    assert all(2 <= int(w) <= 8 for w in Q._count_decoys(3, evs, 4, random.Random(0), (2, 8)))
     items = [{"item_id": f"a{k}", "tags": {"capability": "CT"}} for k in range(MIN_STRATUM)]
     items += [{"item_id": "b", "tags": {"capability": "GR"}}, {"item_id": "c"}]
     strata = _strata(items)
@@ -184,8 +188,24 @@ def test_a_decoy_never_says_the_answer_in_other_words(monkeypatch) -> None:
     monkeypatch.setattr(Q, "_other_summaries", lambda ctx, seg, text: others)
     f = {"answer": {"text": answer, "shape": "text"}, "evs": [], "cap": "SUM",
          "subject": {}}
-    wrong = Q._offline_decoys(SimpleNamespace(rng=random.Random(0)), {}, f, 4)
+    ctx = SimpleNamespace(rng=random.Random(0), encode=None)
+    wrong = Q._offline_decoys(ctx, Q.NeptuneQAParams(decoys=4), {}, f)
     assert sorted(wrong) == sorted(others[1:])
+
+
+def test_a_decoy_restating_the_answer_is_measured_and_never_offered() -> None:
+    """The band `RESTATES` on the real sentence encoder: near-synonyms of the answer's verb
+    on the same object sit above it, other acts on it below."""
+    from types import SimpleNamespace
+
+    from xlebench.library.embed import make_encoder
+
+    ctx = SimpleNamespace(encode=make_encoder({"kind": "minilm"}, None))
+    near = Q.restates(ctx, "C cuts the tomato", ["C chops the tomato", "C slices the tomato",
+                                                 "C washes the tomato", "C picks up the knife"])
+    assert near == [True, True, False, False]
+    assert Q.restates(ctx, "C washes the pan", ["C rinses the pan", "C dries the pan"]) == [
+        True, False]
 
 
 def test_pr_needs_the_next_action_within_the_window() -> None:
@@ -268,7 +288,12 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
     items = [json.loads(x) for x in (bench / "annotations" / "neptune_qa.jsonl").read_text()
              .splitlines()]
     caps = {it["tags"]["capability"] for it in items}
-    assert {"TO", "CT", "PR", "SC", "SUM"} <= caps
+    # state changes and goals need four changes or uses some narration makes of the object,
+    # which the synthetic corpus's vocabulary rarely holds: counted, not asked with decoys a
+    # reader rules out unseen
+    assert {"TO", "CT", "PR", "SUM"} <= caps
+    assert "questions with too few decoy candidates" in json.loads(
+        (bench / "stats" / "tasks.json").read_text())["skipped"]["neptune_qa"]
     for it in items:  # well-posed: no repeated act in an order, counts every pass agrees on
         if it["answer"]["shape"] == "sequence":
             assert len(set(it["answer"]["candidates"])) == len(it["answer"]["candidates"])
@@ -281,8 +306,9 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
     table = json.loads((bench / "results" / "oracle_text_retrieval" / "table.json").read_text())
     per = table["by_tag"]["neptune_qa"]["capability"]
     assert set(per) == caps and sum(c["n"] for c in per.values()) == len(items)
-    for cap, cell in per.items():
-        assert cell["floor"]["member"] and cell["mean"] > cell["floor"]["mean"], cap
+    for cap, cell in per.items():  # headroom where a capability has items enough to show it
+        assert cell["floor"]["member"], cap
+        assert cell["n"] < 3 or cell["mean"] > cell["floor"]["mean"], cap
     md = (bench / "results" / "oracle_text_retrieval" / "table.md").read_text()
     assert "| neptune_qa | capability | TO |" in md
     labels = [it["answer"]["label"] for it in items]
@@ -481,7 +507,9 @@ def test_the_multiple_choice_view_poses_the_same_questions_per_capability(tmp_pa
     table6 = board["by_capability"]["neptune_mcq"]
     for row in table6.values():
         caps = [c for c in row if c not in ("task_avg", "floor")]
-        assert {"CMP", "GR"} & set(caps) or len(caps) >= 5
+        # state changes and goals are asked only with decoys some narration makes (rare in
+        # the synthetic corpus): the other capabilities are all there
+        assert {"TO", "CT", "PR", "SUM"} <= set(caps), caps
         means = [row[c]["mean"] for c in caps]
         assert row["task_avg"]["mean"] == pytest.approx(sum(means) / len(means))
     md = (bench / "results" / "leaderboard.md").read_text()

@@ -14,6 +14,7 @@ from xlebench.tasks.helpers.actions import action_of, count_actions
 from xlebench.tasks.helpers.aggregate import offline_aggregate
 from xlebench.tasks.helpers.context import Context
 from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.helpers.wording import counting_window
 
 GOLDEN = Path(__file__).parent / "golden_items.json"
 PARAMS = {
@@ -74,13 +75,15 @@ def _annotations() -> AnnotationIndex:
     return ann
 
 
-def _build() -> dict[str, list[dict]]:
+def _build(period: str = "padded") -> dict[str, list[dict]]:
+    """The 8 X-LeBench subtasks' items on `LOG`, their periods padded (the default) or the
+    records' own (``record``: the paper's)."""
     ann = _annotations()
     out = {}
-    for name in PARAMS:  # the 8 X-LeBench subtasks
+    for name in PARAMS:
         recipe = load_recipe(name)
         ctx = Context(name, recipe.task, LOG, VIDEOS, ann, random.Random(7), offline_aggregate)
-        out[name] = recipe.build(ctx, recipe.params(PARAMS[name])).items
+        out[name] = recipe.build(ctx, recipe.params({**PARAMS[name], "period": period})).items
     return out
 
 
@@ -92,7 +95,7 @@ def test_golden_items() -> None:
 
 
 def test_remapping_follows_the_authors_rule() -> None:
-    obj = _build()["object_retrieval"][0]
+    obj = _build("record")["object_retrieval"][0]
     # segment start on the day + language query video seconds, offsets kept (no flooring)
     assert obj["answer"]["spans"] == [[27000 + 12.021, 27000 + 19.5]]
     assert obj["answer"]["text"] == "[07:30:12 - 07:30:19]"
@@ -102,6 +105,26 @@ def test_remapping_follows_the_authors_rule() -> None:
     moment = _build()["moment_retrieval"][0]
     assert moment["query"].startswith("When did I (converse / interact with someone) in the")
     assert moment["answer"]["spans"] == [[50410.0, 50440.0], [50500.0, 50530.0]]
+
+
+def test_padded_periods_hold_their_records_on_whole_minutes_and_offsets_follow() -> None:
+    """Every padded period holds its records and no other, starts and ends on whole minutes
+    here (the free time around each record holds some), and a counting window counted from
+    the printed start lands on the window the record's own period names."""
+    padded, record = _build(), _build("record")
+    segs = LOG["segments"]
+    for sub in PARAMS:
+        for it, paper in zip(padded[sub], record[sub], strict=True):
+            lo, hi = it["period"]["start_s"], it["period"]["end_s"]
+            held = [s for s in segs if lo <= s["start_s"] and s["end_s"] <= hi]
+            assert held and all(s in held or s["end_s"] <= lo or s["start_s"] >= hi
+                                for s in segs), sub
+            assert lo % 60 == 0 and hi % 60 == 0, sub
+            assert (lo, hi) != (paper["period"]["start_s"], paper["period"]["end_s"]), sub
+    for it, paper in zip(padded["action_counting"], record["action_counting"], strict=True):
+        (a, b), (pa, pb) = (counting_window(x["query"]) for x in (it, paper))
+        assert (it["period"]["start_s"] + a, it["period"]["start_s"] + b) == \
+            (paper["period"]["start_s"] + pa, paper["period"]["start_s"] + pb)
 
 
 def test_counting_uses_one_pass_never_both() -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlebench.eval.provenance import cluster_of, source_videos
+from xlebench.eval.public import Public
 from xlebench.eval.score import make_row, score_items
 from xlebench.eval.scorers.base import Blind, BlindContext, ScoreSettings
 from xlebench.runner.rng import derive_seed, unit_rng
@@ -83,8 +84,13 @@ def own_videos(items: Sequence[dict], unit: str) -> bool:
     return unit == "video" and any(len(source_videos(it)) > 1 for it in items)
 
 
+def _fit(blind: Blind, train: list[dict], public: Public) -> Any:
+    return blind.fit(train, public) if blind.public else blind.fit(train)
+
+
 def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str, int],
-            unit: str, models: dict[tuple[Any, Any], Any], per_item: bool) -> Any:
+            unit: str, models: dict[tuple[Any, Any], Any], per_item: bool,
+            public: Public) -> Any:
     """The strategy's model for ``it`` (per item where ``per_item``: `own_videos`);
     ``models`` caches fits per (fit function, fold or video set), shared by the strategies
     that learn the same thing."""
@@ -92,25 +98,27 @@ def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str,
         mine = frozenset(source_videos(it))
         key: tuple[Any, Any] = (blind.fit, mine)
         if key not in models:
-            models[key] = blind.fit([o for o in items if mine.isdisjoint(source_videos(o))])
+            models[key] = _fit(blind, [o for o in items if mine.isdisjoint(source_videos(o))],
+                               public)
         return models[key]
     key = (blind.fit, fold_of[it["item_id"]])
     if key not in models:
-        models[key] = blind.fit(training(items, fold_of, key[1], unit))
+        models[key] = _fit(blind, training(items, fold_of, key[1], unit), public)
     return models[key]
 
 
 def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s: ScoreSettings,
-             seed: int, draws: int, models: dict[tuple[Any, Any], Any], unit: str
-             ) -> list[Any]:
+             seed: int, draws: int, models: dict[tuple[Any, Any], Any], unit: str,
+             public: Public) -> list[Any]:
     """Each item's answer, from the model fitted for it (`_fitted`)."""
     out = []
     per_item = blind.fit is not None and own_videos(items, unit)  # once, not per item
     for it in items:
         model = None
         if blind.fit is not None:
-            model = _fitted(blind, it, items, fold_of, unit, models, per_item)
-        ctx = BlindContext(s, unit_rng(seed, "blind", blind.name, it["item_id"]), draws)
+            model = _fitted(blind, it, items, fold_of, unit, models, per_item, public)
+        ctx = BlindContext(s, unit_rng(seed, "blind", blind.name, it["item_id"]), draws,
+                           public if blind.public else None)
         out.append(blind.answer(it, model, ctx))
     return out
 
@@ -127,9 +135,12 @@ def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, A
 
 
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
-               seed: int, draws: int, bertscorer: Any = None, unit: str = "video") -> Panel:
+               seed: int, draws: int, bertscorer: Any = None, unit: str = "video",
+               public: Sequence[dict] | Public | None = None) -> Panel:
     """Every subtask's blind strategies over ``items``, scored. Learned strategies need at
-    least two folds' units (one to learn from, one to answer)."""
+    least two folds' units (one to learn from, one to answer). ``public``: every item a
+    submitter reads (the whole benchmark; ``items`` when not given), never their answers."""
+    view = public if isinstance(public, Public) else Public(items if public is None else public)
     by_sub: dict[str, list[dict]] = {}
     for it in items:
         by_sub.setdefault(it["subtask"], []).append(it)
@@ -142,11 +153,11 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             if blind.fit is not None and n_folds < 2:
                 skipped[blind.name] = "learns from items about other videos: needs two"
                 continue
-            answers = _answers(blind, its, fold_of, s, seed, draws, models, unit)
+            answers = _answers(blind, its, fold_of, s, seed, draws, models, unit, view)
             rows[blind.name] = _rows(its, answers, recipes, s, bertscorer)
             sees[blind.name] = blind.sees
         if unit == "video":
-            _remembering(its, recipes, s, seed, draws, bertscorer, rows, sees)
+            _remembering(its, recipes, s, seed, draws, bertscorer, rows, sees, view)
         panel.rows[sub], panel.sees[sub] = rows, sees
         if skipped:
             panel.skipped[sub] = skipped
@@ -154,7 +165,8 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
 
 
 def _remembering(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings,
-                 seed: int, draws: int, bertscorer: Any, rows: dict, sees: dict) -> None:
+                 seed: int, draws: int, bertscorer: Any, rows: dict, sees: dict,
+                 public: Public) -> None:
     """Each learned strategy again, fitted on other life logs' items whatever videos they
     share (`REMEMBERED`), after the others so that ties go to them. Life logs reuse videos:
     asked once, a source gives nothing away, but items about a whole day share videos with
@@ -166,7 +178,7 @@ def _remembering(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSett
     for blind in recipes[items[0]["subtask"]].scorer.blind():
         if blind.fit is None:
             continue
-        answers = _answers(blind, items, fold_of, s, seed, draws, models, "life_log")
+        answers = _answers(blind, items, fold_of, s, seed, draws, models, "life_log", public)
         rows[blind.name + REMEMBERED] = _rows(items, answers, recipes, s, bertscorer)
         sees[blind.name + REMEMBERED] = (f"{blind.sees}; fitted on other life logs' items, "
                                          "videos shared (remembers their answers)")

@@ -83,6 +83,12 @@ def parse_counts(text: str, actions: Sequence[str]) -> dict[str, int]:
     return out
 
 
+def counting_window(query: str) -> tuple[int, int] | None:
+    """The ``a-b`` seconds of a counting query, relative to the period's start."""
+    m = re.search(r"in the (\d+)-(\d+) second record", query)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def parse_order(text: str) -> list[int]:
     """The integers after the last colon (``Correct order of the summaries: 7, 2, ...``), or
     every integer when there is no colon; clock times (``07:12:05``) are ignored."""

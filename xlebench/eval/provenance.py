@@ -56,16 +56,20 @@ def cluster_of(item: dict) -> str:
     return source_videos(item)[0]
 
 
-def owners(items: Iterable[dict], seed: int) -> dict[str, str]:
-    """For each source key, the one item that asks about it: a seeded choice among the items
-    sharing it, independent of the order they come in (so of workers and shards)."""
-    best: dict[str, tuple[int, str]] = {}
+def owners(items: Iterable[dict], seed: int, preferred: frozenset[str] = frozenset()
+           ) -> dict[str, str]:
+    """For each source key, the one item that asks about it: one in a ``preferred`` life log
+    where there is one (a rendered log: its items are the ones a model can be shown), else a
+    seeded choice among the items sharing it, independent of the order they come in (so of
+    workers and shards)."""
+    best: dict[str, tuple[int, int, str]] = {}
     for it in items:
         key = source_key(it)
-        rank = (derive_seed(seed, "source-owner", key, it["item_id"]), it["item_id"])
+        rank = (it["lifelog_id"] not in preferred,
+                derive_seed(seed, "source-owner", key, it["item_id"]), it["item_id"])
         if key not in best or rank < best[key]:
             best[key] = rank
-    return {key: item_id for key, (_, item_id) in best.items()}
+    return {key: rank[-1] for key, rank in best.items()}
 
 
 def keep_owned(items: Sequence[dict], owned: dict[str, str]) -> tuple[list[dict], int]:

@@ -77,6 +77,13 @@ def _metadata(seg: dict) -> dict:
             "video_index": seg["index"], "video_uid": seg["video_uid"]}
 
 
+def _asked(item: dict) -> dict:
+    """xlebench's own fields: the period the query printed (padded into the free time around
+    the record by default; the release's ``query_range`` is the record's)."""
+    return {"period_start_sec": item["period"]["start_s"],
+            "period_end_sec": item["period"]["end_s"]}
+
+
 def _response(seg: dict, a: float, b: float) -> dict:
     base = clock_s(seg["start_s"]) - float(seg.get("source_start_s", 0.0))
     return {"response_start_time_sec": base + a, "response_end_time_sec": base + b}
@@ -95,7 +102,7 @@ def _retrieval(log: dict, items: list[dict]) -> dict:
             queries.append({"query": it["provenance"]["raw_query"],
                             "template": it["provenance"].get("template", ""),
                             "video_uid": seg["video_uid"], **_response(seg, a, b),
-                            "item_id": it["item_id"]})
+                            "item_id": it["item_id"], **_asked(it)})
         out.append({"query_metadata": _metadata(seg), "queries": queries})
     return {"query_list": out}
 
@@ -106,6 +113,7 @@ def _moments(log: dict, items: list[dict]) -> dict:
         seg = _segment_of(log, it)
         label = it["provenance"]["label"]
         out.append({"query_metadata": _metadata(seg), "query": label, "item_id": it["item_id"],
+                    **_asked(it),
                     "query_list": [{"query": label, "video_uid": seg["video_uid"],
                                     **_response(seg, a, b)} for a, b in _video_spans(it)]})
     return {"query_list": out}

@@ -95,8 +95,8 @@ class _Builder:
     def span(self, seg: dict, entry: dict) -> tuple[tuple[float, float], tuple[float, float]]:
         """(video seconds, day seconds) of a response, by the release readers' rule."""
         # 9 places undo the float noise of (HH:MM + offset) - HH:MM; Ego4D offsets have 7
-        a = round(float(entry["response_start_time_sec"]) - seg["hhmm_start_s"], 9)
-        b = round(float(entry["response_end_time_sec"]) - seg["hhmm_start_s"], 9)
+        a = round(_number(entry, "response_start_time_sec") - seg["hhmm_start_s"], 9)
+        b = round(_number(entry, "response_end_time_sec") - seg["hhmm_start_s"], 9)
         return (a, b), (round(seg["start_s"] + a, 3), round(seg["start_s"] + b, 3))
 
 
@@ -147,9 +147,13 @@ def _block(tasks: dict, key: str, subtask: str, skipped: Counter, inner: str | N
 
 
 def _segment(segs: list[dict], entry: dict) -> dict:
-    """The segment an entry's ``query_metadata.video_index`` names; a negative index (which
-    Python would read from the end) or one past the segments is unreadable."""
-    k = int(entry["query_metadata"]["video_index"])
+    """The segment an entry's ``query_metadata.video_index`` names; only an integer is an
+    index (``1.9`` or ``true`` read as 1 would move the item to another video), and a
+    negative one (which Python would read from the end) or one past the segments is
+    unreadable."""
+    k = entry["query_metadata"]["video_index"]
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"video_index is {json.dumps(k)}, not an integer")
     if not 0 <= k < len(segs):
         raise IndexError(f"video_index {k} outside the {len(segs)} segments")
     return segs[k]
@@ -168,9 +172,8 @@ def _retrieval(b: _Builder, subtask: str, block: Any, skipped: Counter) -> None:
 
     def group(g: dict) -> None:
         seg = _segment(segs, g)
-        period = (float(seg["start_s"]), float(seg["end_s"]))
         _each(g.get("queries", []), subtask, "query without text or response times", skipped,
-              lambda q: _query(b, subtask, seg, period, q))
+              lambda q: _query(b, subtask, seg, _asked(seg, q), q))
 
     queries = block.get("query_list", []) if isinstance(block, dict) else block
     _each(queries, subtask, "query group without a readable query_metadata", skipped, group)
@@ -186,12 +189,33 @@ def _query(b: _Builder, subtask: str, seg: dict, period: tuple[float, float], q:
                       "video_spans": [[va, vb]]})
 
 
+def _asked(seg: dict, entry: dict) -> tuple[float, float]:
+    """The period a query was asked about: xlebench's ``period_start_sec`` /
+    ``period_end_sec`` where its export wrote them (around the record: a query's period may
+    reach into the free time beside it), else the record's own, as the release's readers
+    take it."""
+    if "period_start_sec" not in entry and "period_end_sec" not in entry:
+        return float(seg["start_s"]), float(seg["end_s"])
+    a, b = (_number(entry, k) for k in ("period_start_sec", "period_end_sec"))
+    if not (a <= float(seg["start_s"]) + 1e-6 and float(seg["end_s"]) <= b + 1e-6):
+        raise ValueError(f"period {a:g}-{b:g} s does not hold its record")
+    return a, b
+
+
+def _number(entry: dict, key: str) -> float:
+    """A number field: an int or a float (a bool or a string is not one)."""
+    value = entry[key]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{key} is {json.dumps(value)}, not a number")
+    return float(value)
+
+
 def _moments(b: _Builder, block: Any, skipped: Counter) -> None:
     segs = b.log["segments"]
 
     def entry(e: dict) -> None:
         seg = _segment(segs, e)
-        period = (float(seg["start_s"]), float(seg["end_s"]))
+        period = _asked(seg, e)
         label = (e["query"] if isinstance(e.get("query"), str) and e["query"].strip()
                  else _text(e["query_list"][0], "query"))
         pairs = [b.span(seg, q) for q in e["query_list"]]

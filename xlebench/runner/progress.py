@@ -1,12 +1,16 @@
 """What the runner shows while it works: rich progress columns, the live counters under a
-stage's bar, and futures in the order they finish."""
+stage's bar, futures in the order they finish, and how long a stage's work over all its units
+took."""
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 
 from rich.progress import Progress, ProgressColumn, Task, TaskID
 from rich.text import Text
@@ -56,3 +60,15 @@ def as_completed(futures: list[Future]) -> Iterable[Future]:
         for k in sorted(batch):
             if not futures[k].cancelled():
                 yield futures[k]
+
+
+@contextmanager
+def timed(logger: logging.Logger, step: str) -> Iterator[None]:
+    """Log how long ``step`` took (``<step>: 1.2 s``), so that work done once over a whole
+    benchmark — not per unit, which the runner times — is measured where it runs
+    (`benchmarks/validity_scaling.py` reads these lines)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        logger.info("%s: %.1f s", step, time.perf_counter() - start)

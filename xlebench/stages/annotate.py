@@ -23,12 +23,14 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
 from xlebench.eval.provenance import keep_owned, owners, with_source
+from xlebench.eval.public import Public
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import LLMClient
 from xlebench.llm.setup import llm_client, llm_fingerprint, prompt_files
 from xlebench.runner.atomic import write_json, write_jsonl
 from xlebench.runner.fingerprint import file_digest
+from xlebench.runner.progress import timed
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
@@ -39,6 +41,9 @@ from xlebench.stages.readers import (
     embedder_settings,
     stage_annotations,
 )
+from xlebench.tasks.helpers.aflite import DROPPED as AFLITE_DROPPED
+from xlebench.tasks.helpers.aflite import KIND as AFLITE_KIND
+from xlebench.tasks.helpers.aflite import aflite_verdicts
 from xlebench.tasks.helpers.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.helpers.certificate import certificate, certificate_stats
 from xlebench.tasks.helpers.configured import (
@@ -50,7 +55,14 @@ from xlebench.tasks.helpers.configured import (
 )
 from xlebench.tasks.helpers.context import Context
 from xlebench.tasks.helpers.filters import FilterContext, apply_filters
-from xlebench.tasks.helpers.leaks import audit, other_queries, resolve, shown
+from xlebench.tasks.helpers.leaks import (
+    PRINTED_PAIR,
+    SHOWN_PAIR,
+    audit,
+    fingerprint,
+    other_queries,
+    settle,
+)
 from xlebench.tasks.helpers.mcq import evidence_narrations
 from xlebench.tasks.helpers.panel_filter import DROPPED as PANEL_DROPPED
 from xlebench.tasks.helpers.panel_filter import KIND as PANEL_KIND
@@ -69,18 +81,19 @@ _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need i
 REPEATED = "source asked in another life log (kept once)"
 #: ... when its query printed another item's answer, or another's query printed its answer.
 PRINTED = "printed another item's answer or was printed by one (one of the two kept)"
-#: ... when its query showed, in other words, what another item of its life log answers (or
-#: the other way round): one side per life log kept, by a seeded coin.
-SHOWN = ("showed what another item of its life log answers, in other words, or was shown by "
-         "one (one side kept per life log)")
+#: ... when its query showed, in other words, what another item about one of its source videos
+#: answers in any life log (or the other way round): one of the two kept.
+SHOWN = ("showed what another item about one of its videos answers, in other words, or was "
+         "shown by one (one of the two kept, across life logs)")
 
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
     #: 5: each unit keeps its recipe oracle's replies (the consistency check).
     #: 6: stats/tasks.json says each recipe's words and hops. 7: items name their source and
-    #: each source is asked once across the benchmark.
-    version: ClassVar[str] = "7"
+    #: each source is asked once across the benchmark. 8: printed and shown pairs settled
+    #: per source video across life logs, each meeting subtask keeping a fair share.
+    version: ClassVar[str] = "8"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
@@ -92,7 +105,7 @@ class AnnotateStage(BaseStage):
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
                  seed: int = 0, repeat_sources: bool = False,
                  printed_answers: str = "drop", corpus: bool = False,
-                 heldout: float = 0.0) -> None:
+                 heldout: float = 0.0, rendered: int | None = 0) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
@@ -104,6 +117,11 @@ class AnnotateStage(BaseStage):
         self.embedder, self.embedding_store = embedder, embedding_store
         self.repeat_sources, self.printed_answers = repeat_sources, printed_answers
         self.heldout = heldout
+        #: How many life logs the render stage renders (the first, by id; None: all): their
+        #: items keep a source asked in several logs, and a conflict's tie, so that a model
+        #: shown videos is asked every subtask.
+        self.rendered = rendered
+        self._preferred: frozenset[str] = frozenset()
         #: The library carries its own Ego4D-format annotations (the synthetic corpus).
         self.corpus = corpus
         if llm is not None:
@@ -125,6 +143,8 @@ class AnnotateStage(BaseStage):
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
         self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
         self._owned = {}
+        ids = sorted(self._logs)
+        self._preferred = frozenset(ids if self.rendered is None else ids[:self.rendered])
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{lid}.{name}.{self.keys[name]}", {"lifelog": lid, "recipe": name})
@@ -188,7 +208,7 @@ class AnnotateStage(BaseStage):
             if name not in self._owned:
                 self._owned[name] = owners((it for lid in sorted(self._logs)
                                             for it in self._built_once(lid, name)[0]),
-                                           self._seed)
+                                           self._seed, self._preferred)
         return self._owned[name]
 
     def _built_once(self, lifelog_id: str, name: str) -> tuple[list[dict], Counter]:
@@ -223,22 +243,22 @@ class AnnotateStage(BaseStage):
 
     def finish(self, records: dict[str, dict]) -> dict[str, dict]:
         """Every recipe's items at once: of an item whose query prints another's answer (same
-        life log or source video, `xlebench.tasks.helpers.leaks`) and that other item, one is dropped
-        and counted; of items whose query shows in other words what others of their life log
-        answer (`xlebench.tasks.helpers.leaks.shown`), one side per log; both unless
-        ``printed_answers=keep`` (the paper's forms; the audit in stats/tasks.json still
-        counts printed ones); then the ``panel`` filters of the recipes that
-        list one (`xlebench.tasks.helpers.panel_filter`)."""
+        life log or source video) and that other item, and of an item whose query shows in
+        other words what another item about one of its videos answers (in any life log), one
+        is dropped and counted (`xlebench.tasks.helpers.leaks.settle`: each meeting subtask
+        keeps a fair share), unless ``printed_answers=keep`` (the paper's forms; the audit in
+        stats/tasks.json still counts printed ones); then the filters over every log's items
+        of the recipes that list one (``panel``, ``aflite``: `_set_filters`)."""
         if self.printed_answers != "keep":
-            drop = resolve([it for rec in records.values() for it in rec["items"]],
-                           self.validity_seed)
-            records = {uid: _without(rec, drop, PRINTED) for uid, rec in records.items()}
-            drop = shown([it for rec in records.values() for it in rec["items"]],
-                         {n: r.shows for n, (r, _) in self.recipes.items()},
-                         {n: r.answers for n, (r, _) in self.recipes.items()},
-                         self.validity_seed)
-            records = {uid: _without(rec, drop, SHOWN) for uid, rec in records.items()}
-        return self._split(self._panel_filter(records))
+            with timed(log, "annotate: settling printed and shown pairs"):
+                drop = settle([it for rec in records.values() for it in rec["items"]],
+                              {n: r.shows for n, (r, _) in self.recipes.items()},
+                              {n: r.answers for n, (r, _) in self.recipes.items()},
+                              self.validity_seed, self._preferred)
+            for why, name in ((PRINTED_PAIR, PRINTED), (SHOWN_PAIR, SHOWN)):
+                ids = {i for i, w in drop.items() if w == why}
+                records = {uid: _without(rec, ids, name) for uid, rec in records.items()}
+        return self._split(self._set_filters(records))
 
     def _split(self, records: dict[str, dict]) -> dict[str, dict]:
         """Each item marked with its life log's split (`xlebench.split`) when some are held
@@ -249,26 +269,39 @@ class AnnotateStage(BaseStage):
             it["lifelog_id"], self.validity_seed, self.heldout)} for it in rec["items"]]}
             for uid, rec in records.items()}
 
-    def _panel_filter(self, records: dict[str, dict]) -> dict[str, dict]:
+    def _set_filters(self, records: dict[str, dict]) -> dict[str, dict]:
+        """The filters over every life log's items at once, in order: the blind panel
+        (`xlebench.tasks.helpers.panel_filter`), then AFLite's learned filter
+        (`xlebench.tasks.helpers.aflite`); each reads the benchmark as it stands before it."""
+        for kind, why in ((PANEL_KIND, PANEL_DROPPED), (AFLITE_KIND, AFLITE_DROPPED)):
+            with timed(log, f"annotate: the {kind} filter"):
+                records = self._set_filter(records, kind, why)
+        return records
+
+    def _set_filter(self, records: dict[str, dict], kind: str, why: str) -> dict[str, dict]:
         specs = {name: spec for name in self.recipes
-                 for spec in self.filters.get(name, []) if spec.get("kind") == PANEL_KIND}
+                 for spec in self.filters.get(name, []) if spec.get("kind") == kind}
         by_sub: dict[str, list[dict]] = defaultdict(list)
         for rec in records.values():
             by_sub[rec["subtask"]] += rec["items"]
+        if not any(by_sub.get(name) for name in specs):
+            return records
+        public = Public([it for its in by_sub.values() for it in its])
         verdicts: dict[str, dict] = {}
         for name, spec in specs.items():
-            if by_sub.get(name):
-                verdicts.update(panel_verdicts(by_sub[name], self.recipes[name][0], spec,
-                                               self.metric_settings(), self.validity_seed))
-        if not verdicts:
-            return records
+            if not by_sub.get(name):
+                continue
+            recipe = self.recipes[name][0]
+            verdicts.update(panel_verdicts(by_sub[name], recipe, spec, self.metric_settings(),
+                                           self.validity_seed, public) if kind == PANEL_KIND
+                            else aflite_verdicts(by_sub[name], recipe, spec, public,
+                                                 self.validity_seed))
         for rec in records.values():
             for it in rec["items"]:
                 if it["item_id"] in verdicts:
-                    it["provenance"].setdefault("filters", {})[PANEL_KIND] = \
-                        verdicts[it["item_id"]]
+                    it["provenance"].setdefault("filters", {})[kind] = verdicts[it["item_id"]]
         drop = {i for i, v in verdicts.items() if not v["kept"]}
-        return {uid: _without(rec, drop, PANEL_DROPPED) for uid, rec in records.items()}
+        return {uid: _without(rec, drop, why) for uid, rec in records.items()}
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub: dict[str, list] = defaultdict(list)
@@ -287,12 +320,16 @@ class AnnotateStage(BaseStage):
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
         oracle = {k: v for rec in result.records.values() for k, v in rec.get("oracle", {}).items()}
         every = [it for sub in self.recipes for it in by_sub[sub]]
-        checks = self.validity(every, oracle)
-        leaks = audit(every)
+        with timed(log, "annotate: validity (oracle and blind panel)"):
+            checks = self.validity(every, oracle)
+        with timed(log, "annotate: leak audits"):
+            leaks, read = audit(every), other_queries(every)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
                  "validity": checks,
                  "printed_answers": leaks,
-                 "other_queries": other_queries(every),
+                 "other_queries": read,
+                 "settled": settled(reasons, by_sub, self.recipes),
+                 "period_fingerprint": fingerprint(every),
                  **({"splits": split_stats(every)} if self.heldout > 0 else {}),
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
@@ -308,6 +345,10 @@ class AnnotateStage(BaseStage):
                             "recipe's answers or theirs were printed (stats/tasks.json); two "
                             "recipes asking one source the same thing in two forms are better "
                             "compiled as separate benchmarks", sub, lost, len(by_sub[sub]))
+        for sub, cell in stats["settled"].items():
+            log.info("%s: %d items kept, %d dropped for printing or showing another item's "
+                     "answer (%.0f%% kept)", sub, cell["kept"], cell["printed"] + cell["shown"],
+                     100 * cell["kept_share"])
         for sub, leak in leaks.items():
             log.warning("%s: %d items print the answer of another item of their life log or "
                         "source video (%s; e.g. %s): a reader of the query answers it without "
@@ -348,12 +389,31 @@ class AnnotateStage(BaseStage):
         return checks
 
 
+def settled(reasons: dict[str, Counter], by_sub: dict[str, list], recipes: dict
+            ) -> dict[str, dict[str, float]]:
+    """Per subtask: the items kept and those `AnnotateStage.finish` dropped for printing or
+    showing another item's answer (or being printed or shown), and the share kept of both."""
+    out = {}
+    for sub in recipes:
+        kept, pr, sh = len(by_sub[sub]), reasons[sub][PRINTED], reasons[sub][SHOWN]
+        out[sub] = {"kept": kept, "printed": pr, "shown": sh,
+                    "kept_share": round(kept / (kept + pr + sh), 4) if kept + pr + sh else 1.0}
+    return dict(sorted(out.items()))
+
+
 def _without(rec: dict, drop: set[str], why: str) -> dict:
     kept = [it for it in rec["items"] if it["item_id"] not in drop]
     if len(kept) == len(rec["items"]):
         return rec
     stats = {**rec["stats"], why: rec["stats"].get(why, 0) + len(rec["items"]) - len(kept)}
     return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
+
+
+def rendered_logs(cfg: DictConfig) -> int | None:
+    """How many life logs the render stage renders (None: all, 0: none)."""
+    if cfg.render.kind == "none":
+        return 0
+    return None if cfg.render.max_logs is None else int(cfg.render.max_logs)
 
 
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:
@@ -380,12 +440,13 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                           seed=int(cfg.seed),
                           repeat_sources=bool(cfg.annotate.repeat_sources),
                           printed_answers=str(cfg.annotate.printed_answers),
-                          heldout=float(cfg.annotate.heldout))
+                          heldout=float(cfg.annotate.heldout), rendered=rendered_logs(cfg))
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),
               "min_duration_s": float(cfg.annotate.min_duration_s),
               "repeat_sources": bool(cfg.annotate.repeat_sources),
+              "rendered": rendered_logs(cfg),
               "annotations_root": str(annotations_root(cfg) or ""),
               "certificate": asdict(cert),
               "llm": llm_fingerprint(cfg, prompts) if llm is not None else None}

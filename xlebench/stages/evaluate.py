@@ -6,6 +6,7 @@ Writes per-item scores and the results table (Table 5 layout) as JSON and Markdo
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -43,13 +44,17 @@ from xlebench.eval.validity import validity
 from xlebench.export.questions import resolve_ids
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import save_usage
+from xlebench.publish import claim_name
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
+from xlebench.runner.progress import timed
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.stages.readers import configured_recipes
 from xlebench.systems.registry import build_systems, selected_logs, split_key
 from xlebench.tasks.helpers.panel_filter import filter_notes
 from xlebench.tasks.helpers.registry import Recipe, groups
+
+log = logging.getLogger(__name__)
 
 
 def answer_sources(recipes: list[Any]) -> str:
@@ -135,8 +140,11 @@ class EvaluateStage(BaseStage):
         responses, cut = capped(self._responses(unit.id, system, items, ctx.upstream))
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
         rows, not_applicable = _without_source(rows, system)
-        panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
-                           draws=self.floor_draws, bertscorer=self.bertscorer)
+        with timed(log, f"evaluate {unit.id}: the blind panel"):
+            panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
+                               draws=self.floor_draws, bertscorer=self.bertscorer,
+                               public=[it for r in ctx.upstream["annotate"].records.values()
+                                       for it in r["items"]])
         check = None
         if self.judges is not None:
             usage = Usage()
@@ -147,6 +155,8 @@ class EvaluateStage(BaseStage):
                     n: check["judges"][n]["threshold"] for n in passed})
                 judges.apply(rows, items, self.judged, usage)
                 judge_panel(judges, panel, items, self.judged, usage)
+            if self.judges.read:
+                check["read"] = dict(sorted(self.judges.read.items()))
             save_usage(ctx.workdir, usage)
         table = results_table(rows, panel, groups=groups(list(self.recipes.values())),
                               corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
@@ -287,12 +297,14 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
     if ec.get("predictions"):
         path = Path(ec["predictions"])
         load_predictions(path)  # a malformed file stops the run here, before any work
-        published = Path(cfg.paths.benchmarks) / str(cfg.name) / "results"
-        digest = predictions_digest(path)
-        key = predictions_key(path, ec.get("name"), published, digest)
-        if ec.get("name"):
-            check_name_free(key, digest, published, bool(ec.get("replace")))
-        elif key in built.by_name:
+        final = Path(cfg.paths.benchmarks) / str(cfg.name)
+        published, digest = final / "results", predictions_digest(path)
+        with claim_name(final) as (claimed, claim):  # as runs one after another would
+            key = predictions_key(path, ec.get("name"), published, digest, claimed)
+            if ec.get("name"):
+                check_name_free(key, digest, published, bool(ec.get("replace")), claimed)
+            claim(key, digest)
+        if not ec.get("name") and key in built.by_name:
             raise ConfigError(f"eval.predictions={path}: its name {key!r} is a built-in "
                               "system's; set eval.name=<model name>")
         system = PredictionsFile(path, split_key(key, str(ec["split"])))

@@ -9,14 +9,14 @@ from xlebench.config.knobs import knob
 from xlebench.eval.scorers import CountAccuracy
 from xlebench.tasks.helpers import wording as W
 from xlebench.tasks.helpers.actions import count_actions
-from xlebench.tasks.helpers.common import evidence, sample, segment_of, segment_period
+from xlebench.tasks.helpers.common import evidence, record_period, sample, segment_of
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass
-class CountingParams(RecipeParams):
+class CountingParams(PeriodParams):
     window_lengths_s: list[int] = knob(factory=lambda: [60, 120, 180], ge=1, le=86_400,
                                        each=True)
     min_window_s: int = knob(60, ge=1, le=86_400)
@@ -51,11 +51,13 @@ def build(ctx: Context, p: CountingParams) -> Built:
     candidates = [w for seg in ctx.log["segments"] if (w := _window(ctx, p, seg, out))]
     for k, (seg, a, length, chosen, which) in enumerate(
             sample(ctx.rng, candidates, p.max_items_per_log)):
-        period = segment_period(seg)
+        period = record_period(ctx.log, [seg], p.period, ctx.rng)
         actions = [act for _, act in chosen]
         counts = {act: n for n, act in chosen}
+        # the window counted from the printed period's start (the record's, padded or not)
+        at = round(a - float(seg.get("source_start_s", 0.0)) + float(seg["start_s"]) - period[0])
         out.items.append(ctx.item(
-            k=k, query=W.counting_query(*period, a, a + length, actions), period=period,
+            k=k, query=W.counting_query(*period, at, at + length, actions), period=period,
             text=W.counting_answer(actions, counts), counts=counts,
             evidence=[evidence(seg, a, a + length)],
             provenance={"source_file": ctx.ann.narration_file,

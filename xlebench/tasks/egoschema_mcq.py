@@ -43,14 +43,14 @@ from xlebench.tasks.helpers import neptune_offline as N
 from xlebench.tasks.helpers import wording as W
 from xlebench.tasks.helpers.common import (
     evidence,
+    record_period,
     sample,
     segment_of,
-    segment_period,
     summary_of,
     whole,
 )
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import BLIND_PROMPT, NO_Q_PROMPT, RecipeParams
+from xlebench.tasks.helpers.filters import BLIND_PROMPT, NO_Q_PROMPT, PeriodParams
 from xlebench.tasks.helpers.items import to_day
 from xlebench.tasks.helpers.mcq import (
     FORMAT,
@@ -84,7 +84,7 @@ class EgoSchemaPrompts:
 
 
 @dataclass
-class EgoSchemaParams(RecipeParams):
+class EgoSchemaParams(PeriodParams):
     #: offline_windows (default, no model): questions about a window whose answers need
     #: several of its moments, wrong answers from the same record (`egoschema_offline`);
     #: llm: EgoSchema's pipeline; offline_summaries: the record's summary among others'.
@@ -262,8 +262,7 @@ def _from_summaries(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]
         if len(wrong) < p.n_wrong:
             out.stats["segments without enough distinct distractors"] += 1
             continue
-        q = ("Which of the following best describes what C does in the record provided for "
-             f"the {W.period_text(*segment_period(seg))} time period?")
+        q = "Which of the following best describes what C does"  # its period: `build`
         found.append((seg, None, q, video.summary, wrong, [],
                       {"generator": "offline_summaries", "selection": p.selection,
                        "distractors": info}))
@@ -322,11 +321,12 @@ def build(ctx: Context, p: EgoSchemaParams) -> Built:
     found = GENERATORS[p.generator](ctx, p, out)
     for k, (seg, window, q, a, w, spans, prov) in enumerate(sample(ctx.rng, found,
                                                                     p.max_items_per_log)):
-        period = segment_period(seg)
         if window:
             period = (to_day(seg, window[0]), to_day(seg, window[1]))
-            q = W.retrieval_query(q, *period)
             prov = {**prov, "window_s": list(window)}
+        else:
+            period = record_period(ctx.log, [seg], p.period, ctx.rng)
+        q = W.retrieval_query(q, *period)
         options, label = shuffled(a, w, ctx.rng)
         extra = {"source": _window_source(seg, window)} \
             if prov["generator"] == "offline_windows" else {}
@@ -377,4 +377,5 @@ RECIPE = Recipe(
     scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
     answer_source="Ego4D narrations (LLM-written, EgoSchema Q(AW)-shot) or library summaries",
     prompts=PROMPTS, group="multiple choice", oracle=oracle, answers="descriptions",
+    shows=("descriptions",),
     description="Five-way multiple choice about a narration-dense window (EgoSchema).")

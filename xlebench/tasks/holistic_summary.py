@@ -10,18 +10,19 @@ from xlebench.tasks.helpers.common import (
     day_periods,
     day_phrase,
     in_period,
+    record_period,
     seg_day,
     summary_of,
     whole,
 )
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.registry import Recipe
 from xlebench.tasks.helpers.wording import SUMMARY_FORMAT, SUMMARY_SOURCE
 
 
 @dataclass
-class HolisticSummaryParams(RecipeParams):
+class HolisticSummaryParams(PeriodParams):
     boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
 
 
@@ -36,9 +37,10 @@ def _day_summary(ctx: Context, p: HolisticSummaryParams, day: int, days: int) ->
     return ctx.aggregate(parts, where) if len(parts) > 1 else (parts[0] if parts else "")
 
 
-def _item(ctx: Context, k: int, query: str, segs: list[dict], text: str) -> dict:
+def _item(ctx: Context, p: HolisticSummaryParams, k: int, query: str, segs: list[dict],
+          text: str) -> dict:
     return ctx.item(
-        k=k, query=query, period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
+        k=k, query=query, period=record_period(ctx.log, segs, p.period, ctx.rng),
         text=text, evidence=[whole(s) for s in segs],
         provenance={"source_file": "library.parquet",
                     "annotation_ids": [s["video_uid"] for s in segs]})
@@ -54,16 +56,16 @@ def build(ctx: Context, p: HolisticSummaryParams) -> Built:
     days = int(ctx.log.get("days", 1))
     per_day = [_day_summary(ctx, p, d, days) for d in range(days)]
     if days == 1:
-        out.items.append(_item(ctx, 0, W.HOLISTIC_QUERY, segs, per_day[0]))
+        out.items.append(_item(ctx, p, 0, W.HOLISTIC_QUERY, segs, per_day[0]))
         return out
     overall = ctx.aggregate([t for t in per_day if t], f"over all {days} days")
-    out.items.append(_item(ctx, 0, W.HOLISTIC_QUERY, segs, overall))
+    out.items.append(_item(ctx, p, 0, W.HOLISTIC_QUERY, segs, overall))
     for d, text in enumerate(per_day):
         day_segs = [s for s in segs if seg_day(s) == d]
         if not day_segs:
             out.stats["days without segments"] += 1
             continue
-        out.items.append(_item(ctx, d + 1, W.holistic_day_query(d + 1), day_segs, text))
+        out.items.append(_item(ctx, p, d + 1, W.holistic_day_query(d + 1), day_segs, text))
     return out
 
 

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import SpanRecall
 from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.common import evidence, sample, segment_of, segment_period
+from xlebench.tasks.helpers.common import evidence, record_period, sample, segment_of
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.items import to_day
 from xlebench.tasks.helpers.nlq import SPAN_FORMAT
 from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass
-class MomentParams(RecipeParams):
+class MomentParams(PeriodParams):
     max_per_segment: int | None = knob(2, ge=1)
     max_items_per_log: int | None = knob(8, ge=1)
 
@@ -35,7 +35,7 @@ def build(ctx: Context, p: MomentParams) -> Built:
         candidates += [(seg, lab, by_label[lab]) for lab in labels]
     for k, (seg, label, moments) in enumerate(sample(ctx.rng, candidates,
                                                      p.max_items_per_log)):
-        period = segment_period(seg)
+        period = record_period(ctx.log, [seg], p.period, ctx.rng)
         spans = [(to_day(seg, m.start_s), to_day(seg, m.end_s)) for m in moments]
         out.items.append(ctx.item(
             k=k, query=W.moment_query(label, *period), period=period, spans=spans,

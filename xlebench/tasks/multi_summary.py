@@ -8,15 +8,22 @@ from dataclasses import dataclass, field
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.common import day_periods, day_phrase, in_period, summary_of, whole
+from xlebench.tasks.helpers.common import (
+    day_periods,
+    day_phrase,
+    in_period,
+    record_period,
+    summary_of,
+    whole,
+)
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.registry import Recipe
 from xlebench.tasks.helpers.wording import SUMMARY_FORMAT, SUMMARY_SOURCE
 
 
 @dataclass
-class MultiSummaryParams(RecipeParams):
+class MultiSummaryParams(PeriodParams):
     boundaries: list[str] = field(default_factory=lambda: ["12:00", "17:00"])
     min_segments: int = knob(1, ge=1)
 
@@ -35,7 +42,7 @@ def build(ctx: Context, p: MultiSummaryParams) -> Built:
             continue
         out.items.append(ctx.item(
             k=k, query=W.multi_summary_query(phrase),
-            period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
+            period=record_period(ctx.log, segs, p.period, ctx.rng),
             text=ctx.aggregate([summary_of(ctx.videos, s) for s in segs], phrase),
             evidence=[whole(s) for s in segs],
             provenance={"source_file": "library.parquet",

@@ -27,20 +27,24 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
+
+import numpy as np
 
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers.short import ShortAnswer, parse_number, token_f1
 from xlebench.library.annotations import clean_narration
+from xlebench.library.language import INSIDE
 from xlebench.llm.client import Usage
 from xlebench.llm.prompts import load_prompt
 from xlebench.llm.structured import ask_text
 from xlebench.tasks.helpers import neptune_offline as N
 from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.common import evidence, segment_of, segment_period, whole
+from xlebench.tasks.helpers.common import evidence, record_period, segment_of, whole
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.helpers.filters import QAD_PROMPT, PeriodParams
 from xlebench.tasks.helpers.items import to_day
 from xlebench.tasks.helpers.other_logs import nearest_summaries
 from xlebench.tasks.helpers.registry import Recipe
@@ -53,6 +57,13 @@ QA_PROMPT = "tasks/neptune_qa.v1"
 #: A candidate decoy this close to the answer (token F1 over content words) says the same thing
 #: (another log's summary with the same acts in another order) and is never a wrong option.
 SAME_ANSWER_F1 = 0.9
+#: A candidate decoy whose sentence embedding (MiniLM) is this close to the answer's (cosine)
+#: restates it: never a wrong option. Measured: "C cuts the tomato" against "chops" 0.876,
+#: "slices" 0.905; "C picks up the cup" against "takes" 0.923; "C washes the pan" against
+#: "rinses" 0.893 — all dropped; against "washes the tomato" 0.747, "dries the pan" 0.86 —
+#: kept. Not a lexicon: "lifts the cup" (0.856) stays, "closes the door" beside "opens" (0.934)
+#: goes (`tests/tasks/test_neptune.py` pins the band).
+RESTATES = 0.87
 SUPPORT_PROMPT = "tasks/neptune_visual_support.v1"
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 FORMAT = ("Answer the question briefly (a number, a short phrase, or one sentence), from what "
@@ -78,7 +89,7 @@ class NeptunePrompts:
 
 
 @dataclass
-class NeptuneQAParams(RecipeParams):
+class NeptuneQAParams(PeriodParams):
     generator: str = knob("offline", choices=("offline", "llm"))
     #: offline: the capabilities asked (of those rules can write: TO, CT, PR, ID, SC, SUM,
     #: CMP, GR).
@@ -114,30 +125,33 @@ def _summary(ctx: Context, seg: dict) -> str:
 
 # -- decoys ----------------------------------------------------------------------------------
 
-def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
+def _offline_decoys(ctx: Context, p: NeptuneQAParams, seg: dict, f: dict) -> list[str]:
     """Neptune's techniques without a model: subtle tweaks (other counts of the record, the
     same items in another order, another change made to the same object) and confusing
     similarity (another action or place of the same record; another log's record summary at
-    the nearest clock time)."""
-    answer, evs, rng = f["answer"], f["evs"], ctx.rng
+    the nearest clock time). Every decoy survives a reader of the text alone: an act is one
+    some narration makes (`N.attested`), a count lies in the range answers take, a place is
+    of the answer's kind (a room beside rooms), and none restates the answer (`restates`)."""
+    answer, evs, rng, n = f["answer"], f["evs"], ctx.rng, p.decoys
     shape = answer["shape"]
     if f["cap"] == "SC":  # the object named by the question is in every option
-        pool = _plausible_changes(ctx, f["subject"]["dobj"], evs, n)
+        pool = _plausible_changes(ctx, f["subject"]["dobj"], evs)
     elif f["cap"] == "GR":
         picked = next(e.dobj for e in evs if e.action == f["subject"]["action"])
-        pool = N.other_uses(picked, evs)
+        pool = N.other_uses(picked, evs, N.attested(ctx.ann))
     elif f["cap"] == "CMP":  # the other compared acts first, then the record's others
         listed = [f"C {N.phrase(a, '3sg')}" for a in f["subject"]["listed"]]
         others = sorted({f"C {N.phrase(e.action, '3sg')}" for e in evs} - set(listed))
         return [x for x in listed if x != answer["text"]] + rng.sample(
             others, min(len(others), n - len(listed) + 1))
     elif shape == "count":
-        return _count_decoys(answer["value"], evs, n, rng)
+        return _count_decoys(answer["value"], evs, n, rng, (p.count_range[0], p.count_range[-1]))
     elif shape in ("order", "sequence"):  # the same steps in another order
         steps = answer["text"].split(", then ")
         pool = [", then ".join(steps[k] for k in o) for o in permutations(range(len(steps)))]
     elif shape == "phrase" and answer["text"].startswith("the "):
-        pool = sorted({f"the {e.pobj}" for e in evs if e.pobj} - {answer["text"]})
+        pool = sorted({f"the {e.pobj}" for e in evs if e.pobj
+                       and _is_area(e.pobj) == _is_area(answer["text"])} - {answer["text"]})
     elif shape == "phrase":
         pool = sorted({f"C {N.phrase(e.action, '3sg')}" for e in evs} - {answer["text"]})
     else:
@@ -145,30 +159,51 @@ def _offline_decoys(ctx: Context, seg: dict, f: dict, n: int) -> list[str]:
     pool = sorted(set(pool) - {answer["text"]})
     if shape in ("text", "phrase"):  # a decoy saying the answer in other words is not wrong
         pool = [d for d in pool if token_f1(d, answer["text"]) < SAME_ANSWER_F1]
+        pool = [d for d, near in zip(pool, restates(ctx, answer["text"], pool), strict=True)
+                if not near]
     return rng.sample(pool, n) if len(pool) >= n else []
 
 
-def _count_decoys(value: int, evs: list[N.Event], n: int, rng: random.Random) -> list[str]:
+def _is_area(place: str) -> bool:
+    """A room or venue ("the kitchen") rather than a spot in one ("the sink")."""
+    return place.endswith(INSIDE)
+
+
+def restates(ctx: Context, answer: str, decoys: Sequence[str]) -> list[bool]:
+    """Whether each decoy says the answer in other words ("C chops the tomato" beside "C
+    cuts the tomato"): its sentence embedding's cosine with the answer's is at least
+    `RESTATES` (the encoder of ``matcher.embedder``; nothing is called a restatement where
+    the recipe has none)."""
+    if not decoys or ctx.encode is None:
+        return [False] * len(decoys)
+    vecs = np.asarray(ctx.encode([answer, *decoys]), dtype=np.float64)
+    vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    return [bool(c >= RESTATES) for c in vecs[1:] @ vecs[0]]
+
+
+def _count_decoys(value: int, evs: list[N.Event], n: int, rng: random.Random,
+                  span: tuple[int, int]) -> list[str]:
     """How often C does the record's other acts (each count once), then the numbers nearest
-    the answer: wrong counts drawn from the counts the record has, so a number is not right
-    more often than it is offered (a "most counts are 3" prior learns nothing)."""
+    the answer, all inside ``span``, the range right counts take (a wrong count outside it
+    is ruled out by anyone who knows the range): wrong counts drawn from the counts the
+    record has, so a number is not right more often than it is offered."""
+    lo, hi = span
     counts = Counter(e.action for e in evs)
-    seen = sorted(set(counts.values()) - {value})
+    seen = sorted(x for x in set(counts.values()) - {value} if lo <= x <= hi)
     picked = rng.sample(seen, min(n, len(seen)))
-    near = sorted((x for x in range(1, value + n + 2) if x != value and x not in picked),
+    near = sorted((x for x in range(lo, hi + 1) if x != value and x not in picked),
                   key=lambda x: (abs(x - value), x))
     return [str(x) for x in picked + near[: n - len(picked)]]
 
 
-def _plausible_changes(ctx: Context, dobj: str, evs: list[N.Event], n: int) -> list[str]:
+def _plausible_changes(ctx: Context, dobj: str, evs: list[N.Event]) -> list[str]:
     """SC's decoys: changes the narrations of the whole library make to this kind of object
-    ("pours the salt", "adds the salt") and C never makes to it here; the record's other
-    changing verbs said of it only where those are too few (an implausible "C fries the salt"
-    is a decoy a reader rules out without the video)."""
+    ("pours the salt", "adds the salt") and C never makes to it here — never a change no
+    narration makes to it (an implausible "C fries the salt" is ruled out without the video;
+    an object with too few such changes gives no question)."""
     done = {e.verb for e in evs if e.dobj == dobj}
     seen = sorted(N.object_verbs(ctx.ann).get(dobj, set()) - done)
-    said = [f"C {N.phrase(f'{v} {dobj}', '3sg')}" for v in seen]
-    return said if len(said) >= n else said + N.other_changes(dobj, evs)
+    return [f"C {N.phrase(f'{v} {dobj}', '3sg')}" for v in seen]
 
 
 def _other_summaries(ctx: Context, seg: dict, answer: str, pool: int = 40) -> list[str]:
@@ -315,7 +350,7 @@ def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int]
     if f["prov"]["generator"] == "llm" and f["answer"]["shape"] != "count":
         wrong = _llm_decoys(ctx, p, f["q"], f["answer"]["text"], f["context"], f["usage"])
     else:
-        wrong = _offline_decoys(ctx, f["seg"], f, p.decoys)
+        wrong = _offline_decoys(ctx, p, f["seg"], f)
     if len(wrong) < p.decoys:
         return None
     options = [f["answer"]["text"], *wrong]
@@ -337,7 +372,7 @@ def build(ctx: Context, p: NeptuneQAParams) -> Built:
     for k, (f, qad) in enumerate(made):
         seg, answer = f["seg"], dict(f["answer"])
         at = answer.pop("at")
-        period = segment_period(seg)
+        period = record_period(ctx.log, [seg], p.period, ctx.rng)
         spans = [(to_day(seg, max(float(seg.get("source_start_s", 0.0)), t - 2.0)),
                   to_day(seg, t + 4.0)) for t in at]
         ev = [evidence(seg, max(0.0, t - 2.0), t + 4.0) for t in at] or [whole(seg)]

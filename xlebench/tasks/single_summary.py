@@ -9,32 +9,21 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.common import (
-    padded_period,
-    sample,
-    segment_of,
-    segment_period,
-    summary_of,
-    whole,
-)
+from xlebench.tasks.helpers.common import record_period, sample, segment_of, summary_of, whole
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.registry import Recipe
 
 
 @dataclass
-class SingleSummaryParams(RecipeParams):
+class SingleSummaryParams(PeriodParams):
     max_items_per_log: int | None = knob(None, ge=1)
-    #: ``padded``: the record's period widened by a seeded share of the free time on each
-    #: side; ``record``: the record's own start and end, as the paper asks.
-    period: str = knob("padded", choices=("padded", "record"))
 
 
 def build(ctx: Context, p: SingleSummaryParams) -> Built:
     out = Built()
     for k, seg in enumerate(sample(ctx.rng, list(ctx.log["segments"]), p.max_items_per_log)):
-        period = padded_period(ctx.log, seg, ctx.rng) if p.period == "padded" \
-            else segment_period(seg)
+        period = record_period(ctx.log, [seg], p.period, ctx.rng)
         out.items.append(ctx.item(
             k=k, query=W.single_summary_query(*period), period=period,
             text=summary_of(ctx.videos, seg), evidence=[whole(seg)],

@@ -239,5 +239,5 @@ RECIPE = Recipe(
     scorer=ChoiceAccuracy(), primary="acc", answer_format=FORMAT,
     answer_source="library summaries (the summary subtasks' references) with decoys",
     prompts=(DECOY_PROMPT, QAD_PROMPT), needs=("summaries",), group="multiple choice",
-    derived=True, oracle=oracle, answers="descriptions",
+    derived=True, oracle=oracle, answers="descriptions", shows=("descriptions",),
     description="Which summary is right for a record or period, among four decoys (Neptune).")

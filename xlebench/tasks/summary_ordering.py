@@ -15,9 +15,9 @@ from xlebench.config.knobs import knob
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers import OrderAccuracy
 from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.common import summary_of, whole
+from xlebench.tasks.helpers.common import record_period, summary_of, whole
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.leaks import prints
 from xlebench.tasks.helpers.registry import Recipe
 
@@ -29,7 +29,7 @@ NO_CLIPS = ("logs with a record whose every clip summary prints its library summ
 
 
 @dataclass
-class OrderingParams(RecipeParams):
+class OrderingParams(PeriodParams):
     min_summaries: int = knob(3, ge=2)
     #: ``clips``: each record's clip summary least like its library summary; ``summaries``:
     #: the library summaries (the paper's, which print the single-summary references).
@@ -64,7 +64,7 @@ def build(ctx: Context, p: OrderingParams) -> Built:
     order = [shown.index(j) for j in range(len(segs))]  # order[k]: shown summary k-th in time
     out.items.append(ctx.item(
         k=0, query=W.ordering_query([texts[j] for j in shown]),
-        period=(float(segs[0]["start_s"]), float(segs[-1]["end_s"])),
+        period=record_period(ctx.log, segs, p.period, ctx.rng),
         text=W.ordering_answer(order), order=order, evidence=[whole(s) for s in segs],
         provenance={"source_file": "library.parquet", "texts": p.texts,
                     "annotation_ids": [s["video_uid"] for s in segs]}))

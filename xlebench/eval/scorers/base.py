@@ -36,11 +36,13 @@ class ScoreSettings:
 @dataclass(frozen=True)
 class BlindContext:
     """What a blind strategy may use besides the item: the metric settings, a generator seeded
-    by (seed, strategy, item) and how many draws a random strategy averages."""
+    by (seed, strategy, item), how many draws a random strategy averages, and what the whole
+    benchmark prints (`xlebench.eval.public.Public`; for members that read it)."""
 
     settings: ScoreSettings
     rng: np.random.Generator
     draws: int
+    public: Any = None
 
 
 #: A reply to score like any other, or the expected metric values of a random strategy.
@@ -66,6 +68,9 @@ class Blind:
     #: of the labels, which shuffling removes, so the panel filter never drops an item on
     #: its word — dropping the items whose label sits where it points would create the skew.
     positional: bool = False
+    #: Reads the whole benchmark's public view: ``fit(train, public)``, and ``ctx.public``
+    #: when answering (`xlebench.eval.scorers.learned`).
+    public: bool = False
 
 
 class Scorer(Protocol):

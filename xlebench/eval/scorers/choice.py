@@ -17,6 +17,7 @@ from xlebench.eval.scorers.base import (
     most_common,
     query_question,
 )
+from xlebench.eval.scorers.learned import learned_choice
 
 #: Words too common to tell options apart.
 STOP = frozenset("a an the and or of in on at to for with by from c is was are were be been "
@@ -192,7 +193,8 @@ class ChoiceAccuracy(Base):
                       "of right options on other logs of that location", _by_place,
                       fit_place_odds),
                 Blind("option_memory", "the options; other logs' right and wrong options",
-                      _remembered, fit_option_memory))
+                      _remembered, fit_option_memory),
+                learned_choice())
 
     def details(self, item: dict, reply: str | None) -> dict[str, Any]:
         picked = parse_choice(reply, item["answer"]["options"]) if reply else None

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from xlebench.eval.metrics import counting_accuracy
 from xlebench.eval.parse import parse_counts
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings, most_common
+from xlebench.eval.scorers.learned import learned_counts
 
 
 def _counts(train: Sequence[dict]) -> list[tuple[str, int]]:
@@ -68,4 +69,5 @@ class CountAccuracy(Base):
         return (Blind("mode_count", "the listed actions; other logs' counts",
                       lambda it, mode, _c: _reply(it, lambda a: mode), fit_mode),
                 Blind("action_prior", "the listed actions; other logs' counts of each action",
-                      _prior, fit_action_prior))
+                      _prior, fit_action_prior),
+                learned_counts())

@@ -24,6 +24,7 @@ from xlebench.eval.corpus import (
 from xlebench.eval.lea import b_cubed, ceaf_e, lea, muc
 from xlebench.eval.metrics import bleu_n, meteor, rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.learned import nearest_reference
 
 EVENT_LINE = re.compile(r"event\s*(\d+)\s*[:.-]\s*(.*)", re.IGNORECASE)
 ROLE_NAMES = ("Arg0", "Arg1", "Arg2", "ALoc", "AScn")
@@ -151,7 +152,7 @@ class EventVerbs(Base):
 
     def blind(self) -> Sequence[Blind]:
         return (Blind("common_verbs", "other logs' most common verbs", _verb_lines,
-                      fit_verbs),)
+                      fit_verbs), nearest_reference())
 
 
 def annotator_keys(events: Sequence[dict]) -> list[list[list]]:
@@ -224,4 +225,4 @@ class EventRoles(Base):
                       _verb_roles, fit_roles),
                 Blind("verb_sequence_memory", "the shown verbs; the roles of another log's "
                       "window with the same verb sequence", _remembered_window,
-                      fit_sequences))
+                      fit_sequences), nearest_reference())

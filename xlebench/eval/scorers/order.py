@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from xlebench.eval.metrics import kendall_tau, position_accuracy, rouge_tokens
 from xlebench.eval.parse import parse_order
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.learned import learned_order
 
 _SHOWN = re.compile(r"Summary (\d+): (.*?)(?= Summary \d+: |$)")
 #: Pseudo-count pulling a rare word's position toward the middle of the day.
@@ -85,4 +86,5 @@ class OrderAccuracy(Base):
         return (Blind("random_order", "nothing", _random),
                 Blind("shown_order", "the summaries as numbered", _as_shown),
                 Blind("word_time_prior", "the summaries; where other logs' days put their words",
-                      _by_words, fit_word_positions))
+                      _by_words, fit_word_positions),
+                learned_order())

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from xlebench.eval.corpus import CorpusMetric, class_averaged_accuracy
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings, most_common
 from xlebench.eval.scorers.events import EVENT_LINE
+from xlebench.eval.scorers.learned import nearest_reference
 
 RELATIONS = ("Caused By", "Enabled By", "Reaction To", "No Relation")
 
@@ -57,4 +58,4 @@ class RelationAccuracy(Base):
 
     def blind(self) -> Sequence[Blind]:
         return (Blind("majority_class", "other logs' relation labels", _everywhere,
-                      fit_majority),)
+                      fit_majority), nearest_reference())

@@ -33,6 +33,7 @@ from typing import Any
 
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings, query_question
+from xlebench.eval.scorers.learned import nearest_reference
 
 TRUNCATE_WORDS = 100
 F1_EQUIVALENT = 0.5
@@ -167,7 +168,8 @@ class ShortAnswer(Base):
                 Blind("question_echo", "the question (an order: the items as listed)",
                       lambda it, _m, _c: query_question(it)),
                 Blind("generic", "nothing",
-                      lambda _it, _m, _c: "C carries out everyday activities."))
+                      lambda _it, _m, _c: "C carries out everyday activities."),
+                nearest_reference())
 
 
 def _key(item: dict) -> tuple[str, str]:

@@ -12,6 +12,7 @@ import numpy as np
 from xlebench.eval.metrics import recall_grid, top1_iou
 from xlebench.eval.parse import parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.learned import learned_spans
 
 #: Relative positions inside the queried period are binned this finely by the position prior.
 BINS = 20
@@ -154,4 +155,5 @@ class SpanRecall(Base):
                 Blind("position_prior", "the period; where other logs' answers sit", prior,
                       fit_positions),
                 Blind("question_memory", "the question and period; where other logs' "
-                      "answers to the same question sat", memory, fit_memory))
+                      "answers to the same question sat", memory, fit_memory),
+                learned_spans())

@@ -25,6 +25,7 @@ from xlebench.eval.metrics import (
 )
 from xlebench.eval.parse import answer_part
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.learned import nearest_reference
 
 #: A reply that says nothing about the video (one member of the panel).
 GENERIC_SUMMARY = "C carries out everyday activities and moves around."
@@ -255,7 +256,8 @@ class TextSimilarity(Base):
                 Blind("skeleton", "other logs' references: the string of frequent words "
                       "with the best ROUGE-L (greedy appends)", skeleton_answer, fit_skeleton),
                 Blind("query_echo", "the query", lambda it, _m, _c: it["query"]),
-                Blind("generic", "nothing", lambda _it, _m, _c: self.generic))
+                Blind("generic", "nothing", lambda _it, _m, _c: self.generic),
+                nearest_reference())
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:

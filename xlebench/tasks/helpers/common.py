@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -18,18 +19,46 @@ def segment_period(seg: dict) -> tuple[float, float]:
 
 
 def padded_period(log: dict, seg: dict, rng: random.Random) -> tuple[float, float]:
-    """The record's period widened on each side by a seeded share of the free time there (at
-    most `MAX_PAD_S`): it still holds that record alone, but its length no
-    longer names the video (a record's length is its library video's, which every other log
-    using the video, and Ego4D's public metadata, print)."""
+    """The record's period widened into the free time beside it (`padded_span`)."""
+    return padded_span(log, seg, seg, rng)
+
+
+def padded_span(log: dict, first: dict, last: dict, rng: random.Random) -> tuple[float, float]:
+    """The span of records ``first`` to ``last`` widened on each side by a seeded share of
+    the free time there (at most `MAX_PAD_S`), its ends on whole minutes where that free time
+    holds one (so ``HH:MM`` prints them exactly, and an offset into the period counts from
+    the printed start). It still holds those records alone, but its length no longer names
+    the video: a record's length is its library video's, which every other log using the
+    video, and Ego4D's public metadata, print."""
     segs = sorted(log["segments"], key=lambda s: float(s["start_s"]))
-    k = next(i for i, s in enumerate(segs) if s["index"] == seg["index"])
-    lo, hi = segment_period(seg)
-    before = lo - float(segs[k - 1]["end_s"]) if k else min(lo, MAX_PAD_S)
-    after = float(segs[k + 1]["start_s"]) - hi if k + 1 < len(segs) else MAX_PAD_S
-    lo -= rng.random() * min(max(before, 0.0), MAX_PAD_S)
-    hi += rng.random() * min(max(after, 0.0), MAX_PAD_S)
-    return lo, hi
+    i = next(k for k, s in enumerate(segs) if s["index"] == first["index"])
+    j = next(k for k, s in enumerate(segs) if s["index"] == last["index"])
+    lo, hi = float(first["start_s"]), float(last["end_s"])
+    before = lo - float(segs[i - 1]["end_s"]) if i else lo
+    after = float(segs[j + 1]["start_s"]) - hi if j + 1 < len(segs) else MAX_PAD_S
+    room_lo, room_hi = min(max(before, 0.0), MAX_PAD_S), min(max(after, 0.0), MAX_PAD_S)
+    a = _on_minute(lo - rng.random() * room_lo, lo - room_lo, lo, down=True)
+    b = _on_minute(hi + rng.random() * room_hi, hi, hi + room_hi, down=False)
+    return a, b
+
+
+def _on_minute(t: float, lowest: float, highest: float, down: bool) -> float:
+    """``t`` moved to a whole minute inside ``[lowest, highest]`` (down first where ``down``,
+    else up first), or ``t`` itself where that free time holds no whole minute."""
+    floor, ceil = math.floor(t / 60) * 60.0, math.ceil(t / 60) * 60.0
+    for m in ((floor, ceil) if down else (ceil, floor)):
+        if lowest <= m <= highest:
+            return m
+    return t
+
+
+def record_period(log: dict, segs: Sequence[dict], how: str, rng: random.Random
+                  ) -> tuple[float, float]:
+    """The period an item about the records ``segs`` (in clock order) prints: ``padded``
+    (`padded_span`) or ``record``, their own first start and last end (the paper's)."""
+    if how == "padded":
+        return padded_span(log, segs[0], segs[-1], rng)
+    return float(segs[0]["start_s"]), float(segs[-1]["end_s"])
 
 
 def evidence(seg: dict, a: float, b: float) -> dict:

@@ -35,6 +35,12 @@ Kinds:
   ``seeds`` seeded fold assignments; drop items its strongest member answers right in at least
   ``drop_if_correct_at_least`` of them (`xlebench.tasks.helpers.panel_filter`; it runs once at the end
   of the annotate stage, since it needs every log's items).
+* ``aflite`` — multiple choice, offline (on by default for the multiple-choice recipes): AFLite
+  (Le Bras et al., ICML 2020) with the learned blind member — a logistic regression over the
+  options' words, lengths, overlaps and how often the rest of the benchmark names them — fitted
+  in each of ``partitions`` seeded fold splits by source video; drop items whose mean accuracy
+  (predictability) is at least ``threshold``, refit on the rest, for at most ``rounds`` rounds
+  (`xlebench.tasks.helpers.aflite`; at the end of the annotate stage, after ``panel``).
 
 * ``raters`` — human raters' verdicts (`xlebench.export.curation`: the sheet
   ``export.formats=[curation]`` writes, filled in): drop items whose ``verdict`` (GOOD / BAD /
@@ -59,6 +65,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlebench.config.knobs import knob
 from xlebench.errors import ConfigError
 
 
@@ -72,6 +79,16 @@ class RecipeParams:
     #: (``llm`` not offline): model-based ones a recipe's paper runs by default (EgoSchema's
     #: blind filter), which an offline compile cannot.
     model_filters: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class PeriodParams(RecipeParams):
+    """Base of a recipe whose items name a period of records on the clock."""
+
+    #: ``padded``: the records' period widened by a seeded share of the free time on each
+    #: side, so that its length does not name the video; ``record``: the records' own start
+    #: and end, as the paper prints them (`xlebench.tasks.helpers.common.record_period`).
+    period: str = knob("padded", choices=("padded", "record"))
 
 
 @dataclass(frozen=True)
@@ -273,13 +290,14 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
     "option_only": (_option_only, ("drop_if_correct_at_least",)),
     "raters": (_raters, ("verdicts", "drop")),
     "panel": (lambda item, spec, fctx: (True, {}), ("seeds", "drop_if_correct_at_least")),
+    "aflite": (lambda item, spec, fctx: (True, {}), ("partitions", "threshold", "rounds")),
     "transcript_only": (_transcript_only, ("seeds", "drop_if_correct_at_least",
                                            "transcripts")),
 }
 #: Filters that ask a model (refused under llm=offline at compose time).
 MODEL_FILTERS = ("blind", "no_q", "qad_rank", "transcript_only")
 #: Filters over every life log's items at once (`AnnotateStage.finish`), not per unit.
-SET_FILTERS = ("panel",)
+SET_FILTERS = ("panel", "aflite")
 
 
 def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
@@ -315,6 +333,7 @@ def _check_drop(name: str, i: int, drop: Any) -> None:
 RANGES: dict[str, tuple[float, float, bool]] = {
     "min_s": (0.0, 86_400.0 * 14, False), "max_ratio": (1.0, 100.0, False),
     "seeds": (1, 20, True), "drop_if_correct_at_least": (1, 20, True),
+    "partitions": (1, 64, True), "threshold": (0.0, 1.0, False), "rounds": (1, 10, True),
 }
 
 

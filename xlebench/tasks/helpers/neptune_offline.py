@@ -215,13 +215,6 @@ def _change(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
             "at": [e.t for e in acts][:5]}
 
 
-def other_changes(dobj: str, evs: Sequence[Event]) -> list[str]:
-    """``C washes the onion``-like acts C never applies to ``dobj`` in ``evs``: the changing
-    verbs C applies to other objects of the record, said of this one (SC's decoys: every
-    option names the object, so the question's words do not pick the answer)."""
-    return [f"C {phrase(a, '3sg')}" for a in _other_acts(dobj, evs, CHANGES.__contains__)]
-
-
 def object_verbs(ann: Any) -> dict[str, set[str]]:
     """Per object (direct object's head noun), the changing verbs C applies to it in any
     narration of the annotations (computed once per annotation index)."""
@@ -238,9 +231,25 @@ def object_verbs(ann: Any) -> dict[str, set[str]]:
     return memo
 
 
-def other_uses(dobj: str, evs: Sequence[Event]) -> list[str]:
-    """``to wash the cup``-like uses C never makes of ``dobj`` in ``evs`` (GR's decoys)."""
-    return [f"to {phrase(a)}" for a in _other_acts(dobj, evs, _uses)]
+def attested(ann: Any) -> frozenset[tuple[str, str]]:
+    """Every (verb, direct object) pair C's narrations contain anywhere in the annotations
+    (computed once per annotation index): a decoy pairing a verb with an object no narration
+    pairs them with ("C pours the drawer") is ruled out without the video."""
+    memo = ann.derived.get("attested_pairs")
+    if memo is None:
+        memo = frozenset((p.verb, p.dobj) for passes in ann.narrations.values()
+                         for narr in passes for n in narr
+                         if (p := parse_narration(n.text)) and p.dobj)
+        ann.derived["attested_pairs"] = memo
+    return memo
+
+
+def other_uses(dobj: str, evs: Sequence[Event], pairs: frozenset[tuple[str, str]] | None = None
+               ) -> list[str]:
+    """``to wash the cup``-like uses C never makes of ``dobj`` in ``evs`` (GR's decoys), of
+    those some narration pairs with ``dobj`` when ``pairs`` (`attested`) is given."""
+    return [f"to {phrase(f'{v} {dobj}')}" for v in _other_verbs(dobj, evs, _uses)
+            if pairs is None or (v, dobj) in pairs]
 
 
 def _uses(head: str) -> bool:
@@ -248,9 +257,12 @@ def _uses(head: str) -> bool:
 
 
 def _other_acts(dobj: str, evs: Sequence[Event], keep: Callable[[str], bool]) -> list[str]:
+    return [f"{v} {dobj}" for v in _other_verbs(dobj, evs, keep)]
+
+
+def _other_verbs(dobj: str, evs: Sequence[Event], keep: Callable[[str], bool]) -> list[str]:
     done = {e.verb for e in evs if e.dobj == dobj}
-    verbs = sorted({e.verb for e in evs if e.dobj and keep(e.verb.split()[0])} - done)
-    return [f"{v} {dobj}" for v in verbs]
+    return sorted({e.verb for e in evs if e.dobj and keep(e.verb.split()[0])} - done)
 
 
 def _most(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:

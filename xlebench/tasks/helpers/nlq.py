@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from xlebench.config.knobs import knob
 from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.common import evidence, sample, segment_of, segment_period
+from xlebench.tasks.helpers.common import evidence, record_period, sample, segment_of
 from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.filters import RecipeParams
+from xlebench.tasks.helpers.filters import PeriodParams
 from xlebench.tasks.helpers.items import to_day
 
 SPAN_FORMAT = ("Answer with up to 5 time spans, most likely first, formatted as "
@@ -17,7 +17,7 @@ SPAN_FORMAT = ("Answer with up to 5 time spans, most likely first, formatted as 
 
 
 @dataclass
-class RetrievalParams(RecipeParams):
+class RetrievalParams(PeriodParams):
     #: NLQ template categories (text before the colon) that make this subtask.
     templates: list[str] = field(default_factory=list)
     max_per_segment: int | None = knob(2, ge=1)
@@ -35,7 +35,7 @@ def nlq_items(ctx: Context, p: RetrievalParams) -> Built:
             out.stats["segments without matching NLQ queries"] += 1
         candidates += [(seg, q) for q in sample(ctx.rng, queries, p.max_per_segment)]
     for k, (seg, q) in enumerate(sample(ctx.rng, candidates, p.max_items_per_log)):
-        period = segment_period(seg)
+        period = record_period(ctx.log, [seg], p.period, ctx.rng)
         span = (to_day(seg, q.start_s), to_day(seg, q.end_s))
         out.items.append(ctx.item(
             k=k, query=W.retrieval_query(q.query, *period), period=period, spans=[span],

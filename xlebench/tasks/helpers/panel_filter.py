@@ -36,7 +36,7 @@ MIN_STRATUM = 20
 
 
 def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
-                   settings: Any, seed: int) -> dict[str, dict[str, Any]]:
+                   settings: Any, seed: int, public: Any = None) -> dict[str, dict[str, Any]]:
     """Per item: the strongest member of each seed's panel — on the items of its tag value
     (Neptune's capability) where those are many, as the per-tag floors are printed — how
     many seeds it was right in, and whether the item is kept."""
@@ -46,7 +46,7 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
     members: dict[str, list[str]] = {s: [] for s in set(strata.values())}
     for k in range(seeds):
         panel = panel_rows(items, {recipe.name: recipe}, settings,
-                           seed=derive_seed(seed, "panel-filter", k), draws=8)
+                           seed=derive_seed(seed, "panel-filter", k), draws=8, public=public)
         positional = {b.name for b in recipe.scorer.blind() if b.positional}
         rows = {m: r for m, r in panel.rows.get(recipe.name, {}).items()
                 if m.removesuffix(REMEMBERED) not in positional}

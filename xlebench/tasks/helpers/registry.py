@@ -27,6 +27,7 @@ from functools import cache
 from importlib import metadata
 from typing import Any
 
+from xlebench.config.declared import check_name
 from xlebench.errors import ConfigError
 
 ENTRY_POINTS = "xlebench.recipes"
@@ -58,11 +59,11 @@ class Recipe:
     #: What its query shows of the videos it is about, in words other items may answer with:
     #: ``descriptions`` (what C does in a record: the ordering texts, the actions a counting
     #: or Neptune question names), ``verbs`` (an event's verbs: VidSitu's roles task gives
-    #: them). See `xlebench.tasks.helpers.leaks.shown`.
+    #: them). See `xlebench.tasks.helpers.leaks.shown_pairs`.
     shows: tuple[str, ...] = ()
     #: What its answer is, in those terms (a summary answers with a description, an event's
-    #: verb recognition with verbs): an item of the same life log whose query shows that of
-    #: one of its videos is never in the benchmark beside it.
+    #: verb recognition with verbs): an item whose query, in any life log, shows that of one
+    #: of its videos is never in the benchmark beside it.
     answers: str | None = None
     #: Human performance (VidSitu: one annotator scored against the others):
     #: ``human(item) -> (item, reply) | None``, the item as the other annotators see it and
@@ -137,6 +138,7 @@ def load_recipe(name: str, target: str | None = None) -> Recipe:
     if recipe.name != name:
         raise ConfigError(f"tasks.{name}: {target or name} declares recipe {recipe.name!r}; "
                           "the config key must be the recipe's name")
+    check_name(f"tasks.{name}: recipe", recipe.name)  # it names annotations/<name>.jsonl
     return recipe
 
 

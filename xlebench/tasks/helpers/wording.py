@@ -16,6 +16,9 @@ from collections.abc import Mapping, Sequence
 
 from xlebench.clock import fmt_hhmm, fmt_hhmmss
 
+# the counting query's window is read where replies are parsed, by the scorers too
+from xlebench.eval.parse import counting_window as counting_window
+
 #: How the three summary recipes ask for an answer, and where their references come from.
 SUMMARY_FORMAT = "Answer with a short summary."
 SUMMARY_SOURCE = "library summaries"
@@ -85,12 +88,6 @@ def counting_actions(query: str) -> list[str]:
     separated, or ``;``-terminated as xlebench wrote them before 2026-11-24."""
     listing = query.split("Action list:", 1)[-1]
     return [a.strip() for a in re.findall(r"\d+\.\s*([^;,]+?)\s*(?:[;,]|$)", listing.strip())]
-
-
-def counting_window(query: str) -> tuple[int, int] | None:
-    """The ``a-b`` seconds of a `counting_query`, relative to the period start."""
-    m = re.search(r"in the (\d+)-(\d+) second record", query)
-    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def counting_answer(actions: Sequence[str], counts: Mapping[str, int]) -> str:

@@ -1,0 +1,270 @@
+"""The reviewer of issue 56, as a measurement: video-blind routes the panel was not told about.
+
+Each route reads only what a submitter reads — an item's query, options and period, every other
+item's query and period — and, where it learns, the answers of items about other source
+videos (cross-fitted by source video, as the panel is). Per subtask it prints the route's score
+beside the printed floor and its interval (the strongest member of the panel, the learned
+members included, `stats/tasks.json`), and says whether the route beats the interval.
+
+Routes:
+
+* ``fingerprint_words`` (summaries): a period's length names its video across life logs; the
+  reader gathers what every item printing a record of that length asks (counted actions,
+  moment labels, NLQ objects) and what the log's other items about the period ask, and
+  answers with those words.
+* ``window_mode`` (counting): the most common count per (action, window length), backing off
+  to (verb, window length), then the window length.
+* ``clock_placement`` (ordering): each shown text is matched, through what the log's other
+  items (and the items elsewhere printing their records' lengths) ask, to the record periods
+  they print, and takes its record's clock position.
+* ``decoy_rules`` (multiple choice): options a reader rules out without the video — a
+  verb–object pair nothing else in the benchmark names, a count outside the range right
+  counts take, a place of another kind than the others — and a uniform pick among the rest.
+
+    python benchmarks/red_team.py [--bench outputs/benchmarks/demo] [--tasks a,b]
+
+Without ``--bench`` it compiles the demo's eight subtasks (compile stages only) in a
+temporary folder through the real CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from xlebench.eval.blind import panel_rows, strongest
+from xlebench.eval.public import Public, bigrams, content_words
+from xlebench.eval.score import corpus_metrics
+from xlebench.eval.scorers import ScoreSettings
+from xlebench.eval.scorers.base import Blind, BlindContext, most_common
+from xlebench.eval.scorers.order import shown
+from xlebench.eval.table import estimate
+from xlebench.tasks.helpers.registry import load_recipe
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Two printed lengths within this many seconds are one fingerprint.
+SAME_S = 1.0
+
+
+def _length(item: dict) -> float:
+    return float(item["period"]["end_s"]) - float(item["period"]["start_s"])
+
+
+def _by_length(public: Public) -> dict[int, list[dict]]:
+    def build() -> dict[int, list[dict]]:
+        out: dict[int, list[dict]] = defaultdict(list)
+        for it in public.items.values():
+            out[round(_length(it))].append(it)
+        return out
+    return public.memo("red-by-length", build)
+
+
+def _same_length(item: dict, public: Public) -> list[dict]:
+    """Items of other life logs whose period is as long as ``item``'s."""
+    near = _by_length(public)
+    n = round(_length(item))
+    return [o for k in (n - 1, n, n + 1) for o in near.get(k, ())
+            if o["lifelog_id"] != item["lifelog_id"] and abs(_length(o) - _length(item)) <= SAME_S]
+
+
+#: Words of a question that say nothing about what C does.
+_ASKS = frozenset("where what who when which how did do does is was were i my me the a an in on "
+                  "at to of with for from by before after put see".split())
+
+
+def _phrases(item: dict) -> list[str]:
+    """What a query asks about a record, in its words: the listed actions, a moment's label,
+    the objects of a question (nothing from a summary or ordering query)."""
+    q = item["query"]
+    if "Action list:" in q:
+        return [a.strip() for a in re.findall(r"\d+\.\s*([^,;]+)", q.split("Action list:")[1])]
+    m = re.match(r"When did I \((.*?)\)", q)
+    if m:
+        return [m.group(1)]
+    if " in the record provided" in q:
+        words = re.findall(r"[a-z]+", q.split(" in the record provided")[0].lower())
+        return [" ".join(w for w in words if w not in _ASKS)]
+    return []
+
+
+def _linked(item: dict, public: Public) -> list[dict]:
+    """The items a reader links to ``item``'s records: the log's items about its period, and
+    the items of other logs printing the same length as one of those (or as ``item``)."""
+    near = public.neighbours(item)
+    out = list(near)
+    for o in [item, *near]:
+        out += _same_length(o, public)
+    return out
+
+
+def _fingerprint_words(item: dict, _model: Any, ctx: BlindContext) -> str:
+    phrases = list(dict.fromkeys(p for o in _linked(item, ctx.public) for p in _phrases(o)))
+    return "C " + ", ".join(phrases) + "." if phrases else "C does things."
+
+
+def fit_window_modes(train: Sequence[dict]) -> dict:
+    from xlebench.eval.parse import counting_window
+
+    tallies: dict[tuple, list[int]] = defaultdict(list)
+    for it in train:
+        w = counting_window(it["query"])
+        length = (w[1] - w[0]) if w else 0
+        for act, n in it["answer"]["counts"].items():
+            verb = act.split()[0] if act.split() else act
+            for key in (("a", act, length), ("v", verb, length), ("w", length), ("all",)):
+                tallies[key].append(int(n))
+    return {k: most_common(v, 1) for k, v in tallies.items()}
+
+
+def _window_mode(item: dict, modes: dict, _ctx: BlindContext) -> str:
+    from xlebench.eval.parse import counting_window
+
+    w = counting_window(item["query"])
+    length = (w[1] - w[0]) if w else 0
+
+    def guess(act: str) -> int:
+        verb = act.split()[0] if act.split() else act
+        for key in (("a", act, length), ("v", verb, length), ("w", length), ("all",)):
+            if key in modes:
+                return modes[key]
+        return 1
+    return "; ".join(f"{a}: {guess(a)}" for a in item["answer"]["counts"])
+
+
+def _clock_placement(item: dict, _model: Any, ctx: BlindContext) -> str:
+    texts = shown(item)
+    lo = float(item["period"]["start_s"])
+    records = []  # (period start, words) of each record the log's items print
+    for o in ctx.public.neighbours(item):
+        words = set(content_words(o["query"]))
+        for x in _same_length(o, ctx.public):
+            words |= set(content_words(x["query"]))
+        records.append((float(o["period"]["start_s"]), words))
+
+    def when(text: str) -> float:
+        ws = set(content_words(text))
+        best = max(records, key=lambda r: (len(ws & r[1]) / max(1, len(ws | r[1])), -r[0]),
+                   default=None)
+        return best[0] if best and ws & best[1] else lo + 43_200
+    ranked = sorted(range(len(texts)), key=lambda k: (when(texts[k]), k))
+    return "Correct order of the summaries: " + ", ".join(map(str, ranked))
+
+
+def fit_right_counts(train: Sequence[dict]) -> tuple[int, int] | None:
+    values = [int(o) for it in train for k, o in enumerate(it["answer"]["options"])
+              if k == it["answer"]["label"] and str(o).isdigit()]
+    return (min(values), max(values)) if values else None
+
+
+def _decoy_rules(item: dict, span: tuple[int, int] | None, ctx: BlindContext
+                 ) -> dict[str, float]:
+    options = [str(o) for o in item["answer"]["options"]]
+    keep = list(range(len(options)))
+    if span and all(o.isdigit() for o in options):
+        keep = [k for k in keep if span[0] <= int(options[k]) <= span[1]] or keep
+    pairs = [bigrams(content_words(o)) for o in options]
+    own = Counter(p for ps in pairs for p in ps)
+    attested = [k for k in keep if any(ctx.public.attested(item, p.replace("_", " "))[1]
+                                       > 0 or own[p] < 1 for p in pairs[k])]
+    keep = attested or keep
+    kinds = Counter(o.split()[-1] if o.startswith("the ") else "" for o in options)
+    if len(kinds) > 1 and all(o.startswith("the ") for o in options):
+        common = kinds.most_common(1)[0][0]
+        keep = [k for k in keep if options[k].split()[-1] == common] or keep
+    return {"acc": float(item["answer"]["label"] in keep) / len(keep)}
+
+
+ROUTES: dict[str, tuple[Blind, ...]] = {
+    "text": (Blind("fingerprint_words", "the log's and same-length items' queries",
+                   _fingerprint_words, public=True),),
+    "counts": (Blind("window_mode", "counts per action and window length", _window_mode,
+                     fit_window_modes),),
+    "order": (Blind("clock_placement", "the log's items' periods and words",
+                    _clock_placement, public=True),),
+    "choice": (Blind("decoy_rules", "options ruled out by the benchmark's text",
+                     _decoy_rules, lambda train, _p: fit_right_counts(train), public=True),),
+}
+
+
+class _RouteScorer:
+    """A recipe's scorer with the red team's routes as its only blind members."""
+
+    def __init__(self, scorer: Any) -> None:
+        self._scorer = scorer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scorer, name)
+
+    def blind(self) -> Sequence[Blind]:
+        return ROUTES.get(self._scorer.kind, ())
+
+
+def routes(items: Sequence[dict], seed: int = 0) -> dict[str, dict[str, float]]:
+    """Per subtask: each route's mean on its primary metric (cross-fitted by source video)."""
+    recipes = {s: load_recipe(s) for s in sorted({it["subtask"] for it in items})}
+    panel = panel_rows(items, {s: replace(r, scorer=_RouteScorer(r.scorer))
+                               for s, r in recipes.items()},
+                       ScoreSettings(bertscore=False), seed=seed, draws=8)
+    corpus = corpus_metrics(recipes)
+    out: dict[str, dict[str, float]] = {}
+    for sub, recipe in recipes.items():
+        metric, cm = recipe.primary, corpus.get(sub, {}).get(recipe.primary)
+        _, values = strongest(panel.rows.get(sub, {}), metric,
+                              lambda rows, m, cm=cm: estimate(rows, m, 0, 0, cm)["mean"])
+        if values:
+            out[sub] = {k: v for k, v in values.items() if v is not None}
+    return out
+
+
+def report(bench: Path, tasks: list[str] | None) -> list[str]:
+    items = [json.loads(x) for p in sorted((bench / "annotations").glob("*.jsonl"))
+             for x in p.read_text().splitlines()]
+    if tasks:
+        items = [it for it in items if it["subtask"] in tasks]
+    validity = json.loads((bench / "stats" / "tasks.json").read_text())["validity"]
+    lines = ["| subtask | n | printed floor [95% CI] | route | route score | beats the floor? |",
+             "|---|---|---|---|---|---|"]
+    for sub, values in routes(items).items():
+        blind = validity.get(sub, {}).get("blind") or {}
+        lo, hi = blind.get("ci95") or (None, None)
+        for route, v in values.items():
+            beats = "YES" if hi is not None and v > hi else "no"
+            lines.append(f"| {sub} | {validity.get(sub, {}).get('items', '–')} | "
+                         f"{100 * blind.get('mean', 0):.1f} [{100 * (lo or 0):.1f}, "
+                         f"{100 * (hi or 0):.1f}] {blind.get('member', '')} | {route} | "
+                         f"{100 * v:.1f} | {beats} |")
+    return lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bench", type=Path, default=None)
+    ap.add_argument("--tasks", default=None)
+    ap.add_argument("overrides", nargs="*", help="xlebench overrides for the compile")
+    args = ap.parse_args()
+    tasks = args.tasks.split(",") if args.tasks else None
+    if args.bench is not None:
+        print("\n".join(report(args.bench, tasks)))
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "xlebench", f"paths.outputs={tmp}", "progress=false",
+               "render=none", "stages=[library,persona,plan,simulate,annotate]",
+               *args.overrides]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode:
+            sys.exit(f"xlebench failed:\n{proc.stderr[-3000:]}")
+        print("\n".join(report(Path(tmp) / "benchmarks" / "demo", tasks)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

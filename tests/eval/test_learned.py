@@ -1,0 +1,169 @@
+"""The learned blind members (issue 56): on small benchmarks built so that a route no named
+member covers works, the learner — told nothing of the route — finds it, so the printed floor
+rises to meet it; AFLite drops the items it predicts. Each benchmark also shows the route
+beating the named members, so the learner is what closes it."""
+
+from __future__ import annotations
+
+import random
+
+from xlebench.eval.blind import panel_rows
+from xlebench.eval.public import Public
+from xlebench.eval.scorers import ScoreSettings
+from xlebench.tasks.helpers.aflite import aflite_verdicts
+from xlebench.tasks.helpers.registry import load_recipe
+
+S = ScoreSettings(bertscore=False)
+
+
+def _item(sub: str, log: str, k: int, query: str, start: float, length: float,
+          video: str, **answer) -> dict:
+    base = {"text": "", "spans": [], "counts": {}, "order": []}
+    return {"item_id": f"{log}-{sub}-{k:03d}", "subtask": sub, "lifelog_id": log,
+            "category": "short", "query": query, "provenance": {},
+            "period": {"start_s": start, "end_s": start + length},
+            "source": {"videos": [video], "annotations": [f"{video}/{k}"]},
+            "answer": {**base, **answer}}
+
+
+def _means(items: list[dict], sub: str, metric: str) -> dict[str, float]:
+    panel = panel_rows(items, {sub: load_recipe(sub)}, S, seed=0, draws=4)
+    return {m: sum(r["scores"].get(metric) or 0.0 for r in rows) / len(rows)
+            for m, rows in panel.rows[sub].items()}
+
+
+def test_counts_that_scale_with_the_window_are_learned() -> None:
+    """Every action is done once a minute: the count is the window's length in minutes,
+    whatever the action. The per-action prior ignores the length; the learner reads it from
+    the query and is nearly always right."""
+    actions = ["cut onion", "wash pan", "stir soup", "open door", "fold towel", "pick up cup"]
+    items = []
+    for v in range(60):
+        rng = random.Random(v)
+        length = rng.choice([60, 120, 180])
+        listed = rng.sample(actions, 3)
+        counts = {a: length // 60 for a in listed}
+        query = (f"In the record provided for the 08:00 - 08:30 time period, how many times "
+                 f"have each of the actions in the following list been performed in the "
+                 f"10-{10 + length} second record of the period? Action list: "
+                 + ", ".join(f"{i + 1}. {a}" for i, a in enumerate(listed)))
+        items.append(_item("action_counting", f"log{v}", 0, query, 28_800, 1800, f"v{v}",
+                           counts=counts, text=""))
+    means = _means(items, "action_counting", "count_acc")
+    assert means["learned"] > 0.9
+    assert means["action_prior"] < 0.6 and means["mode_count"] < 0.6
+
+
+def test_decoys_no_other_question_names_are_learned() -> None:
+    """The right option is an act the rest of the benchmark names (a counting list, another
+    question); the decoys pair verbs and objects nothing else names. Option-only rules sit at
+    chance; the learner reads how often the benchmark names each option."""
+    verbs = ["cuts", "washes", "stirs", "opens", "folds", "lifts", "pours", "dries"]
+    nouns = ["onion", "pan", "soup", "door", "towel", "cup", "milk", "plate", "jar", "lid"]
+    items = []
+    for v in range(80):
+        rng = random.Random(v)
+        right = f"C {rng.choice(verbs)} the {rng.choice(nouns)}"
+        wrong = [f"C {rng.choice(verbs)} the {n}{rng.randrange(1000)}" for n in
+                 rng.sample(nouns, 4)]
+        options = [right, *wrong]
+        rng.shuffle(options)
+        label = options.index(right)
+        query = "What does C do? " + " ".join(f"{k}: {o}." for k, o in enumerate(options))
+        items.append(_item("neptune_mcq", f"log{v}", 0, query, 0, 600, f"v{v}",
+                           options=options, label=label, text=right))
+        named = right.removeprefix("C ")
+        items.append(_item("action_counting", f"log{v}", 1, "How many times? Action list: "
+                           f"1. {named}", 0, 600, f"w{v}", counts={named: 1}))
+    mcq = [it for it in items if it["subtask"] == "neptune_mcq"]
+    panel = panel_rows(mcq, {"neptune_mcq": load_recipe("neptune_mcq")}, S, seed=0, draws=4,
+                       public=items)
+    means = {m: sum(r["scores"]["acc"] for r in rows) / len(rows)
+             for m, rows in panel.rows["neptune_mcq"].items()}
+    assert means["learned"] > 0.8
+    assert max(means[m] for m in ("centroid", "outlier", "longest", "shortest")) < 0.45
+    # AFLite drops what the learner predicts, and says why per item
+    verdicts = aflite_verdicts(mcq, load_recipe("neptune_mcq"), {
+        "partitions": 4, "threshold": 0.75, "rounds": 2}, Public(items), seed=0)
+    dropped = [v for v in verdicts.values() if not v["kept"]]
+    assert len(dropped) > 0.6 * len(mcq)
+    assert all(v["predictability"] >= 0.75 and v["round"] is not None for v in dropped)
+
+
+def test_a_text_seen_only_as_a_decoy_elsewhere_is_remembered() -> None:
+    """Decoys are other items' right answers (another record's summary): an item's right
+    option is the one text the items about other videos never had right. Option-only rules
+    see nothing; the learner's memory of right and wrong options finds it (not always: a
+    decoy whose own item is held out in the same fold looks as unseen as the answer)."""
+    texts = [f"C cooks dish number {k} in the kitchen and cleans up after." for k in range(60)]
+    items = []
+    for v in range(60):
+        rng = random.Random(v)
+        wrong = rng.sample([t for k, t in enumerate(texts) if k != v], 4)
+        options = [texts[v], *wrong]
+        rng.shuffle(options)
+        items.append(_item("summary_mcq", f"log{v}", 0, "Which summary?", 0, 600, f"v{v}",
+                           options=options, label=options.index(texts[v]), text=texts[v]))
+    means = _means(items, "summary_mcq", "acc")
+    assert means["learned"] > 0.6
+    assert max(means[m] for m in ("centroid", "longest", "uniform")) < 0.4
+
+
+def test_ordering_placed_by_the_logs_other_questions_is_learned() -> None:
+    """Each shown text shares its words with one question of the same log whose period puts
+    it on the clock; words alone say nothing (every text is used at every hour across logs)."""
+    things = ["guitar", "bicycle", "laptop", "garden", "piano", "camera", "kettle", "ladder"]
+    items = []
+    for v in range(50):
+        rng = random.Random(v)
+        chosen = rng.sample(things, 4)
+        shown = list(range(4))
+        rng.shuffle(shown)
+        order = [shown.index(j) for j in range(4)]
+        query = ("Please rank the following summaries of camera wearer C's activities in order "
+                 "of presentation of the life-log recordings. "
+                 + " ".join(f"Summary {i}: C uses the {chosen[j]} for a while." for i, j in
+                            enumerate(shown)))
+        log = f"log{v}"
+        items.append(_item("summary_ordering", log, 0, query, 25_000, 50_000, f"v{v}",
+                           order=order, text=""))
+        for j, thing in enumerate(chosen):
+            items.append(_item("object_retrieval", log, j + 1, f"Where is the {thing} in the "
+                               "record provided for the time period?", 26_000 + 10_000 * j,
+                               600, f"v{v}-{j}", spans=[[26_000 + 10_000 * j, 26_010 +
+                                                          10_000 * j]]))
+    order_items = [it for it in items if it["subtask"] == "summary_ordering"]
+    panel = panel_rows(order_items, {"summary_ordering": load_recipe("summary_ordering")}, S,
+                       seed=0, draws=4, public=items)
+    means = {m: sum(r["scores"]["position_acc"] for r in rows) / len(rows)
+             for m, rows in panel.rows["summary_ordering"].items()}
+    assert means["learned"] > 0.9
+    assert means["word_time_prior"] < 0.5
+
+
+def test_a_summary_is_read_off_the_logs_other_questions_by_the_nearest_reader() -> None:
+    """The record's other questions name what it shows; items about other videos whose
+    questions name the same things have nearly the same reference: the nearest item's
+    reference scores high, the best constant does not."""
+    scenes = {"kitchen": "C cooks pasta in the kitchen and washes the pan at the sink.",
+              "garden": "C waters the plants in the garden and rakes the leaves on the lawn.",
+              "garage": "C repairs the bicycle in the garage and tightens the chain.",
+              "office": "C types the report at the desk and answers emails on the laptop."}
+    names = sorted(scenes)
+    items = []
+    for v in range(80):
+        scene = names[v % 4]
+        log = f"log{v}"
+        items.append(_item("single_summary", log, 0, "Summarize the activities performed in "
+                           "the recordings provided for the time period 08:00 - 08:40.",
+                           28_800, 2400, f"v{v}", text=scenes[scene]))
+        items.append(_item("object_retrieval", log, 1, f"What did I use in the {scene} in the "
+                           "record provided for the 08:00 - 08:40 time period?", 28_900, 600,
+                           f"v{v}", spans=[[28_950, 28_960]]))
+    summaries = [it for it in items if it["subtask"] == "single_summary"]
+    panel = panel_rows(summaries, {"single_summary": load_recipe("single_summary")}, S,
+                       seed=0, draws=1, public=items)
+    means = {m: sum(r["scores"]["rougeL_content"] for r in rows) / len(rows)
+             for m, rows in panel.rows["single_summary"].items()}
+    assert means["learned"] > 0.9
+    assert means["constant"] < 0.5

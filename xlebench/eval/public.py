@@ -1,0 +1,131 @@
+"""What a submitter reads of a whole benchmark: every item's query, options and period.
+
+The learned blind members (`xlebench.eval.scorers.learned`) read an item through this view
+and nothing else of it: its own query, options and period, and what the *other* items of the
+benchmark print — the queries and options of the items of its life log whose periods overlap
+its own (what the benchmark shows about the same records), and how often a phrase occurs
+anywhere in it (a decoy no other question mentions is unlikely to be the answer). Answers are
+never part of the view; a member learns them only from the items it is fitted on, which the
+panel cross-fits by source video (`xlebench.eval.blind`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xlebench.eval.metrics import rouge_tokens
+
+#: Words that say nothing about a record's content.
+STOP = frozenset("""a an the and or of in on at to for from with by c is was are were be been
+his her their its it this that while what which who how when where did does do i my me record
+provided time period""".split())
+_DIGITS = re.compile(r"\d+")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case word tokens without stop words, in order."""
+    return [w for w in rouge_tokens(text) if w not in STOP and not w.isdigit()]
+
+
+def bigrams(words: Sequence[str]) -> set[str]:
+    return {f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)}
+
+
+def masked(text: str) -> str:
+    """A text with its numbers masked: the same question about another period reads alike."""
+    return _DIGITS.sub("#", text)
+
+
+def _public_text(item: dict) -> str:
+    options = item.get("answer", {}).get("options") or []
+    return " ".join([item["query"], *map(str, options)])
+
+
+class Public:
+    """The public view of ``items`` (never their answers), built once per panel."""
+
+    def __init__(self, items: Sequence[dict]) -> None:
+        self.items = {it["item_id"]: it for it in items}
+        self._by_log: dict[str, list[dict]] = defaultdict(list)
+        for it in items:
+            self._by_log[it["lifelog_id"]].append(it)
+        self._grams: dict[str, set[str]] = {}
+        self._df: Counter[str] | None = None
+        self._about: dict[str, str] = {}
+        self._cache: dict[str, Any] = {}
+
+    def grams(self, item: dict) -> set[str]:
+        """The words and word pairs an item prints (query and options)."""
+        key = item["item_id"]
+        if key not in self._grams:
+            words = content_words(_public_text(item))
+            self._grams[key] = set(words) | bigrams(words)
+        return self._grams[key]
+
+    def attested(self, item: dict, text: str) -> tuple[float, float]:
+        """How often ``text``'s words and word pairs are printed by *other* items of the
+        benchmark: mean log counts over words and over pairs."""
+        if self._df is None:
+            self._df = Counter(g for it in self.items.values() for g in self.grams(it))
+        own = self.grams(item) if item["item_id"] in self.items else set()
+        words = content_words(text)
+
+        def mean_log(gs: set[str]) -> float:
+            if not gs:
+                return 0.0
+            return sum(math.log1p(self._df[g] - (g in own)) for g in gs) / len(gs)
+        return mean_log(set(words)), mean_log(bigrams(words))
+
+    def neighbours(self, item: dict) -> list[dict]:
+        """The other items of the item's life log whose periods overlap its own: what the
+        benchmark prints about the same records, each with its period."""
+        period = _period(item)
+        return [o for o in self._by_log.get(item["lifelog_id"], ())
+                if o["item_id"] != item["item_id"] and _overlap(_period(o), period)]
+
+    def about(self, item: dict) -> str:
+        """The text `neighbours` print."""
+        key = item["item_id"]
+        if key not in self._about:
+            self._about[key] = " ".join(_public_text(o) for o in self.neighbours(item))
+        return self._about[key]
+
+    def placed(self, item: dict, text: str) -> float | None:
+        """Where in the item's period the neighbour sharing most content words with ``text``
+        sits (0 its start, 1 its end), or None where none shares one: the log's other
+        questions put a shown text on the clock."""
+        words = set(content_words(text))
+        lo, hi = _period(item)
+        best, at = 0.0, None
+        for o in sorted(self.neighbours(item), key=lambda o: o["item_id"]):
+            theirs = set(content_words(o["query"]))
+            share = len(words & theirs) / max(1, len(words | theirs))
+            if share > best:
+                a, b = _period(o)
+                best, at = share, ((a + b) / 2 - lo) / max(hi - lo, 1e-9)
+        return at
+
+    def memo(self, name: str, build: Callable[[], Any]) -> Any:
+        """A value computed once per view (a vectoriser fitted on every item's text)."""
+        if name not in self._cache:
+            self._cache[name] = build()
+        return self._cache[name]
+
+
+def _period(item: dict) -> tuple[float, float]:
+    return float(item["period"]["start_s"]), float(item["period"]["end_s"])
+
+
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def length_token(item: dict) -> str:
+    """The period's length as a word (log-2 bins of minutes): items whose periods are about
+    as long read alike to a nearest-neighbour reader."""
+    lo, hi = _period(item)
+    return f"len{int(math.log2(1 + max(0.0, hi - lo) / 60))}"

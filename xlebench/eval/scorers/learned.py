@@ -1,0 +1,369 @@
+"""The learned blind member of every answer kind: a standard learner over what a submitter reads.
+
+The panel's named members each close one route a reviewer found (a constant summary, a
+position prior, the options seen elsewhere...). Each red team has found the next route, so
+every subtask also gets a member that is not told the route: a learner over everything the
+benchmark prints about an item (`xlebench.eval.public.Public`) — its query's words and
+numbers, its options, its period's length, and the queries and options of the other items of
+its life log about the same records — fitted on the answers of other items (the panel
+cross-fits it by source video, and again on other life logs as ``learned_remembered``). This
+is the idea of AFLite (Le Bras et al., ICML 2020, "Adversarial Filters of Dataset Biases"):
+simple models over precomputed features say how predictable an item is without its input.
+
+* choices: logistic regression over each option's words and word pairs, its length, its
+  overlap with the question and with what the log's other items print about the record, how
+  central it is among the options, how often its words and word pairs occur in the rest of
+  the benchmark (a decoy no other question names is unlikely to be right), and how often the
+  fitted items had its text as a right and as a wrong option (a text only ever seen wrong
+  elsewhere, or only right, is remembered);
+* counts: a multinomial logistic regression per listed action over the action, its verb and
+  noun, the window's and the period's lengths and their crossings;
+* spans: the answers of the nearest items (TF-IDF over the masked question, what the log's
+  other items print about the record and the period's length), placed at the same relative
+  position in the item's period;
+* orders: ridge regression of each shown text's place in the day from its words;
+* texts and short answers: the reference of the nearest item (the same nearness).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xlebench.eval.metrics import rouge_tokens
+from xlebench.eval.public import Public, bigrams, content_words, length_token, masked
+from xlebench.eval.scorers.base import Blind, BlindContext, query_question
+
+#: What every learned member reads, printed with the panel.
+READS = ("the query, options and period; what the benchmark's other items print about the "
+         "same records; answers of items about other videos")
+#: Features are hashed into this many columns.
+HASHED = 2 ** 14
+#: Counts above this are one class.
+MAX_COUNT = 12
+#: Nearest items whose answers the span member places.
+NEIGHBOURS = 8
+
+
+def _sorted(train: Sequence[dict]) -> list[dict]:
+    """Training items in id order: a fit does not depend on the order items come in."""
+    return sorted(train, key=lambda it: it["item_id"])
+
+
+def _hasher():
+    from sklearn.feature_extraction import FeatureHasher
+
+    return FeatureHasher(n_features=HASHED, input_type="dict", alternate_sign=False)
+
+
+# -- nearness ---------------------------------------------------------------------------------
+
+def _document(item: dict, public: Public) -> str:
+    return " ".join([masked(item["query"]), public.about(item), length_token(item)])
+
+
+def _tfidf(public: Public) -> tuple[Any, dict[str, int], Any]:
+    """A TF-IDF vectoriser fitted on every item's public document (never an answer), the
+    row of each item, and the matrix."""
+    def build() -> tuple[Any, dict[str, int], Any]:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        ids = sorted(public.items)
+        vec = TfidfVectorizer(sublinear_tf=True, token_pattern=r"[a-z0-9#]+")
+        matrix = vec.fit_transform([_document(public.items[i], public) for i in ids])
+        return vec, {i: k for k, i in enumerate(ids)}, matrix
+    return public.memo("learned-tfidf", build)
+
+
+def _vector(item: dict, public: Public) -> Any:
+    vec, row, matrix = _tfidf(public)
+    if item["item_id"] in row:
+        return matrix[row[item["item_id"]]]
+    return vec.transform([_document(item, public)])
+
+
+def fit_nearest(train: Sequence[dict], public: Public) -> dict:
+    """The training items' vectors and answers."""
+    train = _sorted(train)
+    if not train:
+        return {"matrix": None, "items": []}
+    from scipy.sparse import vstack
+
+    return {"matrix": vstack([_vector(it, public) for it in train]).tocsr(), "items": train}
+
+
+def nearest(item: dict, model: dict, public: Public, k: int = 1) -> list[dict]:
+    """The ``k`` training items nearest ``item`` (cosine; ties to the smaller id)."""
+    if model["matrix"] is None:
+        return []
+    sims = np.asarray((model["matrix"] @ _vector(item, public).T).todense()).ravel()
+    order = np.lexsort((np.arange(len(sims)), -sims))[:k]
+    return [model["items"][j] for j in order]
+
+
+def _reference(item: dict, model: dict, ctx: BlindContext) -> str:
+    near = nearest(item, model, ctx.public)
+    return str(near[0]["answer"].get("text") or "") if near else ""
+
+
+def nearest_reference() -> Blind:
+    """Texts, short answers, verbs and relations: the nearest item's reference."""
+    return Blind("learned", READS + "; replies with the nearest item's reference",
+                 _reference, fit_nearest, public=True)
+
+
+# -- spans --------------------------------------------------------------------------------------
+
+def _spans(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
+    from xlebench.eval.scorers.spans import span_metrics
+
+    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
+    windows: list[tuple[float, float]] = []
+    for o in nearest(item, model, ctx.public, NEIGHBOURS):
+        a0, b0 = float(o["period"]["start_s"]), float(o["period"]["end_s"])
+        span = max(b0 - a0, 1e-9)
+        for a, b in o["answer"].get("spans") or ():
+            windows.append((lo + (a - a0) / span * (hi - lo), lo + (b - a0) / span * (hi - lo)))
+    k = max(ctx.settings.ks)
+    windows = list(dict.fromkeys(windows))[:k]
+    return span_metrics(windows, item["answer"]["spans"], ctx.settings)
+
+
+def learned_spans() -> Blind:
+    return Blind("learned", READS + "; the nearest items' answers at the same place in the "
+                 "period", _spans, fit_nearest, public=True)
+
+
+# -- choices -----------------------------------------------------------------------------------
+
+def _centrality(options: Sequence[set[str]]) -> list[float]:
+    out = []
+    for k, a in enumerate(options):
+        others = [b for j, b in enumerate(options) if j != k]
+        out.append(sum(2 * len(a & b) / max(1, len(a) + len(b)) for b in others)
+                   / max(1, len(others)))
+    return out
+
+
+def option_features(item: dict, public: Public, vocab: frozenset[str] = frozenset()
+                    ) -> list[dict[str, float]]:
+    """One feature dict per option of a multiple-choice item; its words and word pairs only
+    where ``vocab`` holds them (`_vocabulary`)."""
+    options = [str(o) for o in item["answer"]["options"]]
+    words = [content_words(o) for o in options]
+    sets = [set(w) for w in words]
+    question = set(content_words(query_question(item)))
+    about = set(content_words(public.about(item)))
+    central = _centrality(sets)
+    lengths = [len(o.split()) for o in options]
+    # the share of the other options that are shorter (ties equal: never the position)
+    rank = [sum(m < n for m in lengths) / max(1, len(options) - 1) for n in lengths]
+    rows = []
+    for k, (ws, s) in enumerate(zip(words, sets, strict=True)):
+        uni, bi = public.attested(item, options[k])
+        n = max(1, len(s))
+        row = {f"w={w}": 1.0 for w in s if w in vocab}
+        row |= {f"b={b}": 1.0 for b in bigrams(ws) if b in vocab}
+        row.update({"length": lengths[k] / 10, "length_rank": rank[k],
+                    "question": len(s & question) / n, "about": len(s & about) / n,
+                    "central": central[k], "attested_words": uni, "attested_pairs": bi,
+                    "unattested_pairs": float(bool(bigrams(ws)) and bi == 0.0)})
+        rows.append(row)
+    return rows
+
+
+def _key(text: str) -> str:
+    """An option's text as its words (numbers kept: "3" is not "4")."""
+    return " ".join(rouge_tokens(text))
+
+
+def _memory(train: Sequence[dict]) -> dict[str, tuple[int, int]]:
+    """Per option text: how often it was the right option and how often a wrong one."""
+    tally: dict[str, list[int]] = {}
+    for it in train:
+        for k, o in enumerate(it["answer"]["options"]):
+            cell = tally.setdefault(_key(str(o)), [0, 0])
+            cell[0 if k == it["answer"]["label"] else 1] += 1
+    return {t: (r, w) for t, (r, w) in tally.items()}
+
+
+def _with_memory(item: dict, rows: list[dict[str, float]], memory: dict[str, tuple[int, int]],
+                 own: bool) -> list[dict[str, float]]:
+    """Each option's row with what the fitted items' answers say of its text: times seen as
+    the right option and as a wrong one elsewhere (``own``: the item is one of them, and its
+    own answer is left out, as it is for an item the fit never saw)."""
+    out = []
+    for k, (o, row) in enumerate(zip(item["answer"]["options"], rows, strict=True)):
+        right, wrong = memory.get(_key(str(o)), (0, 0))
+        if own:
+            right, wrong = right - (k == item["answer"]["label"]), wrong - (k != item["answer"]["label"])
+        out.append({**row, "seen_right": math.log1p(right), "seen_wrong": math.log1p(wrong),
+                    "only_wrong": float(right == 0 and wrong > 0),
+                    "never_seen": float(right == 0 and wrong == 0)})
+    return out
+
+
+#: A word is a feature when this many distinct option texts of the fitted items hold it: a
+#: word of one text only would name that text, and a fit that learns a text's own answer
+#: from its words finds it wrong wherever it is held out.
+MIN_TEXTS = 3
+
+
+def _vocabulary(train: Sequence[dict]) -> frozenset[str]:
+    texts = {str(o) for it in train for o in it["answer"]["options"]}
+    seen: Counter[str] = Counter()
+    for t in texts:
+        ws = content_words(t)
+        seen.update(set(ws) | bigrams(ws))
+    return frozenset(w for w, n in seen.items() if n >= MIN_TEXTS)
+
+
+def fit_choice(train: Sequence[dict], public: Public) -> Any:
+    """Logistic regression of "this option is right" over `option_features` and the fitted
+    items' memory of each option text (`_with_memory`)."""
+    train = _sorted(train)
+    memory, vocab = _memory(train), _vocabulary(train)
+    rows, labels = [], []
+    for it in train:
+        feats = _with_memory(it, option_features(it, public, vocab), memory, own=True)
+        rows += feats
+        labels += [int(k == it["answer"]["label"]) for k in range(len(feats))]
+    if len(set(labels)) < 2:
+        return None
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=1.0, solver="liblinear", max_iter=500)
+    model.fit(_hasher().transform(rows), labels)
+    return model, memory, vocab
+
+
+def choice_scores(item: dict, model: Any, public: Public) -> list[float]:
+    """Each option's fitted probability of being right."""
+    fitted, memory, vocab = model
+    rows = _with_memory(item, option_features(item, public, vocab), memory, own=False)
+    return list(fitted.predict_proba(_hasher().transform(rows))[:, 1])
+
+
+def _choice(item: dict, model: Any, ctx: BlindContext) -> dict[str, float]:
+    n = len(item["answer"]["options"])
+    if model is None:
+        return {"acc": 1.0 / n}
+    scores = choice_scores(item, model, ctx.public)
+    top = max(scores)
+    tied = [k for k, v in enumerate(scores) if v >= top - 1e-12]
+    return {"acc": float(item["answer"]["label"] in tied) / len(tied)}
+
+
+def learned_choice() -> Blind:
+    return Blind("learned", READS + "; logistic regression over the options' words, lengths, "
+                 "overlaps and how often the rest of the benchmark names them", _choice,
+                 fit_choice, public=True)
+
+
+# -- counts ------------------------------------------------------------------------------------
+
+def _window_length(item: dict) -> float:
+    from xlebench.eval.parse import counting_window
+
+    w = counting_window(item["query"])
+    return float(w[1] - w[0]) if w else 0.0
+
+
+def count_features(item: dict, public: Public) -> list[dict[str, float]]:
+    """One feature dict per listed action of a counting item (in the answer's order)."""
+    actions = list(item["answer"]["counts"])
+    win = _window_length(item)
+    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
+    rows = []
+    for k, act in enumerate(actions):
+        verb, *rest = act.split() or [""]
+        noun = rest[-1] if rest else ""
+        uni, bi = public.attested(item, act)
+        w = f"{int(win)}"
+        rows.append({f"a={act}": 1.0, f"v={verb}": 1.0, f"n={noun}": 1.0, f"win={w}": 1.0,
+                     f"a={act}|win={w}": 1.0, f"v={verb}|win={w}": 1.0,
+                     "window": win / 180, "period": math.log1p(max(0.0, hi - lo) / 60),
+                     "position": k / max(1, len(actions) - 1), "listed": len(actions) / 5,
+                     "attested_words": uni, "attested_pairs": bi})
+    return rows
+
+
+def fit_counts(train: Sequence[dict], public: Public) -> Any:
+    rows, labels = [], []
+    for it in _sorted(train):
+        rows += count_features(it, public)
+        labels += [min(MAX_COUNT, int(n)) for n in it["answer"]["counts"].values()]
+    if len(set(labels)) < 2:
+        return labels[0] if labels else 1
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    model = OneVsRestClassifier(LogisticRegression(C=1.0, solver="liblinear", max_iter=500))
+    model.fit(_hasher().transform(rows), labels)
+    return model
+
+
+def _counts(item: dict, model: Any, ctx: BlindContext) -> str:
+    actions = list(item["answer"]["counts"])
+    if isinstance(model, int):
+        guess = [model] * len(actions)
+    else:
+        guess = list(model.predict(_hasher().transform(count_features(item, ctx.public))))
+    return "; ".join(f"{a}: {int(n)}" for a, n in zip(actions, guess, strict=True))
+
+
+def learned_counts() -> Blind:
+    return Blind("learned", READS + "; logistic regression of each listed action's count over "
+                 "the action, its verb and noun, and the window's and period's lengths",
+                 _counts, fit_counts, public=True)
+
+
+# -- orders ------------------------------------------------------------------------------------
+
+def _text_features(item: dict, text: str, public: Public) -> dict[str, float]:
+    """A shown text's words and word pairs, and where the log's other items that share most
+    of its words sit in the day (`Public.placed`)."""
+    ws = content_words(text)
+    at = public.placed(item, text)
+    return ({f"w={w}": 1.0 for w in set(ws)} | {f"b={b}": 1.0 for b in bigrams(ws)}
+            | {"placed": 0.0 if at is None else at, "unplaced": float(at is None)})
+
+
+def fit_order(train: Sequence[dict], public: Public) -> Any:
+    """Ridge regression of each shown text's relative place in its day (0 first, 1 last)."""
+    from xlebench.eval.scorers.order import shown
+
+    rows, places = [], []
+    for it in _sorted(train):
+        texts, order = shown(it), it["answer"]["order"]
+        for rank, k in enumerate(order):
+            if k < len(texts) and len(order) > 1:
+                rows.append(_text_features(it, texts[k], public))
+                places.append(rank / (len(order) - 1))
+    if not rows:
+        return None
+    from sklearn.linear_model import Ridge
+
+    return Ridge(alpha=1.0).fit(_hasher().transform(rows), places)
+
+
+def _order(item: dict, model: Any, ctx: BlindContext) -> str:
+    from xlebench.eval.scorers.order import shown
+
+    texts = shown(item)
+    places = [0.5] * len(texts)
+    if model is not None and texts:
+        rows = [_text_features(item, t, ctx.public) for t in texts]
+        places = list(model.predict(_hasher().transform(rows)))
+    ranked = sorted(range(len(texts)), key=lambda k: (places[k], k))
+    return "Correct order of the summaries: " + ", ".join(map(str, ranked))
+
+
+def learned_order() -> Blind:
+    return Blind("learned", READS + "; ridge regression of where other days put texts like "
+                 "them and where the log's other questions about the same words sit", _order,
+                 fit_order, public=True)
