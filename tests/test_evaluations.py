@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, cli_env, run_inprocess, tree_bytes
-from xlebench.testing.loopback import LoopbackLLMServer
+from xlebench.testing.loopback import LoopbackLLMServer, Reply
 from xlebench.testing.scripted_llm import ScriptedModel
 
 SMALL = ("name=multi", "library.n_videos=60", "matcher/embedder=hashing",
@@ -347,3 +347,34 @@ def test_evaluations_started_at_once_end_as_they_would_in_sequence(published: Pa
         assert tree_bytes(bench / "results" / name) == tree_bytes(_bench(seq) / "results" / name)
     assert (bench / "results" / "leaderboard.md").read_bytes() == \
         (_bench(seq) / "results" / "leaderboard.md").read_bytes()
+
+
+def test_a_vllm_server_gets_a_logs_questions_with_one_prefix(published: Path) -> None:
+    """``vlm=litellm`` pointed at an OpenAI-compatible server (vLLM's, here the loopback
+    one): every frame is an ``image_url`` part of base64 JPEG, at most ``vlm.max_images`` a
+    request, and a log's questions share their messages up to the question byte for byte —
+    what vLLM's automatic prefix caching serves from one prefill."""
+    import base64
+
+    model = "openai/Qwen/Qwen2-VL-7B-Instruct"
+    with LoopbackLLMServer(lambda body: Reply("[07:00:10 - 07:00:20]")) as srv:
+        ran = run_inprocess(published, *SMALL, *EVALUATE, "eval.systems=[end_to_end]",
+                            "vlm=litellm", f"vlm.model={model}", f"vlm.api_base={srv.base_url}",
+                            "vlm.api_key_env=null", "vlm.max_images=6", "eval.e2e_frames=6",
+                            "eval.max_logs=1", "vlm.backoff_s=0.01")
+        bodies = [b for b in srv.requests if b.get("messages")]
+    assert ran.rc == 0, ran.text[-3000:]
+    assert len(bodies) > 3
+    for body in bodies:
+        images = [p for m in body["messages"] if isinstance(m["content"], list)
+                  for p in m["content"] if p["type"] == "image_url"]
+        assert 0 < len(images) <= 6
+        for part in images:
+            head, data = part["image_url"]["url"].split(",", 1)
+            assert head == "data:image/jpeg;base64" and base64.b64decode(data)[:2] == b"\xff\xd8"
+    prefixes = {json.dumps(b["messages"][:-1], sort_keys=True) + json.dumps(
+        b["messages"][-1]["content"][:-1], sort_keys=True) for b in bodies
+        if isinstance(b["messages"][-1]["content"], list)}
+    assert len(prefixes) == 1, "one prefix for the log's questions"
+    assert (_bench(published) / "results" / "end_to_end@openai--Qwen--Qwen2-VL-7B-Instruct"
+            / "table.json").is_file()
