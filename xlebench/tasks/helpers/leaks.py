@@ -78,6 +78,8 @@ def _units(item: dict) -> set[str]:
     return {"log:" + item["lifelog_id"], *("video:" + v for v in source_videos(item))}
 
 
+#: The share of an answering item's records another item must show to meet it.
+MIN_SHOWN = 0.5
 #: Why a conflicting item was dropped (the values of `settle`).
 PRINTED_PAIR, SHOWN_PAIR = "printed", "shown"
 
@@ -96,7 +98,10 @@ def shown_pairs(items: Sequence[dict], shows: Mapping[str, Sequence[str]],
     left to the learned blind member and the filters that read it (`xlebench.eval.scorers.
     learned`, `xlebench.tasks.helpers.aflite`); items of another recipe meet them, and so do
     items of the recipe about other records (a morning's summary choice prints what the
-    choice about one of its records answers)."""
+    choice about one of its records answers). A pair counts where the showing item shows at
+    least `MIN_SHOWN` of the answering item's records: all of one record's summary, half a
+    morning's; one record of another day's fifteen gives a fifteenth of its summary away, and
+    what such a fragment is worth is the learned member's to read."""
     by_video: dict[tuple[str, str], list[dict]] = defaultdict(list)
     showing_kinds = {it["item_id"]: set(shows.get(it["subtask"], ())) for it in items}
     for it in items:
@@ -105,10 +110,12 @@ def shown_pairs(items: Sequence[dict], shows: Mapping[str, Sequence[str]],
                 by_video[(v, kind)].append(it)
     out: dict[str, set[str]] = {}
     for it in items:
-        met = {o["item_id"] for kind in showing_kinds[it["item_id"]] for v in source_videos(it)
+        mine = set(source_videos(it))
+        met = {o["item_id"] for kind in showing_kinds[it["item_id"]] for v in mine
                for o in by_video.get((v, kind), ())
-               if o["subtask"] != it["subtask"] or kind not in showing_kinds[o["item_id"]]
-               or source_videos(o) != source_videos(it)}
+               if (o["subtask"] != it["subtask"] or kind not in showing_kinds[o["item_id"]]
+                   or source_videos(o) != source_videos(it))
+               and len(mine & set(source_videos(o))) >= MIN_SHOWN * len(source_videos(o))}
         met.discard(it["item_id"])
         if met:
             out[it["item_id"]] = met
