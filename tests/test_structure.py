@@ -125,6 +125,12 @@ def floor_breaks(graph: dict[str, set[str]],
                   if _package(m) != _package(d) and level[_package(d)] >= level[_package(m)])
 
 
+def test_no_module_imports_itself_through_others() -> None:
+    """No file circle either (function-level imports included): two modules that need each
+    other share a third (the hf export's schemas live apart from it and its card)."""
+    assert cycles(import_graph()) == []
+
+
 def test_every_package_has_a_floor() -> None:
     placed = {p for floor in FLOORS for p in floor}
     packages = {_package(m) for m in import_graph()} - {"xlebench"}

@@ -13,6 +13,8 @@ from typing import Any
 import pyarrow as pa
 import yaml
 
+from xlebench.export.arrow_schema import ITEMS, LIFELOGS
+
 LICENCE = (
     "The annotations are derived from Ego4D (narrations, NLQ, moments) and are subject to the "
     "[Ego4D licence](https://ego4ddataset.com/ego4d-license/): use requires your own signed "
@@ -52,7 +54,6 @@ def _header(subtasks: Sequence[str], pretty: str, name: str, rows: Mapping[str, 
             n_logs: int, num_bytes: Mapping[str, int]) -> str:
     """The card's YAML: configs and ``dataset_info`` with each split's examples and Arrow
     bytes (``datasets`` ignores, with a warning per config, a split without ``num_bytes``)."""
-    from xlebench.export.hf import ITEMS, LIFELOGS
 
     configs = [{"config_name": s, "data_files": [{"split": "test", "path": f"data/{s}.parquet"}]}
                for s in subtasks]
@@ -141,7 +142,7 @@ def dataset_card(*, name: str, items: Mapping[str, Sequence[dict]], logs: Sequen
         "Paths (`data/`, `video`) are relative to this folder, so it can be moved or pushed to "
         "the Hub as it is.",
         "",
-        "Every subtask file has the same columns (`xlebench.export.hf.ITEMS`): times are seconds "
+        "Every subtask file has the same columns (`xlebench.export.arrow_schema.ITEMS`): times are seconds "
         "from the first day's 00:00 on the life log's clock (past midnight they go on beyond "
         "86400); `answer_spans` are `[start, end]` pairs, `answer_counts` `{action, count}`, "
         "`answer_order` the summary indices in order, `options`/`label` multiple choice; "

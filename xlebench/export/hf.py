@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from xlebench import __version__
 from xlebench.config.exports import ExportFormat
+from xlebench.export.arrow_schema import ITEMS, LIFELOGS
 from xlebench.export.card import dataset_card, dataset_id
 from xlebench.export.job import ExportJob
 from xlebench.runner.atomic import write_text
@@ -32,39 +33,6 @@ ANSWER_COLUMNS = ("text", "spans", "counts", "order", "options", "label")
 #: Item fields with a column of their own; any other goes to ``extra``.
 ITEM_COLUMNS = ("item_id", "task", "subtask", "lifelog_id", "category", "query", "answer",
                 "period", "evidence", "certificate", "provenance")
-
-SPAN = pa.list_(pa.float64())
-EVIDENCE = pa.struct([("video_uid", pa.string()), ("source_start_s", pa.float64()),
-                      ("source_end_s", pa.float64())])
-CERTIFICATE = pa.struct([("seconds", pa.float64()), ("n_subclips", pa.int64()),
-                         ("source", pa.string()), ("upper_bound", pa.bool_())])
-ITEMS = pa.schema([
-    ("item_id", pa.string()), ("task", pa.string()), ("subtask", pa.string()),
-    ("lifelog_id", pa.string()), ("category", pa.string()), ("query", pa.string()),
-    ("answer_text", pa.string()),
-    ("answer_spans", pa.list_(SPAN)),
-    ("answer_counts", pa.list_(pa.struct([("action", pa.string()), ("count", pa.int64())]))),
-    ("answer_order", pa.list_(pa.int64())),
-    ("options", pa.list_(pa.string())),
-    ("label", pa.int64()),
-    ("answer_extra", pa.string()),
-    ("period_start_s", pa.float64()), ("period_end_s", pa.float64()),
-    ("evidence", pa.list_(EVIDENCE)),
-    ("certificate", CERTIFICATE),
-    ("provenance", pa.string()),
-    ("extra", pa.string()),
-    ("video", pa.string()),
-])
-SEGMENT = pa.struct([("index", pa.int64()), ("video_uid", pa.string()),
-                     ("start_s", pa.float64()), ("end_s", pa.float64()),
-                     ("source_start_s", pa.float64()), ("source_end_s", pa.float64()),
-                     ("relaxation", pa.string()), ("score", pa.float64())])
-LIFELOGS = pa.schema([
-    ("lifelog_id", pa.string()), ("persona_id", pa.string()), ("category", pa.string()),
-    ("n_chunks", pa.int64()), ("start_s", pa.float64()), ("end_s", pa.float64()),
-    ("video_s", pa.float64()), ("segments", pa.list_(SEGMENT)), ("video", pa.string()),
-])
-
 
 def _json(obj: Any) -> str | None:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False) if obj else None

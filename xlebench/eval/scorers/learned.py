@@ -18,10 +18,11 @@ simple models over precomputed features say how predictable an item is without i
   elsewhere, or only right, is remembered);
 * counts: a multinomial logistic regression per listed action over the action, its verb and
   noun, the window's and the period's lengths and their crossings;
-* spans: the answers of the nearest items (TF-IDF over the masked question, what the log's
-  other items print about the record and the period's length), placed at the same relative
-  position in the item's period;
-* orders: ridge regression of each shown text's place in the day from its words;
+* spans (`xlebench.eval.scorers.spans`): the answers of the nearest items (TF-IDF over the
+  masked question, what the log's other items print about the record and the period's
+  length), placed at the same relative position in the item's period;
+* orders (`xlebench.eval.scorers.order`): ridge regression of each shown text's place in the
+  day from its words and where the log's other questions about them sit;
 * texts and short answers: the reference of the nearest item (the same nearness).
 """
 
@@ -49,12 +50,12 @@ MAX_COUNT = 12
 NEIGHBOURS = 8
 
 
-def _sorted(train: Sequence[dict]) -> list[dict]:
+def by_id(train: Sequence[dict]) -> list[dict]:
     """Training items in id order: a fit does not depend on the order items come in."""
     return sorted(train, key=lambda it: it["item_id"])
 
 
-def _hasher():
+def hashed():
     from sklearn.feature_extraction import FeatureHasher
 
     return FeatureHasher(n_features=HASHED, input_type="dict", alternate_sign=False)
@@ -88,7 +89,7 @@ def _vector(item: dict, public: Public) -> Any:
 
 def fit_nearest(train: Sequence[dict], public: Public) -> dict:
     """The training items' vectors and answers."""
-    train = _sorted(train)
+    train = by_id(train)
     if not train:
         return {"matrix": None, "items": []}
     from scipy.sparse import vstack
@@ -114,28 +115,6 @@ def nearest_reference() -> Blind:
     """Texts, short answers, verbs and relations: the nearest item's reference."""
     return Blind("learned", READS + "; replies with the nearest item's reference",
                  _reference, fit_nearest, public=True)
-
-
-# -- spans --------------------------------------------------------------------------------------
-
-def _spans(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
-    from xlebench.eval.scorers.spans import span_metrics
-
-    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
-    windows: list[tuple[float, float]] = []
-    for o in nearest(item, model, ctx.public, NEIGHBOURS):
-        a0, b0 = float(o["period"]["start_s"]), float(o["period"]["end_s"])
-        span = max(b0 - a0, 1e-9)
-        for a, b in o["answer"].get("spans") or ():
-            windows.append((lo + (a - a0) / span * (hi - lo), lo + (b - a0) / span * (hi - lo)))
-    k = max(ctx.settings.ks)
-    windows = list(dict.fromkeys(windows))[:k]
-    return span_metrics(windows, item["answer"]["spans"], ctx.settings)
-
-
-def learned_spans() -> Blind:
-    return Blind("learned", READS + "; the nearest items' answers at the same place in the "
-                 "period", _spans, fit_nearest, public=True)
 
 
 # -- choices -----------------------------------------------------------------------------------
@@ -225,7 +204,7 @@ def _vocabulary(train: Sequence[dict]) -> frozenset[str]:
 def fit_choice(train: Sequence[dict], public: Public) -> Any:
     """Logistic regression of "this option is right" over `option_features` and the fitted
     items' memory of each option text (`_with_memory`)."""
-    train = _sorted(train)
+    train = by_id(train)
     memory, vocab = _memory(train), _vocabulary(train)
     rows, labels = [], []
     for it in train:
@@ -237,7 +216,7 @@ def fit_choice(train: Sequence[dict], public: Public) -> Any:
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=1.0, solver="liblinear", max_iter=500)
-    model.fit(_hasher().transform(rows), labels)
+    model.fit(hashed().transform(rows), labels)
     return model, memory, vocab
 
 
@@ -245,7 +224,7 @@ def choice_scores(item: dict, model: Any, public: Public) -> list[float]:
     """Each option's fitted probability of being right."""
     fitted, memory, vocab = model
     rows = _with_memory(item, option_features(item, public, vocab), memory, own=False)
-    return list(fitted.predict_proba(_hasher().transform(rows))[:, 1])
+    return list(fitted.predict_proba(hashed().transform(rows))[:, 1])
 
 
 def _choice(item: dict, model: Any, ctx: BlindContext) -> dict[str, float]:
@@ -294,7 +273,7 @@ def count_features(item: dict, public: Public) -> list[dict[str, float]]:
 
 def fit_counts(train: Sequence[dict], public: Public) -> Any:
     rows, labels = [], []
-    for it in _sorted(train):
+    for it in by_id(train):
         rows += count_features(it, public)
         labels += [min(MAX_COUNT, int(n)) for n in it["answer"]["counts"].values()]
     if len(set(labels)) < 2:
@@ -303,7 +282,7 @@ def fit_counts(train: Sequence[dict], public: Public) -> Any:
     from sklearn.multiclass import OneVsRestClassifier
 
     model = OneVsRestClassifier(LogisticRegression(C=1.0, solver="liblinear", max_iter=500))
-    model.fit(_hasher().transform(rows), labels)
+    model.fit(hashed().transform(rows), labels)
     return model
 
 
@@ -312,7 +291,7 @@ def _counts(item: dict, model: Any, ctx: BlindContext) -> str:
     if isinstance(model, int):
         guess = [model] * len(actions)
     else:
-        guess = list(model.predict(_hasher().transform(count_features(item, ctx.public))))
+        guess = list(model.predict(hashed().transform(count_features(item, ctx.public))))
     return "; ".join(f"{a}: {int(n)}" for a, n in zip(actions, guess, strict=True))
 
 
@@ -320,50 +299,3 @@ def learned_counts() -> Blind:
     return Blind("learned", READS + "; logistic regression of each listed action's count over "
                  "the action, its verb and noun, and the window's and period's lengths",
                  _counts, fit_counts, public=True)
-
-
-# -- orders ------------------------------------------------------------------------------------
-
-def _text_features(item: dict, text: str, public: Public) -> dict[str, float]:
-    """A shown text's words and word pairs, and where the log's other items that share most
-    of its words sit in the day (`Public.placed`)."""
-    ws = content_words(text)
-    at = public.placed(item, text)
-    return ({f"w={w}": 1.0 for w in set(ws)} | {f"b={b}": 1.0 for b in bigrams(ws)}
-            | {"placed": 0.0 if at is None else at, "unplaced": float(at is None)})
-
-
-def fit_order(train: Sequence[dict], public: Public) -> Any:
-    """Ridge regression of each shown text's relative place in its day (0 first, 1 last)."""
-    from xlebench.eval.scorers.order import shown
-
-    rows, places = [], []
-    for it in _sorted(train):
-        texts, order = shown(it), it["answer"]["order"]
-        for rank, k in enumerate(order):
-            if k < len(texts) and len(order) > 1:
-                rows.append(_text_features(it, texts[k], public))
-                places.append(rank / (len(order) - 1))
-    if not rows:
-        return None
-    from sklearn.linear_model import Ridge
-
-    return Ridge(alpha=1.0).fit(_hasher().transform(rows), places)
-
-
-def _order(item: dict, model: Any, ctx: BlindContext) -> str:
-    from xlebench.eval.scorers.order import shown
-
-    texts = shown(item)
-    places = [0.5] * len(texts)
-    if model is not None and texts:
-        rows = [_text_features(item, t, ctx.public) for t in texts]
-        places = list(model.predict(_hasher().transform(rows)))
-    ranked = sorted(range(len(texts)), key=lambda k: (places[k], k))
-    return "Correct order of the summaries: " + ", ".join(map(str, ranked))
-
-
-def learned_order() -> Blind:
-    return Blind("learned", READS + "; ridge regression of where other days put texts like "
-                 "them and where the log's other questions about the same words sit", _order,
-                 fit_order, public=True)

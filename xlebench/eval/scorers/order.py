@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from xlebench.eval.metrics import kendall_tau, position_accuracy, rouge_tokens
 from xlebench.eval.parse import parse_order
+from xlebench.eval.public import Public, bigrams, content_words
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
-from xlebench.eval.scorers.learned import learned_order
+from xlebench.eval.scorers.learned import READS, by_id, hashed
 
 _SHOWN = re.compile(r"Summary (\d+): (.*?)(?= Summary \d+: |$)")
 #: Pseudo-count pulling a rare word's position toward the middle of the day.
@@ -62,6 +64,47 @@ def _random(item: dict, _model: None, ctx: BlindContext) -> dict[str, float]:
 
 def _as_shown(item: dict, _model: None, ctx: BlindContext) -> str:
     return "Correct order of the summaries: " + ", ".join(map(str, range(len(shown(item)))))
+
+
+def _text_features(item: dict, text: str, public: Public) -> dict[str, float]:
+    """A shown text's words and word pairs, and where the log's other items that share most
+    of its words sit in the day (`Public.placed`)."""
+    ws = content_words(text)
+    at = public.placed(item, text)
+    return ({f"w={w}": 1.0 for w in set(ws)} | {f"b={b}": 1.0 for b in bigrams(ws)}
+            | {"placed": 0.0 if at is None else at, "unplaced": float(at is None)})
+
+
+def fit_order(train: Sequence[dict], public: Public) -> Any:
+    """Ridge regression of each shown text's relative place in its day (0 first, 1 last)."""
+    rows, places = [], []
+    for it in by_id(train):
+        texts, order = shown(it), it["answer"]["order"]
+        for rank, k in enumerate(order):
+            if k < len(texts) and len(order) > 1:
+                rows.append(_text_features(it, texts[k], public))
+                places.append(rank / (len(order) - 1))
+    if not rows:
+        return None
+    from sklearn.linear_model import Ridge
+
+    return Ridge(alpha=1.0).fit(hashed().transform(rows), places)
+
+
+def _order(item: dict, model: Any, ctx: BlindContext) -> str:
+    texts = shown(item)
+    places = [0.5] * len(texts)
+    if model is not None and texts:
+        rows = [_text_features(item, t, ctx.public) for t in texts]
+        places = list(model.predict(hashed().transform(rows)))
+    ranked = sorted(range(len(texts)), key=lambda k: (places[k], k))
+    return "Correct order of the summaries: " + ", ".join(map(str, ranked))
+
+
+def learned_order() -> Blind:
+    return Blind("learned", READS + "; ridge regression of where other days put texts like "
+                 "them and where the log's other questions about the same words sit", _order,
+                 fit_order, public=True)
 
 
 class OrderAccuracy(Base):

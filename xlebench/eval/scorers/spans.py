@@ -12,7 +12,7 @@ import numpy as np
 from xlebench.eval.metrics import recall_grid, top1_iou
 from xlebench.eval.parse import parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
-from xlebench.eval.scorers.learned import learned_spans
+from xlebench.eval.scorers.learned import NEIGHBOURS, READS, fit_nearest, nearest
 
 #: Relative positions inside the queried period are binned this finely by the position prior.
 BINS = 20
@@ -120,6 +120,24 @@ def memory_windows(item: dict, model: dict, k: int) -> list[tuple[float, float]]
            if lo + b <= hi + 1e-6]
     out = list(dict.fromkeys(out))[:k]
     return out + prior_windows(item, model["prior"], k - len(out)) if len(out) < k else out
+
+
+def _learned_spans(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
+    lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
+    windows: list[tuple[float, float]] = []
+    for o in nearest(item, model, ctx.public, NEIGHBOURS):
+        a0, b0 = float(o["period"]["start_s"]), float(o["period"]["end_s"])
+        span = max(b0 - a0, 1e-9)
+        for a, b in o["answer"].get("spans") or ():
+            windows.append((lo + (a - a0) / span * (hi - lo), lo + (b - a0) / span * (hi - lo)))
+    k = max(ctx.settings.ks)
+    windows = list(dict.fromkeys(windows))[:k]
+    return span_metrics(windows, item["answer"]["spans"], ctx.settings)
+
+
+def learned_spans() -> Blind:
+    return Blind("learned", READS + "; the nearest items' answers at the same place in the "
+                 "period", _learned_spans, fit_nearest, public=True)
 
 
 class SpanRecall(Base):
