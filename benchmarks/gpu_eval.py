@@ -41,7 +41,7 @@ from PIL import Image
 
 from xlebench.config.schema import TransformersVLMConfig
 from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.testing.tiny_vlm import random_qwen2_vl
 from xlebench.vlm.lockstep import run_lockstep
 from xlebench.vlm.messages import Frame

@@ -26,7 +26,7 @@ from xlebench.eval.blind import panel_rows, strongest
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.table import estimate
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 
 
 def items_of(bench: Path) -> list[dict]:

@@ -48,7 +48,7 @@ from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common
 from xlebench.eval.scorers.order import shown
 from xlebench.eval.table import estimate
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Two printed lengths within this many seconds are one fingerprint.

@@ -30,7 +30,7 @@ from xlebench.eval.blind import panel_rows
 from xlebench.eval.cider import cider_d
 from xlebench.eval.score import ScoreSettings
 from xlebench.eval.scorers.text import reference
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARIES = ["single_summary", "multi_summary", "holistic_summary"]

@@ -20,7 +20,7 @@ from xlebench.eval.provenance import owners, source_key
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.export.questions import FIELDS, answer_key, question_id, video_name
 from xlebench.stages.annotate import REPEATED
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 
 SUBTASKS = ("moment_retrieval", "single_summary", "action_counting")
 # printed_answers=keep: counting names a record's actions, which its summary answers, so by

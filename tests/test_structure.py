@@ -179,27 +179,57 @@ def test_no_stage_imports_another_stage() -> None:
     assert not found, found
 
 
-def test_tasks_lists_exactly_the_recipes() -> None:
-    """Every module of `xlebench.tasks` declares a recipe; what they share is in `helpers/`."""
+#: The recipe families and the packages of what several families share (by role).
+FAMILIES = ("xlebench", "egoschema", "neptune", "vidsitu", "multihop")
+ROLES = ("recipe", "language", "choices", "screening")
+
+
+def _tasks_package(module: str) -> str | None:
+    """``xlebench.tasks.neptune.neptune_qa`` -> ``neptune``."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "tasks" else None
+
+
+def test_tasks_holds_families_and_roles_only() -> None:
+    """`xlebench.tasks` is its families (each its recipes and what only they use) and the
+    packages of what several share, named for their role: no module beside them, no folder
+    named helpers, utils or common anywhere in the package."""
+    root = PACKAGE / "tasks"
+    assert sorted(p.stem for p in root.glob("*.py")) == ["__init__"]
+    assert sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__") \
+        == sorted(FAMILIES + ROLES)
+    banned = [p for p in PACKAGE.rglob("*") if p.is_dir() and p.name in
+              ("helpers", "utils", "common")]
+    assert banned == []
+
+
+def test_every_recipe_lives_in_its_family_and_roles_declare_none() -> None:
     import importlib
 
-    from xlebench.tasks.helpers.registry import Recipe
+    from xlebench.tasks.recipe.registry import Recipe, builtin_modules
 
-    root = PACKAGE / "tasks"
-    modules = sorted(p.stem for p in root.glob("*.py") if p.stem != "__init__")
-    plain = [m for m in modules if not isinstance(
-        getattr(importlib.import_module(f"xlebench.tasks.{m}"), "RECIPE", None), Recipe)]
-    assert plain == [], "move what is not a recipe into xlebench/tasks/helpers/"
-    assert sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__") \
-        == ["helpers"]
+    where = {m.split(".")[2] for m in builtin_modules().values()}
+    assert where == set(FAMILIES)
+    for role in ROLES:
+        for path in (PACKAGE / "tasks" / role).glob("*.py"):
+            module = importlib.import_module(f"xlebench.tasks.{role}.{path.stem}")
+            assert not isinstance(getattr(module, "RECIPE", None), Recipe), path
+
+
+def test_no_family_imports_another_and_no_role_imports_a_family() -> None:
+    """A family can be removed or replaced alone; what two share lives in a role package."""
+    found = [(m, d) for m, deps in import_graph().items() for d in deps
+             if (a := _tasks_package(m)) and (b := _tasks_package(d)) and a != b
+             and b in FAMILIES]
+    assert found == []
 
 
 def test_no_recipe_imports_another_recipe() -> None:
-    """What two recipes share lives in `xlebench.tasks.helpers`, so a recipe can be removed
-    or replaced alone."""
-    recipes = {p.stem for p in (PACKAGE / "tasks").glob("*.py")} - {"__init__"}
-    found = [(m, d) for m, deps in import_graph().items() for d in deps
-             if m.startswith("xlebench.tasks.") and m.split(".")[2] in recipes
-             and d.startswith("xlebench.tasks.") and d.split(".")[2] in recipes
-             and d.split(".")[2] != m.split(".")[2]]
+    """Within a family too: what two recipes share is a module of the family, not a
+    recipe, so a recipe can be removed alone."""
+    from xlebench.tasks.recipe.registry import builtin_modules
+
+    recipes = set(builtin_modules().values())
+    found = [(m, d) for m, deps in import_graph().items() if m in recipes
+             for d in deps if d in recipes]
     assert found == []

@@ -16,8 +16,8 @@ from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.eval.validity import validity
-from xlebench.tasks.helpers.filters import FilterContext, apply_filters
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
+from xlebench.tasks.screening.filters import FilterContext, apply_filters
 
 S = ScoreSettings(bertscore=False)
 LOGS = [f"log{k}" for k in range(8)]
@@ -198,7 +198,7 @@ def test_the_panel_filter_drops_what_the_panel_answers_and_keeps_the_rest() -> N
     """Half the items have the longest-option trick (the panel answers them in every seed),
     half a short right option no rule finds: the panel filter drops the first half only,
     records its verdict on the kept ones, and the unit-level filters leave it alone."""
-    from xlebench.tasks.helpers.panel_filter import panel_verdicts
+    from xlebench.tasks.screening.panel_filter import panel_verdicts
 
     def fair(log: str, k: int) -> dict:
         rng = random.Random(f"fair{log}{k}")
@@ -227,7 +227,7 @@ def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
     """Labels skewed toward one position make the position prior the strongest member; the
     filter does not drop by it (that would empty the position and create the skew the prior
     then reads as accuracy), so the kept labels keep every position."""
-    from xlebench.tasks.helpers.panel_filter import panel_verdicts
+    from xlebench.tasks.screening.panel_filter import panel_verdicts
 
     items = []
     for log in LOGS:

@@ -14,7 +14,7 @@ from xlebench.eval.judge_check import dev_pairs
 from xlebench.eval.judges import Judges, judged_subtasks, parse_score10
 from xlebench.eval.scorers import ScoreSettings, TextSimilarity
 from xlebench.llm.client import Usage
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.testing.loopback import LoopbackLLMServer, Reply
 from xlebench.testing.scripted_llm import ScriptedModel
 
@@ -167,7 +167,7 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
         .read_text().splitlines())}
     assert len(scores) >= len(items)
     from xlebench.eval.blind import panel_rows
-    from xlebench.tasks.helpers.registry import load_recipe
+    from xlebench.tasks.recipe.registry import load_recipe
 
     panel = panel_rows(items, {"single_summary": load_recipe("single_summary")},
                        ScoreSettings(bertscore=False), seed=0, draws=1)

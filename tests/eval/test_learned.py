@@ -10,8 +10,8 @@ import random
 from xlebench.eval.blind import panel_rows
 from xlebench.eval.public import Public
 from xlebench.eval.scorers import ScoreSettings
-from xlebench.tasks.helpers.aflite import aflite_verdicts
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
+from xlebench.tasks.screening.aflite import aflite_verdicts
 
 S = ScoreSettings(bertscore=False)
 

@@ -10,7 +10,7 @@ from xlebench.config.schema import EvalConfig
 from xlebench.eval.blind import panel_rows
 from xlebench.eval.score import ScoreSettings, score_items
 from xlebench.eval.table import clustered_ci, results_table, to_markdown
-from xlebench.tasks.helpers.registry import builtin_names, groups, load_recipe
+from xlebench.tasks.recipe.registry import builtin_names, groups, load_recipe
 
 RECIPES = {name: load_recipe(name) for name in builtin_names()}
 GROUPS = groups(list(RECIPES.values()))

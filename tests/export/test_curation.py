@@ -11,8 +11,8 @@ import pytest
 
 from xlebench.errors import ConfigError
 from xlebench.export.curation import curation_csv
-from xlebench.tasks.helpers.filters import FilterContext, apply_filters, check_filters
-from xlebench.tasks.helpers.rater_sheet import COLUMNS, read_verdicts
+from xlebench.tasks.screening.filters import FilterContext, apply_filters, check_filters
+from xlebench.tasks.screening.rater_sheet import COLUMNS, read_verdicts
 
 LOG = {"lifelog_id": "l", "segments": []}
 

@@ -12,7 +12,7 @@ from tests.tasks.test_recipes import LOG, _build
 from xlebench.commands.import_release import main
 from xlebench.export.release import hex8, release_files, release_layout
 from xlebench.export.release_import import import_release
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 
 #: Fields an imported item must reproduce exactly: everything scoring reads.
 SCORED = ("item_id", "task", "subtask", "lifelog_id", "category", "query", "answer", "period",

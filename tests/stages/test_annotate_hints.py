@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xlebench.tasks.helpers.configured import empty_subtask_line
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.configured import empty_subtask_line
+from xlebench.tasks.recipe.registry import load_recipe
 
 
 def test_a_synthetic_library_is_not_told_to_download_ego4d() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.conftest import make_client
 from xlebench.systems.baselines.captions import Caption
 from xlebench.systems.baselines.socratic import SocraticBaseline, build_context, build_messages
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 
 RECIPE = load_recipe("object_retrieval")
 

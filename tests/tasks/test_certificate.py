@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import run_inprocess
 from xlebench.config.schema import CertificateConfig
 from xlebench.stages.annotate import REPEATED
-from xlebench.tasks.helpers.certificate import certificate, merge
+from xlebench.tasks.screening.certificate import certificate, merge
 
 C = CertificateConfig()
 

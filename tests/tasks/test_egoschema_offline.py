@@ -1,4 +1,4 @@
-"""EgoSchema's questions without a model (`xlebench.tasks.helpers.egoschema_offline`): phases per
+"""EgoSchema's questions without a model (`xlebench.tasks.egoschema.egoschema_offline`): phases per
 window third, both kinds' answers and certificates, and wrong answers about the same record
 that are never true of the asked stretch."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from xlebench.tasks.helpers import egoschema_offline as O
-from xlebench.tasks.helpers.neptune_offline import Event
+from xlebench.tasks.egoschema import egoschema_offline as O
+from xlebench.tasks.language.events import Event
 
 
 def _ev(t: float, verb: str, dobj: str) -> Event:

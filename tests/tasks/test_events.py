@@ -13,11 +13,11 @@ from xlebench.eval.cider import cider_d
 from xlebench.eval.corpus import class_averaged_accuracy, verb_recall_macro
 from xlebench.eval.scorers import ScoreSettings, parse_events
 from xlebench.library.annotations import AnnotationIndex, Narration
-from xlebench.tasks.event_relation import RECIPE as RELATION
-from xlebench.tasks.event_srl import RECIPE as SRL
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.srl import coreference, events_in, parse_roles
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.vidsitu.event_relation import RECIPE as RELATION
+from xlebench.tasks.vidsitu.event_srl import RECIPE as SRL
+from xlebench.tasks.vidsitu.srl import coreference, events_in, parse_roles
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import ScriptedModel
 
@@ -102,7 +102,7 @@ def test_an_event_window_has_five_events_with_verbs_and_coreference() -> None:
 def test_roles_are_asked_given_the_true_verbs() -> None:
     """VidSitu scores roles given the ground-truth verbs: the query names each event's verbs,
     the reference holds the roles only, and the same windows as the verb task are used."""
-    from xlebench.tasks.event_roles import RECIPE as ROLES
+    from xlebench.tasks.vidsitu.event_roles import RECIPE as ROLES
 
     params = {"max_windows_per_source": 1}
     (verbs,) = SRL.build(_ctx(DENSE), SRL.params(params)).items
@@ -162,7 +162,7 @@ def test_relations_are_labelled_by_the_llm_and_absent_without_one(tmp_path: Path
 def test_relation_labels_are_the_majority_of_three() -> None:
     """VidSitu keeps the label most annotators give: 2 of 3 decide, a three-way split leaves
     the window out; agreement is the share of events all samples labelled alike."""
-    from xlebench.tasks.event_relation import majority
+    from xlebench.tasks.vidsitu.event_relation import majority
 
     a = {"1": "Caused By", "2": "No Relation", "4": "Enabled By", "5": "Reaction To"}
     b = {**a, "1": "Enabled By"}
@@ -197,7 +197,7 @@ def test_references_are_other_annotators_and_verbs_need_two_of_them() -> None:
     """VidSitu's ground truth: a second narration of the *same* pass is another action, never
     a reference ("pours the salt" is not another description of "stirs the onion"); verbs
     are kept where two annotators agree, and one annotator's event says it has one."""
-    from xlebench.tasks.helpers.event_windows import _event
+    from xlebench.tasks.vidsitu.event_windows import _event
 
     one_pass = [[Narration(0.2, "#C C pours the salt into the stove", "a"),
                  Narration(1.1, "#C C stirs the onion in the sink", "b")]]
@@ -216,7 +216,7 @@ def test_every_annotators_roles_are_references() -> None:
     a reply with the second annotator's object scores as well as one with the first's, and
     the co-reference of a reply is scored by LEA."""
     from xlebench.eval.scorers import EventRoles
-    from xlebench.tasks.helpers.event_windows import _event
+    from xlebench.tasks.vidsitu.event_windows import _event
 
     passes = [[Narration(0.5, "#C C cuts the onion with the knife", "a")],
               [Narration(0.7, "#C C cuts the vegetable with the knife", "b")]]
@@ -258,8 +258,8 @@ def test_the_human_row_scores_one_annotator_against_the_others() -> None:
     an item of one annotator has no human reply."""
     from xlebench.eval.human import human_agreement, human_lines
     from xlebench.eval.score import corpus_metrics
-    from xlebench.tasks.event_roles import RECIPE as ROLES_RECIPE
-    from xlebench.tasks.event_roles import human
+    from xlebench.tasks.vidsitu.event_roles import RECIPE as ROLES_RECIPE
+    from xlebench.tasks.vidsitu.event_roles import human
 
     def item(k: int, refs: bool) -> dict:
         events = [{"interval": [0, 2], "verbs_gt": ["cut"], "annotators": 2 if refs else 1,
@@ -289,8 +289,8 @@ def test_the_verb_human_row_scores_one_annotator_against_the_others_agreement() 
     annotator's verbs on the answer."""
     from xlebench.eval.human import human_agreement
     from xlebench.eval.score import corpus_metrics
-    from xlebench.tasks.event_srl import RECIPE as VERBS_RECIPE
-    from xlebench.tasks.event_srl import human
+    from xlebench.tasks.vidsitu.event_srl import RECIPE as VERBS_RECIPE
+    from xlebench.tasks.vidsitu.event_srl import human
 
     def item(k: int, passes: list[list[str]]) -> dict:
         events = [{"interval": [0, 2], "verbs_gt": ["cut"], "annotators": len(passes),

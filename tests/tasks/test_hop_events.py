@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 from xlebench.library.annotations import Narration
-from xlebench.tasks import multihop_qa as M
-from xlebench.tasks.helpers import hop_events as E
-from xlebench.tasks.helpers import multihop_items as I
-from xlebench.tasks.helpers.hops import occurrences
+from xlebench.tasks.multihop import hop_events as E
+from xlebench.tasks.multihop import multihop_items as I
+from xlebench.tasks.multihop import multihop_qa as M
+from xlebench.tasks.multihop.hops import occurrences
 
 SEG = {"index": 0, "video_uid": "v", "start_s": 36000.0, "end_s": 36180.0,
        "source_start_s": 0.0, "source_end_s": 180.0}

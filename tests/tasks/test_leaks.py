@@ -9,10 +9,11 @@ from collections import Counter
 
 from tests.tasks.test_recipes import LOG, PARAMS, VIDEOS, _annotations
 from xlebench.eval.provenance import source_of
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.common import segment_of
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.leaks import (
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.recipe.records import segment_of
+from xlebench.tasks.recipe.registry import load_recipe
+from xlebench.tasks.screening.leaks import (
     PRINTED_PAIR,
     SHOWN_PAIR,
     audit,
@@ -22,8 +23,7 @@ from xlebench.tasks.helpers.leaks import (
     settle,
     shown_pairs,
 )
-from xlebench.tasks.helpers.registry import load_recipe
-from xlebench.tasks.summary_ordering import NO_CLIPS
+from xlebench.tasks.xlebench.summary_ordering import NO_CLIPS
 
 LONG = "C cooks the pasta in the kitchen and then washes the pan at the sink."
 
@@ -170,7 +170,7 @@ def test_ordering_texts_that_say_what_a_summary_answers_never_meet_it_in_any_log
     dropped (here every log holds the same three videos, so one recipe keeps them all): no
     kept ordering item shares a video with a kept summary anywhere, and what the other
     queries of a log give falls to nothing."""
-    from xlebench.tasks.helpers.leaks import other_queries
+    from xlebench.tasks.screening.leaks import other_queries
 
     both = _said_items(20)
     assert audit(both) == {}

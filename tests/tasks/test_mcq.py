@@ -17,11 +17,11 @@ from xlebench.eval.scorers import ChoiceAccuracy, ScoreSettings, position_histog
 from xlebench.eval.scorers.choice import expected, rule_picks
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
-from xlebench.tasks import egoschema_mcq as E
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.filters import FilterContext, apply_filters, length_ratio, parse_rank
-from xlebench.tasks.helpers.mcq import parse_answers, parse_questions, serialize
+from xlebench.tasks.choices.mcq import parse_answers, parse_questions, serialize
+from xlebench.tasks.egoschema import egoschema_mcq as E
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.screening.filters import FilterContext, apply_filters, length_ratio, parse_rank
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import ScriptedModel
 
@@ -184,7 +184,7 @@ def test_llm_items_ask_about_their_window_and_certify_from_evidence(tmp_path: Pa
     record; its answer spans are the generator's evidence seconds, so the certificate gate
     (min_s: 30) drops the questions whose evidence is 25 s and keeps the 60-s ones."""
     from xlebench.config.schema import CertificateConfig
-    from xlebench.tasks.helpers.certificate import certificate
+    from xlebench.tasks.screening.certificate import certificate
 
     ann = AnnotationIndex(narration_file="narration.json")
     for uid in VIDEOS:
@@ -353,7 +353,7 @@ def test_no_q_shows_the_options_without_the_question(monkeypatch) -> None:
 def test_decoys_come_from_records_like_the_right_ones() -> None:
     """Same country and a similar length first, then the length, then the country: neither
     where nor how long the right option's record was tells it from the decoys."""
-    from xlebench.tasks.helpers.mcq import affinity
+    from xlebench.tasks.choices.mcq import affinity
 
     assert affinity("Japan", "Japan", 600, 800) == 0
     assert affinity("Japan", "Rwanda", 600, 800) == 1
@@ -368,7 +368,7 @@ def test_decoys_come_from_records_like_the_right_ones() -> None:
 def test_the_blind_filter_is_on_whenever_a_model_is_configured(tmp_path: Path) -> None:
     """EgoSchema's blind filter (``model_filters``) runs after the offline filters when the
     benchmark is compiled with a language model, and not in an offline compile."""
-    from xlebench.tasks.helpers.configured import recipe_filters
+    from xlebench.tasks.recipe.configured import recipe_filters
 
     task = {"filters": [{"kind": "option_only", "drop_if_correct_at_least": 2}],
             "model_filters": [{"kind": "blind", "seeds": 1, "drop_if_correct_at_least": 1}]}

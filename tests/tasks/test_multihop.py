@@ -15,10 +15,10 @@ from xlebench.eval.metrics import grounding_overlap, recall_grid
 from xlebench.eval.scorers import ScoreSettings, split_evidence
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.multihop_llm import validate_generated
-from xlebench.tasks.multihop_qa import RECIPE
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.multihop.multihop_llm import validate_generated
+from xlebench.tasks.multihop.multihop_qa import RECIPE
+from xlebench.tasks.recipe.context import Context
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import UNBALANCED, Fault, ScriptedModel
 
@@ -121,7 +121,7 @@ def test_each_attribute_prompt_has_seven_examples_that_parse(attribute: str) -> 
     import re
 
     from xlebench.llm.prompts import load_prompt
-    from xlebench.tasks.helpers.multihop_llm import validate_generated
+    from xlebench.tasks.multihop.multihop_llm import validate_generated
 
     prompt = load_prompt(f"tasks/multihop_generate_{attribute}.v1")
     outputs = re.findall(r"^Example \d+ output:\n(.+)$", prompt.user, re.MULTILINE)
@@ -178,7 +178,7 @@ def test_category_b_names_every_verb_and_its_oracle_agrees(monkeypatch) -> None:
     """The question asks what C did with the object: the answer lists all three verbs, each
     grounded, and the full-information oracle (re-reading the window) scores it perfect; an
     answer that keeps two of the three (the old rule) falls below the 95% check."""
-    from xlebench.tasks import multihop_qa as M
+    from xlebench.tasks.multihop import multihop_qa as M
 
     ann = AnnotationIndex(narration_file="narration.json")
     ann.narrations["v"] = [_onion_pass()]
@@ -228,7 +228,7 @@ def test_train_and_test_split_by_source_video_and_test_items_are_refined() -> No
     reproduces its evidence and (for a template) its text."""
     from collections import Counter
 
-    from xlebench.tasks.helpers.multihop_split import keep_split, refined, video_split
+    from xlebench.tasks.multihop.multihop_split import keep_split, refined, video_split
 
     sides = [video_split(f"video-{k}", 0.3) for k in range(2000)]
     assert 0.25 < sides.count("test") / 2000 < 0.35
@@ -260,9 +260,9 @@ def test_category_d_asks_who_over_people_and_its_oracle_agrees() -> None:
     """D over people (Table 6): a verb done with two people in one record asks who, each
     person grounded by the narrations that name them; the oracle re-reads them perfectly;
     rooms stay apart from spots in D over places."""
-    from xlebench.tasks.helpers.hop_people import people, person, wording
-    from xlebench.tasks.helpers.hops import Occurrence
-    from xlebench.tasks.helpers.multihop_items import past_phrase, same_kind_places
+    from xlebench.tasks.multihop.hop_people import people, person, wording
+    from xlebench.tasks.multihop.hops import Occurrence
+    from xlebench.tasks.multihop.multihop_items import past_phrase, same_kind_places
 
     talk = [(20.5, "#C C talks with man X"), (80.5, "#C C talks with woman Y"),
             (150.5, "#C C talks with man X")]

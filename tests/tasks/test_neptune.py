@@ -21,11 +21,11 @@ from xlebench.eval.scorers.short import equivalent, parse_sequence, token_f1
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.client import Usage
-from xlebench.tasks import neptune_qa as Q
-from xlebench.tasks.helpers import neptune_offline as N
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.filters import FilterContext, apply_filters
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.neptune import neptune_offline as N
+from xlebench.tasks.neptune import neptune_qa as Q
+from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.screening.filters import FilterContext, apply_filters
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import ScriptedModel
 
@@ -164,7 +164,7 @@ def test_comparison_and_goal_questions_have_one_answer() -> None:
 
 
 def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> None:
-    from xlebench.tasks.helpers.panel_filter import MIN_STRATUM, _strata
+    from xlebench.tasks.screening.panel_filter import MIN_STRATUM, _strata
 
     evs = N.events([_narr(RECORD)], 0.0, 200.0)  # stir pan x3, every other act once
     wrong = Q._count_decoys(3, evs, 4, random.Random(0), (1, 8))
@@ -382,7 +382,7 @@ def test_no_q_reads_the_narrations_and_the_options_but_not_the_question(tmp_path
     """EgoSchema's No-Q baseline: the text-only model is shown the narrations of the item's
     evidence (``<t> - <narration>``, as the generator read them) and the options, never the
     question; it is dropped like the blind filter when right."""
-    from xlebench.tasks.helpers.mcq import evidence_narrations
+    from xlebench.tasks.choices.mcq import evidence_narrations
 
     ann = AnnotationIndex(narration_file="narration.json")
     ann.narrations["v"] = [_narr([(12.0, "#C C cuts the onion"), (40.0, "#C C fries it")])]
@@ -441,7 +441,7 @@ def test_a_judge_must_pass_the_dev_set() -> None:
 
 
 def test_a_malformed_rater_sheet_names_its_header(tmp_path: Path) -> None:
-    from xlebench.tasks.helpers.rater_sheet import read_verdicts
+    from xlebench.tasks.screening.rater_sheet import read_verdicts
 
     bad = tmp_path / "s.csv"
     bad.write_text("id,score\nx,1\n")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from xlebench.library.annotations import AnnotationIndex, Moment, Narration, NLQQuery, clean_query
 from xlebench.library.records import ClipSummary, LibraryVideo
-from xlebench.tasks.helpers.actions import action_of, count_actions
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.registry import load_recipe
-from xlebench.tasks.helpers.wording import counting_window
+from xlebench.tasks.language.actions import action_of, count_actions
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.language.wording import counting_window
+from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.recipe.registry import load_recipe
 
 GOLDEN = Path(__file__).parent / "golden_items.json"
 PARAMS = {

@@ -15,9 +15,9 @@ from tests.conftest import FAST, cli_env, last_summary, run_cli
 from xlebench.config.knobs import knob
 from xlebench.errors import ConfigError
 from xlebench.eval.scorers import SpanRecall
-from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.context import Built, Context
-from xlebench.tasks.helpers.registry import Recipe, load_recipe, recipes_from_config
+from xlebench.tasks.language import wording as W
+from xlebench.tasks.recipe.context import Built, Context
+from xlebench.tasks.recipe.registry import Recipe, load_recipe, recipes_from_config
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xlebench.tasks.helpers.shape import prose, shape_stats
+from xlebench.tasks.screening.shape import prose, shape_stats
 
 
 def test_answers_are_counted_without_evidence_or_grounding_tokens() -> None:

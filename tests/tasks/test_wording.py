@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from xlebench.tasks.helpers import wording as W
+from xlebench.tasks.language import wording as W
 
 H = 3600
 

@@ -12,7 +12,7 @@ from tests.vlm.test_vlm import LOG, _frames, _tiny_vlm
 from xlebench.config.schema import TransformersVLMConfig
 from xlebench.eval.scorers import split_evidence
 from xlebench.systems.baselines.grounding_tokens import GroundingTokens, evidence, queries
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.vlm.grounding import image_runs, reply_positions, token_span
 from xlebench.vlm.messages import Frame
 

@@ -18,7 +18,7 @@ from xlebench.config.schema import TransformersVLMConfig, VLMConfig
 from xlebench.render.frames import FrameSpec
 from xlebench.systems.baselines.end_to_end import EndToEnd
 from xlebench.systems.captioners import VLMCaptioner
-from xlebench.tasks.helpers.registry import load_recipe
+from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.testing.loopback import LoopbackLLMServer, Reply
 from xlebench.vlm.client import make_vlm
 from xlebench.vlm.messages import Frame

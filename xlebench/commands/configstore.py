@@ -8,7 +8,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 from xlebench.config.schema import SCHEMAS, XLeBenchConfig
-from xlebench.tasks.helpers.registry import register_schemas
+from xlebench.tasks.recipe.registry import register_schemas
 
 
 def register() -> None:

@@ -17,7 +17,7 @@ from xlebench.eval.blind import panel_rows
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
-from xlebench.tasks.helpers.registry import groups, load_recipe
+from xlebench.tasks.recipe.registry import groups, load_recipe
 
 
 def read_items(folder: Path) -> dict[str, list[dict]]:

@@ -49,7 +49,7 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
                 s: ScoreSettings, bertscorer: Any = None) -> list[dict[str, Any]]:
     """One row per item: status, metric values (worst values unless ``ok``), weights.
 
-    ``recipes`` maps each subtask to its declaration (`xlebench.tasks.helpers.registry.Recipe`)."""
+    ``recipes`` maps each subtask to its declaration (`xlebench.tasks.recipe.registry.Recipe`)."""
     rows = []
     for item in items:
         recipe = recipes[item["subtask"]]

@@ -142,7 +142,7 @@ def dataset_card(*, name: str, items: Mapping[str, Sequence[dict]], logs: Sequen
         "Paths (`data/`, `video`) are relative to this folder, so it can be moved or pushed to "
         "the Hub as it is.",
         "",
-        "Every subtask file has the same columns (`xlebench.export.arrow_schema.ITEMS`): times are seconds "
+        "Every subtask file has the same columns (`xlebench.export.hf.ITEMS`): times are seconds "
         "from the first day's 00:00 on the life log's clock (past midnight they go on beyond "
         "86400); `answer_spans` are `[start, end]` pairs, `answer_counts` `{action, count}`, "
         "`answer_order` the summary indices in order, `options`/`label` multiple choice; "

@@ -1,5 +1,5 @@
 """A sheet for human raters (EgoSchema's curation; Neptune's rater test); its verdicts are read
-back by `xlebench.tasks.helpers.rater_sheet`.
+back by `xlebench.tasks.screening.rater_sheet`.
 
 ``export/curation/items.csv`` has one row per item: where to watch (the life-log video and the
 seconds of the evidence in it), the question, options A-E where the item has them, the answer,
@@ -19,7 +19,7 @@ the measured certificate, and columns for the rater to fill:
   ``notes``.
 
 Any spreadsheet opens it; save it as CSV with the same header. The ``raters`` filter
-(`xlebench.tasks.helpers.filters`) reads the filled sheet back and drops items by verdict, need or
+(`xlebench.tasks.screening.filters`) reads the filled sheet back and drops items by verdict, need or
 duplicate (``drop: [BAD, MAYBE, audio, duplicate]``), counting the items no rater saw.
 """
 
@@ -35,7 +35,7 @@ from xlebench.config.exports import ExportFormat
 from xlebench.export.egoschema import video_seconds
 from xlebench.export.job import ExportJob
 from xlebench.runner.atomic import write_text
-from xlebench.tasks.helpers.rater_sheet import COLUMNS, CONDITIONS, bare
+from xlebench.tasks.screening.rater_sheet import COLUMNS, CONDITIONS, bare
 
 
 def curation_csv(items: Iterable[dict], logs: dict[str, dict]) -> str:

@@ -94,7 +94,7 @@ class LmmsTask:
 
     @cached_property
     def recipes(self) -> dict[str, Any]:
-        from xlebench.tasks.helpers.registry import load_recipe
+        from xlebench.tasks.recipe.registry import load_recipe
 
         return {name: load_recipe(name, sub.get("target"))
                 for name, sub in self.settings["subtasks"].items()}

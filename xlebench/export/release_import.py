@@ -29,8 +29,8 @@ from xlebench.errors import DataError, UserError
 from xlebench.export.release import SUMMARY_KEYS
 from xlebench.library.annotations import clean_query
 from xlebench.runner.atomic import write_json, write_jsonl
-from xlebench.tasks.helpers import wording as W
-from xlebench.tasks.helpers.items import make_item
+from xlebench.tasks.language import wording as W
+from xlebench.tasks.recipe.items import make_item
 
 TASKS = {"object_retrieval": "temporal_localisation", "people_retrieval": "temporal_localisation",
          "moment_retrieval": "temporal_localisation", "single_summary": "summarisation",

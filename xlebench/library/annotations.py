@@ -72,7 +72,7 @@ class AnnotationIndex:
     #: The same skips per video, so each life log can report those of its own videos.
     skips_by_uid: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     #: What recipes derive from all of the annotations, computed once (e.g. the verbs each
-    #: object is narrated with: `xlebench.tasks.helpers.neptune_offline.object_verbs`).
+    #: object is narrated with: `xlebench.tasks.neptune.neptune_offline.object_verbs`).
     derived: dict[str, Any] = field(default_factory=dict)
 
     def skip(self, uid: str, reason: str) -> None:

@@ -1,6 +1,6 @@
 """Annotate stage: one unit per (life log, recipe) -> task items with answers on the clock.
 
-Recipes come from the open registry (`xlebench.tasks.helpers.registry`): built-in modules, entry
+Recipes come from the open registry (`xlebench.tasks.recipe.registry`): built-in modules, entry
 points, or your own ``_target_``. Each unit's id carries a key of its recipe's declaration,
 parameters and prompt files, and the stage's cache folder is named without them, so adding a
 recipe or changing one recipe's parameters computes only that recipe's units and reuses every
@@ -41,21 +41,23 @@ from xlebench.stages.readers import (
     embedder_settings,
     stage_annotations,
 )
-from xlebench.tasks.helpers.aflite import DROPPED as AFLITE_DROPPED
-from xlebench.tasks.helpers.aflite import KIND as AFLITE_KIND
-from xlebench.tasks.helpers.aflite import aflite_verdicts
-from xlebench.tasks.helpers.aggregate import LLMAggregator, offline_aggregate
-from xlebench.tasks.helpers.certificate import certificate, certificate_stats
-from xlebench.tasks.helpers.configured import (
+from xlebench.tasks.choices.mcq import evidence_narrations
+from xlebench.tasks.language.aggregate import LLMAggregator, offline_aggregate
+from xlebench.tasks.recipe.configured import (
     derived_key,
     empty_subtask_line,
     recipe_filters,
     recipe_key,
     refuse_model_use,
 )
-from xlebench.tasks.helpers.context import Context
-from xlebench.tasks.helpers.filters import FilterContext, apply_filters
-from xlebench.tasks.helpers.leaks import (
+from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.recipe.registry import Recipe, load_recipe
+from xlebench.tasks.screening.aflite import DROPPED as AFLITE_DROPPED
+from xlebench.tasks.screening.aflite import KIND as AFLITE_KIND
+from xlebench.tasks.screening.aflite import aflite_verdicts
+from xlebench.tasks.screening.certificate import certificate, certificate_stats
+from xlebench.tasks.screening.filters import FilterContext, apply_filters
+from xlebench.tasks.screening.leaks import (
     PRINTED_PAIR,
     SHOWN_PAIR,
     audit,
@@ -63,12 +65,10 @@ from xlebench.tasks.helpers.leaks import (
     other_queries,
     settle,
 )
-from xlebench.tasks.helpers.mcq import evidence_narrations
-from xlebench.tasks.helpers.panel_filter import DROPPED as PANEL_DROPPED
-from xlebench.tasks.helpers.panel_filter import KIND as PANEL_KIND
-from xlebench.tasks.helpers.panel_filter import panel_verdicts
-from xlebench.tasks.helpers.registry import Recipe, load_recipe
-from xlebench.tasks.helpers.shape import shape_stats
+from xlebench.tasks.screening.panel_filter import DROPPED as PANEL_DROPPED
+from xlebench.tasks.screening.panel_filter import KIND as PANEL_KIND
+from xlebench.tasks.screening.panel_filter import panel_verdicts
+from xlebench.tasks.screening.shape import shape_stats
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ class AnnotateStage(BaseStage):
         """Every recipe's items at once: of an item whose query prints another's answer (same
         life log or source video) and that other item, and of an item whose query shows in
         other words what another item about one of its videos answers (in any life log), one
-        is dropped and counted (`xlebench.tasks.helpers.leaks.settle`: each meeting subtask
+        is dropped and counted (`xlebench.tasks.screening.leaks.settle`: each meeting subtask
         keeps a fair share), unless ``printed_answers=keep`` (the paper's forms; the audit in
         stats/tasks.json still counts printed ones); then the filters over every log's items
         of the recipes that list one (``panel``, ``aflite``: `_set_filters`)."""
@@ -271,8 +271,8 @@ class AnnotateStage(BaseStage):
 
     def _set_filters(self, records: dict[str, dict]) -> dict[str, dict]:
         """The filters over every life log's items at once, in order: the blind panel
-        (`xlebench.tasks.helpers.panel_filter`), then AFLite's learned filter
-        (`xlebench.tasks.helpers.aflite`); each reads the benchmark as it stands before it."""
+        (`xlebench.tasks.screening.panel_filter`), then AFLite's learned filter
+        (`xlebench.tasks.screening.aflite`); each reads the benchmark as it stands before it."""
         for kind, why in ((PANEL_KIND, PANEL_DROPPED), (AFLITE_KIND, AFLITE_DROPPED)):
             with timed(log, f"annotate: the {kind} filter"):
                 records = self._set_filter(records, kind, why)

@@ -51,8 +51,8 @@ from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.stages.readers import configured_recipes
 from xlebench.systems.registry import build_systems, selected_logs, split_key
-from xlebench.tasks.helpers.panel_filter import filter_notes
-from xlebench.tasks.helpers.registry import Recipe, groups
+from xlebench.tasks.recipe.registry import Recipe, groups
+from xlebench.tasks.screening.panel_filter import filter_notes
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.split import log_split
 from xlebench.stages.readers import configured_recipes
-from xlebench.tasks.helpers.registry import Recipe
+from xlebench.tasks.recipe.registry import Recipe
 
 log = logging.getLogger(__name__)
 #: The evaluation settings the lmms-eval tasks score with (those of the exporting run).

@@ -15,7 +15,7 @@ from xlebench.llm.setup import llm_client
 from xlebench.plan.llm import LLMPlanner, PlannerPrompts
 from xlebench.plan.offline import PlannerParams
 from xlebench.runner.stage import StageContext
-from xlebench.tasks.helpers.registry import Recipe, recipes_from_config
+from xlebench.tasks.recipe.registry import Recipe, recipes_from_config
 
 #: The plan stage's chunk embeddings, which simulate reads.
 CHUNK_EMBEDDINGS = "chunk_embeddings.npy"

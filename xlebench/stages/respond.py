@@ -26,7 +26,7 @@ from xlebench.runner.stage import BaseStage, StageContext, Unit, UnitContext
 from xlebench.stages.readers import annotations_root, configured_recipes, stage_annotations
 from xlebench.systems.base import Systems
 from xlebench.systems.registry import build_systems, selected_logs
-from xlebench.tasks.helpers.registry import Recipe
+from xlebench.tasks.recipe.registry import Recipe
 from xlebench.vlm.lockstep import run_lockstep
 
 

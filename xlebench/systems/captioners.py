@@ -20,7 +20,7 @@ from xlebench.runner.atomic import dumps, write_text
 from xlebench.runner.fingerprint import file_digest
 from xlebench.systems.baselines.captions import Caption
 from xlebench.systems.frames import Media, segment_sets
-from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.recipe.items import to_day
 from xlebench.vlm.client import answer_all
 from xlebench.vlm.messages import Frame, message
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from xlebench.clock import fmt_hhmmss
 from xlebench.render.frames import FrameSpec, frames_at, segment_frames, uniform_times
 from xlebench.render.timeline import build_mapping, locate
-from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.recipe.items import to_day
 from xlebench.vlm.messages import Frame
 
 Media = Callable[[str], Path]

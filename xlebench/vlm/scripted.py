@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from xlebench.config.backends import VLMBackend
-from xlebench.tasks.helpers.wording import counting_actions
+from xlebench.tasks.language.wording import counting_actions
 from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
 

@@ -1,6 +1,6 @@
 """Scorers: how one kind of answer is read, scored, pooled, and answered without the video.
 
-A recipe declares the scorer of its answers (`xlebench.tasks.helpers.registry.Recipe.scorer`); the
+A recipe declares the scorer of its answers (`xlebench.tasks.recipe.registry.Recipe.scorer`); the
 evaluation walks items through their recipe's scorer and never branches on subtask names, so a
 new recipe with a known answer kind is scored, pooled, given its blind panel and answered by
 the offline baseline with no change here. One module per answer kind, each beside its panel:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from xlebench.library.annotations import AnnotationIndex, clean_narration
-from xlebench.tasks.helpers.items import to_day
+from xlebench.tasks.recipe.items import to_day
 
 
 @dataclass(frozen=True)

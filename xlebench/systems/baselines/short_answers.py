@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from xlebench.systems.baselines.captions import Caption
-from xlebench.tasks.helpers.actions import parse_narration
-from xlebench.tasks.helpers.neptune_offline import CHANGES
+from xlebench.tasks.language.actions import parse_narration
+from xlebench.tasks.language.events import CHANGES
 
 NO_INFO = "There is no information available in the provided records."
 _SUFFIX = re.compile(r"\s+in the record provided for the .*$")

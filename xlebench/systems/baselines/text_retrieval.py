@@ -33,9 +33,9 @@ from xlebench.systems.base import Made, SystemKind, Systems
 from xlebench.systems.baselines.captions import Caption
 from xlebench.systems.baselines.grounded_events import answer_event
 from xlebench.systems.baselines.short_answers import answer_short
-from xlebench.tasks.helpers.actions import parse_narration
-from xlebench.tasks.helpers.aggregate import offline_aggregate
-from xlebench.tasks.helpers.wording import (
+from xlebench.tasks.language.actions import parse_narration
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.language.wording import (
     counting_actions,
     counting_answer,
     counting_window,
@@ -234,7 +234,7 @@ class TextRetrievalBaseline:
     def _events(item: dict, captions: Sequence[Caption], roles: bool) -> str:
         """Each event's captions (the events' times are in the query), read as narrations:
         their verbs, or (``roles``) the first one's roles."""
-        from xlebench.tasks.helpers.srl import parse_roles
+        from xlebench.tasks.vidsitu.srl import parse_roles
 
         times = re.findall(rf"event (\d+)(?::| \() ?({_CLOCK}) - ({_CLOCK})", item["query"])
         if not times:

@@ -1,0 +1,140 @@
+"""EgoSchema-style questions written without a model, about one window of a record (at most
+``window_s``, EgoSchema's three minutes), whose answers need several moments of it.
+
+A window's *phases* are three acts C repeats in it (at least ``min_repeats`` times each) whose
+runs do not interleave: all of one before the next begins. Two kinds of question read the
+phases, so a single frame never decides:
+
+========  ===========================================================  =========================
+kind      question                                                     wrong answers
+========  ===========================================================  =========================
+sequence  which best describes the order of what C does                the same three acts in
+                                                                       other orders; one with an
+                                                                       act of the record outside
+                                                                       the window
+between   what C does after the first phase and before the last one    other acts of the window
+                                                                       (outside that stretch),
+                                                                       then of the record
+========  ===========================================================  =========================
+
+A window is asked one question, of a kind drawn at random: two about one window would answer
+each other. Every wrong answer is about the same record (EgoSchema's hard negatives), so the words of the
+options do not tell the right one apart: a reader of the window's narrations must place them in
+time. The certificate is the stretch each phase runs over (sequence) or the stretch between the
+two named phases (between); EgoSchema's condition D asks for at least 30 seconds. No question
+asks how often (condition E). The full-information oracle re-derives the answer from the
+narrations with the same functions (`solve`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations, permutations
+
+from xlebench.tasks.language.events import STATES, Event, phrase
+
+KINDS = ("sequence", "between")
+#: Seconds an act's narration stands for around its timestamp (Ego4D narrations are points).
+BEFORE_S, AFTER_S = 2.0, 4.0
+
+
+@dataclass(frozen=True)
+class WindowRules:
+    window_s: float = 180.0
+    min_events: int = 20
+    min_repeats: int = 2
+
+
+@dataclass(frozen=True)
+class Phase:
+    action: str
+    times: tuple[float, ...]
+
+    @property
+    def span(self) -> tuple[float, float]:
+        return self.times[0] - BEFORE_S, self.times[-1] + AFTER_S
+
+
+def windows(evs: Sequence[Event], a: float, b: float, r: WindowRules) -> list[tuple[float, float]]:
+    """Non-overlapping ``window_s`` windows of [a, b) with at least ``min_events`` acts."""
+    out, start = [], a
+    while start + r.window_s <= b + 1e-9:
+        if sum(start <= e.t < start + r.window_s for e in evs) >= r.min_events:
+            out.append((start, start + r.window_s))
+        start += r.window_s
+    return out
+
+
+def phases(evs: Sequence[Event], lo: float, hi: float, r: WindowRules) -> list[Phase] | None:
+    """Three acts C repeats in [lo, hi) (at least ``min_repeats`` times each, never a state)
+    whose runs do not interleave — every time of one before the next one's first — the three
+    with the longest runs together (then the earliest); None when no three qualify."""
+    runs: dict[str, list[float]] = {}
+    for e in evs:
+        if lo <= e.t < hi and e.action.split()[0] not in STATES:
+            runs.setdefault(e.action, []).append(e.t)
+    cands = sorted((tuple(ts), a) for a, ts in runs.items() if len(ts) >= r.min_repeats)
+    best, key = None, None
+    for trio in combinations(cands, 3):
+        (x, _), (y, _), (z, _) = trio
+        if not (x[-1] < y[0] and y[-1] < z[0]):
+            continue
+        k = (-sum(ts[-1] - ts[0] for ts, _ in trio), x[0])
+        if key is None or k < key:
+            best, key = trio, k
+    return [Phase(a, ts) for ts, a in best] if best else None
+
+
+def said(actions: Sequence[str]) -> str:
+    """``C washes the plate, then cuts the onion, then stirs the pot``."""
+    return "C " + ", then ".join(phrase(a, "3sg") for a in actions)
+
+
+def question(kind: str, ph: Sequence[Phase]) -> str:
+    if kind == "sequence":
+        return "Which of the following best describes the order of what C does"
+    return (f"What does C do after {phrase(ph[0].action, 'ing')} and before "
+            f"{phrase(ph[2].action, 'ing')}")
+
+
+def solve(kind: str, evs: Sequence[Event], window: tuple[float, float], r: WindowRules
+          ) -> dict | None:
+    """The answer of a kind's question about a window: its text and certificate spans (video
+    seconds); None when the window's phases are not clear."""
+    ph = phases(evs, *window, r)
+    if ph is None:
+        return None
+    if kind == "sequence":
+        text, spans = said([p.action for p in ph]), [p.span for p in ph]
+    else:
+        text = said([ph[1].action])
+        spans = [(ph[0].times[-1] - BEFORE_S, ph[2].times[0] + AFTER_S)]
+    lo, hi = window
+    return {"text": text, "spans": [(max(lo, a), min(hi, b)) for a, b in spans],
+            "phases": [p.action for p in ph]}
+
+
+def decoys(kind: str, answer: dict, evs: Sequence[Event], window: tuple[float, float],
+           n: int, rng: random.Random) -> list[str]:
+    """``n`` wrong answers about the same record (see the module table); fewer when the
+    record has too few other acts."""
+    acts = answer["phases"]
+    lo, hi = window
+    in_window = {e.action for e in evs if lo <= e.t < hi}
+    record = sorted({e.action for e in evs} - in_window)
+    if kind == "sequence":
+        orders = [said(o) for o in permutations(acts) if list(o) != acts]
+        wrong = rng.sample(orders, min(n - 1, len(orders)))
+        if record:
+            swapped = list(acts)
+            swapped[rng.randrange(3)] = rng.choice(record)
+            wrong.append(said(swapped))
+        return list(dict.fromkeys(wrong))[:n]
+    a, b = answer["spans"][0]
+    during = {e.action for e in evs if a <= e.t <= b}
+    window_only = sorted(in_window - during - set(acts[1:2]))
+    pool = rng.sample(window_only, min(n, len(window_only)))
+    pool += rng.sample(record, min(n - len(pool), len(record)))
+    return [said([x]) for x in pool][:n]

@@ -1,0 +1,1 @@
+"""MultiHop-EgoQA: grounded questions whose answers need several moments of a day."""

@@ -1,0 +1,1 @@
+"""VidSitu: verbs, semantic roles and event relations of event windows."""
