@@ -1,4 +1,5 @@
-"""Every ``xlebench`` command in the README composes and validates as written: a renamed
+"""Every ``xlebench`` command in the README and the docs pages composes and validates as
+written: a renamed
 group or key, or a value out of range, fails here before a reader meets it. (Network and
 media are not needed to compose; sweeps, placeholders with ``...`` and flags other than
 overrides are left to their own tests.)"""
@@ -14,11 +15,14 @@ import pytest
 from tests.test_config import _compose
 from xlebench.commands.validate import validate_config
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: The README and the pages its map links to.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def readme_commands() -> list[str]:
-    text = README.read_text("utf-8")
+    text = "\n".join(p.read_text("utf-8") for p in PAGES)
     out = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         joined = re.sub(r"\\\n\s*", " ", block)
@@ -47,3 +51,16 @@ def test_the_readme_has_commands() -> None:
 def test_each_readme_command_composes_and_validates(command: str) -> None:
     cfg = _compose(_overrides(command))
     validate_config(cfg)
+
+
+def test_the_readme_is_a_map_of_at_most_400_lines_linking_every_docs_page() -> None:
+    text = README.read_text("utf-8")
+    assert len(text.splitlines()) <= 400
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"](docs/{page.name})" in text, page.name
+
+
+def test_every_relative_link_of_the_docs_resolves() -> None:
+    for page in PAGES:
+        for target in re.findall(r"\]\((?!https?:|#|mailto:)([^)#\s]+)", page.read_text("utf-8")):
+            assert (page.parent / target).exists(), (page.name, target)

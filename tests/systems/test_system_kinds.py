@@ -1,6 +1,6 @@
 """Systems declare themselves once, in their own module (``SYSTEMS = (SystemKind(...),)``), and
 are found as recipes are: every list of them is read from the declarations, each module's
-docstring and the README name its systems, and a system declared in a test answers through
+docstring and docs/evaluation.md name its systems, and a system declared in a test answers through
 the CLI with no file of the package touched."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_every_list_of_systems_is_read_from_the_declarations() -> None:
 
 
 def test_the_docs_name_every_declared_system() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text()
     for name, module in _declaring_modules().items():
         assert f"``{name}``" in (module.__doc__ or ""), (name, module.__name__)
         assert f"`{name}`" in readme, name

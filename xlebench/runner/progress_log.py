@@ -2,7 +2,7 @@
 
 Rich's bars draw only on a terminal; a job under a scheduler, ``nohup`` or ``| tee`` would
 otherwise print nothing between a stage's start and its end, however long it runs (the
-README's end-to-end evaluation is most of an hour). A stage that runs longer than
+documented end-to-end evaluation (docs/evaluation.md) is most of an hour). A stage that runs longer than
 ``every_s`` logs one line per ``every_s``: units done of all, rate, ETA, and its live counters
 (frames, captions, model calls), to the console and the run log file
 (``runs/<date>/<time>/xlebench.log``). Short stages stay silent, and where the bars are drawn

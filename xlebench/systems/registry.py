@@ -10,7 +10,7 @@ and ``respond(items, recipes, log) -> {item_id: reply}`` for one life log at a t
 found here, as recipes are, so adding a system is its module and a test. A plug-in calls
 `register_system`.
 
-The README's systems table lists them; each module's docstring says what its systems read.
+The systems table of docs/evaluation.md lists them; each module's docstring says what its systems read.
 """
 
 from __future__ import annotations
