@@ -88,7 +88,8 @@ def per_tag(bench: Path) -> list[str]:
     """Per tag (MultiHop-EgoQA's category, Neptune's capability): n, the oracle baseline, the
     strongest blind reader on the same items, the headroom between them, and the
     full-information oracle."""
-    tables = {s: json.loads((bench / "results" / s / "table.json").read_text())
+    tables = {s: json.loads(path.read_text()) if (path := bench / "results" / s /
+                                                   "table.json").is_file() else {}
               for s in ("oracle_text_retrieval", "oracle_annotations")}
     base, full = (tables[s].get("by_tag", {}) for s in tables)
     lines = []
@@ -124,6 +125,8 @@ def main() -> int:
                 lines += report(demo / "benchmarks" / name,
                                 f"Demo (144 short logs): {', '.join(group)}")
                 lines.append("")
+                print("\n".join(lines), flush=True)  # each benchmark as soon as it is scored
+                lines = []
         if args.video_info and args.video_info.is_file():
             paper = Path(tmp) / "paper"
             # the authors' library has no clip summaries: ordering shows the library summaries,
