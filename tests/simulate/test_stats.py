@@ -24,3 +24,17 @@ def test_each_day_of_a_log_ends_on_its_own_clock() -> None:
     assert out["end"]["p10"].startswith("21:") and out["end"]["p90"].startswith("+1 00:")
     assert out["span_hours"]["p50"] == 16.08  # spans 13, 16, 16.17, 17.5 hours
     assert day_ends([]) == {"days": 0}
+
+
+def test_durations_per_category_carry_the_median_beside_table_2s_three() -> None:
+    """A skewed category (one long day among short ones) moves its mean, not its median."""
+    from xlebench.simulate.stats import simulation_stats
+
+    def log(minutes: float) -> dict:
+        seg = {"video_uid": "v", "start_s": 0, "end_s": 60, "chunk": {},
+               "match": {"relaxation": "strict", "same_country": True}}
+        return {"category": "short", "total_duration_s": 60 * minutes, "segments": [seg],
+                "reflections": []}
+    cell = simulation_stats([log(m) for m in (20, 30, 40, 50, 500)])["duration_minutes"]["short"]
+    assert (cell["min"], cell["median"], cell["mean"], cell["max"]) == (20.0, 40.0, 128.0, 500.0)
+    assert cell["paper"] == {"max": 580, "mean": 142, "min": 23}

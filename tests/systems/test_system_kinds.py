@@ -89,3 +89,21 @@ def test_unknown_and_duplicate_systems_are_one_line_errors(tmp_path: Path) -> No
         assert bad not in registry.kinds()
     ran = run_inprocess(tmp_path, *SMALL, "eval.systems=[nope]")
     assert ran.rc == 2 and "'nope' is not a system" in ran.text
+
+
+def test_tied_options_are_broken_at_random_never_by_position() -> None:
+    """EgoSchema's rule for per-option scoring: among options tied at the top, a draw seeded
+    by the item — the same pick for the same item on every run, and across items every tied
+    position picked, never always the first."""
+    from collections import Counter
+
+    from xlebench.systems.baselines.likelihood import best_option
+
+    picks = Counter(best_option({"item_id": f"item-{k}"}, [0.5, 0.5, 0.5, 0.1, 0.5])
+                    for k in range(200))
+    assert set(picks) == {"Option 0", "Option 1", "Option 2", "Option 4"}
+    assert min(picks.values()) > 30  # about 50 each
+    again = [best_option({"item_id": f"item-{k}"}, [0.5, 0.5, 0.5, 0.1, 0.5]) for k in range(5)]
+    assert again == [best_option({"item_id": f"item-{k}"}, [0.5, 0.5, 0.5, 0.1, 0.5])
+                     for k in range(5)]
+    assert best_option({"item_id": "x"}, [0.1, 0.9, 0.2]) == "Option 1"

@@ -294,9 +294,10 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
     assert {"TO", "CT", "PR", "SUM"} <= caps
     assert "questions with too few decoy candidates" in json.loads(
         (bench / "stats" / "tasks.json").read_text())["skipped"]["neptune_qa"]
-    for it in items:  # well-posed: no repeated act in an order, counts every pass agrees on
-        if it["answer"]["shape"] == "sequence":
-            assert len(set(it["answer"]["candidates"])) == len(it["answer"]["candidates"])
+    for it in items:  # well-posed: no repeated act or verb in an order, agreed counts
+        if it["answer"]["shape"] in ("sequence", "order"):
+            heads = [c.split()[0] for c in it["answer"]["candidates"]]
+            assert len(set(heads)) == len(heads), it["answer"]
     assert "counts the narration passes disagree on" in json.loads(
         (bench / "stats" / "tasks.json").read_text())["skipped"]["neptune_qa"]
     stats = json.loads((bench / "stats" / "tasks.json").read_text())
@@ -380,28 +381,32 @@ def test_transcript_filter_drops_what_speech_alone_answers(tmp_path: Path) -> No
 def test_no_q_reads_the_narrations_and_the_options_but_not_the_question(tmp_path: Path
                                                                          ) -> None:
     """EgoSchema's No-Q baseline: the text-only model is shown the narrations of the item's
-    evidence (``<t> - <narration>``, as the generator read them) and the options, never the
-    question; it is dropped like the blind filter when right."""
-    from xlebench.tasks.choices.mcq import evidence_narrations
+    whole clip (``<t> - <narration>``, as the generator read them: here its 180-second window,
+    beyond the evidence's seconds) and the options, never the question; it is dropped like
+    the blind filter when right."""
+    from xlebench.tasks.choices.mcq import clip_narrations
 
     ann = AnnotationIndex(narration_file="narration.json")
-    ann.narrations["v"] = [_narr([(12.0, "#C C cuts the onion"), (40.0, "#C C fries it")])]
+    ann.narrations["v"] = [_narr([(12.0, "#C C cuts the onion"), (40.0, "#C C fries it"),
+                                  (200.0, "#C C leaves")])]
     items = []
     for k in range(4):
         opts = ["short", "a much longer option text", "mid one", "tiny", "small"]
         items.append({"item_id": f"i{k}", "query": "Which secret question?",
-                      "provenance": {"question": "Which secret question?"},
+                      "provenance": {"question": "Which secret question?",
+                                     "window_s": [0.0, 180.0]},
                       "answer": {"options": opts, "label": 1 if k % 2 else 0},
                       "evidence": [{"video_uid": "v", "source_start_s": 10.0,
                                     "source_end_s": 30.0}]})
     spec = {"kind": "no_q", "seeds": 1, "drop_if_correct_at_least": 1}
     with LoopbackLLMServer(ScriptedModel()) as srv:
         llm = make_client(srv, tmp_path / "cache")
-        fctx = FilterContext(llm, random.Random(0), lambda it: evidence_narrations(ann, it))
+        fctx = FilterContext(llm, random.Random(0), lambda it: clip_narrations(ann, it))
         kept, dropped = apply_filters(items, [spec], fctx)
         shown = json.dumps(srv.requests[0])
     assert dropped["dropped by the no_q filter"] == 2 and len(kept) == 2
-    assert "2 - C cuts the onion" in shown and "fries" not in shown  # outside the evidence
+    assert "12 - C cuts the onion" in shown and "40 - C fries it" in shown  # the whole clip
+    assert "200 - C leaves" not in shown  # outside it
     assert "secret" not in shown and "a much longer option text" in shown
     with pytest.raises(ValueError, match="annotate stage"):
         apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
@@ -516,3 +521,20 @@ def test_the_multiple_choice_view_poses_the_same_questions_per_capability(tmp_pa
     assert "## neptune_mcq per capability (Neptune's Table 6 layout)" in md
     assert "## neptune_qa per capability (Neptune's Table 6 layout)" in md
     assert "| system | TO |" in md and "| floor |" in md
+
+
+def test_an_order_never_lists_one_verb_twice() -> None:
+    """"Cut the onion, then cut the tomato": an order that says a verb twice (the offline
+    compile had five) is neither asked nor solved — listed acts are one per verb."""
+    evs = N.events([_narr([(0, "#C C cuts the onion"), (15, "#C C cuts the tomato"),
+                           (30, "#C C washes the pan"), (45, "#C C opens the fridge"),
+                           (60, "#C C dries the cup")])], 0, 99)
+    for seed in range(20):
+        for subject in N.subjects("TO", evs, N.Rules(), random.Random(seed), ""):
+            if "listed" in subject:
+                heads = [a.split()[0] for a in subject["listed"]]
+                assert len(set(heads)) == len(heads), subject
+    twice = {"listed": ["cut onion", "wash pan", "cut tomato"]}
+    assert N.solve("TO", twice, evs, N.Rules()) is None
+    assert N.solve("TO", {"listed": ["cut onion", "wash pan", "dry cup"]}, evs,
+                   N.Rules())["order"] == [0, 1, 2]

@@ -170,3 +170,28 @@ def test_the_authors_library_paired_with_annotations_yields_every_subtask(tmp_pa
     assert len(counts) == 8 and all(counts.values()), counts
     ran = run_inprocess(tmp_path, *args, f"library.annotations_root={tmp_path}", "name=bad")
     assert ran.rc == 2 and "no v2/annotations/ folder" in ran.text
+
+
+def test_an_aggregated_summary_names_what_wrote_it() -> None:
+    """Multi-video and holistic references say whether they were joined offline or written
+    by a model, and then which model and prompt (MultiHop-EgoQA's provenance of LLM-written
+    answers)."""
+    from types import SimpleNamespace
+
+    from xlebench.tasks.language.aggregate import LLMAggregator
+
+    class Written(LLMAggregator):  # the model's reply without a server
+        def __call__(self, summaries, scope):
+            return " ".join(summaries)
+
+    offline = _build()
+    assert {it["provenance"]["aggregator"]["kind"] for sub in ("multi_summary",
+            "holistic_summary") for it in offline[sub]} == {"offline"}
+    model = Written(SimpleNamespace(settings=SimpleNamespace(model="openai/gpt-4o-mini")))
+    for name in ("multi_summary", "holistic_summary"):
+        recipe = load_recipe(name)
+        ctx = Context(name, recipe.task, LOG, VIDEOS, _annotations(), random.Random(7), model)
+        items = recipe.build(ctx, recipe.params(PARAMS[name])).items
+        assert items and all(it["provenance"]["aggregator"] == {
+            "kind": "llm", "model": "openai/gpt-4o-mini", "prompt": "tasks/aggregate.v2"}
+            for it in items)

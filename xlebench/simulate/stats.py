@@ -19,12 +19,16 @@ REUSE_BINS = ((1, 1), (2, 4), (5, 9), (10, 19), (20, 10**9))
 
 
 def simulation_stats(logs: list[dict]) -> dict:
+    """Life-log durations per length category in minutes (Table 2's max / mean / min, and the
+    median, which a skewed category's mean hides), video reuse, relaxation levels, same-country
+    share, reflections' replacements and when days end."""
     per_cat: dict[str, list[float]] = {}
     for log in logs:
         per_cat.setdefault(log["category"], []).append(log["total_duration_s"] / 60)
     durations = {
         cat: {"n": len(v), "max": round(max(v), 1), "mean": round(float(np.mean(v)), 1),
-              "min": round(min(v), 1), "paper": PAPER_TABLE2.get(cat)}
+              "median": round(float(np.median(v)), 1), "min": round(min(v), 1),
+              "paper": PAPER_TABLE2.get(cat)}
         for cat, v in sorted(per_cat.items())
     }
     uses = Counter(s["video_uid"] for log in logs for s in log["segments"])

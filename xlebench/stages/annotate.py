@@ -41,7 +41,7 @@ from xlebench.stages.readers import (
     embedder_settings,
     stage_annotations,
 )
-from xlebench.tasks.choices.mcq import evidence_narrations
+from xlebench.tasks.choices.mcq import clip_narrations
 from xlebench.tasks.language.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.recipe.configured import (
     derived_key,
@@ -227,7 +227,7 @@ class AnnotateStage(BaseStage):
             for item in built.items:
                 with_source(item)
                 item["certificate"] = certificate(item, self.certificate)
-            fctx = FilterContext(self.llm, rctx.rng, partial(evidence_narrations, rctx.ann))
+            fctx = FilterContext(self.llm, rctx.rng, partial(clip_narrations, rctx.ann))
             items, dropped = apply_filters(built.items, self.filters.get(name, []), fctx)
             built.stats.update(dropped)
             self._compiled[key] = (items, built.stats)

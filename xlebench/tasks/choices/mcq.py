@@ -181,13 +181,22 @@ def serialize(narrations: list, start: float) -> str:
     return "\n".join(lines + ["====="])
 
 
-def evidence_narrations(ann: Any, item: dict) -> str:
-    """The narrations (first pass) inside each of the item's evidence spans, serialized as
-    the generator reads a window (`serialize`): what EgoSchema's No-Q baseline is shown."""
-    blocks = []
+def clip_narrations(ann: Any, item: dict) -> str:
+    """The narrations (first pass) of the item's whole clip, serialized as the generator reads
+    a window (`serialize`): what EgoSchema's No-Q baseline is shown — the clip the question
+    was written from (``provenance.window_s``), else the stretch its evidence spans, per
+    video; never only the seconds the answer needs, which would tell it which acts matter."""
+    spans: dict[str, list[float]] = {}
     for ev in item.get("evidence", []):
-        passes = ann.narrations.get(ev["video_uid"]) or [[]]
         a, b = float(ev["source_start_s"]), float(ev["source_end_s"])
+        lo, hi = spans.get(ev["video_uid"], [a, b])
+        spans[ev["video_uid"]] = [min(lo, a), max(hi, b)]
+    window = item.get("provenance", {}).get("window_s")
+    if window and len(spans) == 1:
+        spans = {uid: [float(window[0]), float(window[1])] for uid in spans}
+    blocks = []
+    for uid, (a, b) in spans.items():
+        passes = ann.narrations.get(uid) or [[]]
         blocks.append(serialize([n for n in passes[0] if a <= n.t < b], a))
     return "\n".join(blocks) or "(no narrations)"
 

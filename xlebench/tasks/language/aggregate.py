@@ -38,6 +38,16 @@ def offline_aggregate(summaries: Sequence[str], scope: str) -> str:
     return " ".join(t for t in map(_sentence, summaries) if t)
 
 
+def aggregator_of(aggregate: Aggregator) -> dict[str, str]:
+    """What wrote an aggregated summary, for the item's provenance: ``{kind: offline}``, or
+    the model and the prompt id of an LLM aggregator (a reference written by a model is only
+    as good as that model: its name travels with the item)."""
+    if isinstance(aggregate, LLMAggregator):
+        return {"kind": "llm", "model": str(aggregate.client.settings.model),
+                "prompt": aggregate.prompt}
+    return {"kind": "offline"}
+
+
 class _Summary(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
     summary: str = Field(min_length=3)

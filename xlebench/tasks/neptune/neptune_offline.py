@@ -107,8 +107,8 @@ def _order(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
         return _handling(subject, evs, r)
     listed = subject["listed"]
     times = [_when(evs, a) for a in listed]
-    if any(len(t) != 1 for t in times):
-        return None
+    if any(len(t) != 1 for t in times) or len({a.split()[0] for a in listed}) < len(listed):
+        return None  # an act done twice, or two acts of one verb: no single order to say
     order = sorted(range(len(listed)), key=lambda k: times[k][0])
     return {"text": ", then ".join(phrase(listed[k]) for k in order), "shape": "order",
             "candidates": [phrase(a) for a in listed], "order": order,
@@ -286,8 +286,9 @@ def subjects(cap: str, evs: Sequence[Event], r: Rules, rng: random.Random,
     once = _once(evs)
     if cap == "TO":
         spaced: list[Event] = []
-        for e in once:
-            if not spaced or e.t - spaced[-1].t >= r.min_gap_s:
+        for e in once:  # apart in time, and each its own verb: an answer never says one twice
+            if (not spaced or e.t - spaced[-1].t >= r.min_gap_s) and \
+                    e.verb.split()[0] not in {x.verb.split()[0] for x in spaced}:
                 spaced.append(e)
         listed = ([{"listed": [e.action for e in rng.sample(spaced, r.order_items)]}]
                   if len(spaced) >= r.order_items else [])  # the shown order

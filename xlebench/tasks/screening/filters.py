@@ -17,9 +17,10 @@ Kinds:
   ``no_question: true`` shows the options alone (the offline panel's option-only rules are
   its model-free counterpart).
 * ``no_q`` — multiple choice (EgoSchema's No-Q baseline, section 3.1): a text-only model reads
-  the narrations of the item's evidence (``<t> - <narration>`` lines, as the generator saw
-  them) and the options, but not the question; near chance means the wrong answers are as
-  plausible for the clip as the right one. Dropped like ``blind``.
+  the narrations of the item's whole clip (``<t> - <narration>`` lines, as the generator saw
+  them: the question's window, else the stretch its evidence spans) and the options, but not
+  the question; near chance (EgoSchema: about 20%) means the wrong answers are as plausible
+  for the clip as the right one. Dropped like ``blind``.
 * ``qad_rank`` — multiple choice (Neptune): a text-only model ranks the lettered options in each
   of ``seeds`` samples; drop when its top option is right in at least
   ``drop_if_correct_at_least`` (Neptune: 2 of 3).

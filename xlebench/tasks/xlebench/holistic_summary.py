@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks.language import wording as W
+from xlebench.tasks.language.aggregate import aggregator_of
 from xlebench.tasks.language.wording import SUMMARY_FORMAT, SUMMARY_SOURCE
 from xlebench.tasks.recipe.context import Built, Context
 from xlebench.tasks.recipe.records import (
@@ -43,7 +44,8 @@ def _item(ctx: Context, p: HolisticSummaryParams, k: int, query: str, segs: list
         k=k, query=query, period=record_period(ctx.log, segs, p.period, ctx.rng),
         text=text, evidence=[whole(s) for s in segs],
         provenance={"source_file": "library.parquet",
-                    "annotation_ids": [s["video_uid"] for s in segs]})
+                    "annotation_ids": [s["video_uid"] for s in segs],
+                    "aggregator": aggregator_of(ctx.aggregate)})
 
 
 def build(ctx: Context, p: HolisticSummaryParams) -> Built:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from xlebench.config.knobs import knob
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.tasks.language import wording as W
+from xlebench.tasks.language.aggregate import aggregator_of
 from xlebench.tasks.language.wording import SUMMARY_FORMAT, SUMMARY_SOURCE
 from xlebench.tasks.recipe.context import Built, Context
 from xlebench.tasks.recipe.records import (
@@ -46,7 +47,8 @@ def build(ctx: Context, p: MultiSummaryParams) -> Built:
             text=ctx.aggregate([summary_of(ctx.videos, s) for s in segs], phrase),
             evidence=[whole(s) for s in segs],
             provenance={"source_file": "library.parquet",
-                        "annotation_ids": [s["video_uid"] for s in segs], "period": name},
+                        "annotation_ids": [s["video_uid"] for s in segs], "period": name,
+                        "aggregator": aggregator_of(ctx.aggregate)},
             extra={"part": name}))
         k += 1
     return out
