@@ -26,8 +26,12 @@ def _item(sub: str, log: str, k: int, query: str, start: float, length: float,
             "answer": {**base, **answer}}
 
 
-def _means(items: list[dict], sub: str, metric: str) -> dict[str, float]:
-    panel = panel_rows(items, {sub: load_recipe(sub)}, S, seed=0, draws=4)
+def _means(items: list[dict], sub: str, metric: str, public: list[dict] | None = None
+           ) -> dict[str, float]:
+    """Each panel member's mean on the ``sub`` items of ``items`` (``public``: every item a
+    submitter reads, ``items`` when not given)."""
+    mine = [it for it in items if it["subtask"] == sub]
+    panel = panel_rows(mine, {sub: load_recipe(sub)}, S, seed=0, draws=4, public=public or items)
     return {m: sum(r["scores"].get(metric) or 0.0 for r in rows) / len(rows)
             for m, rows in panel.rows[sub].items()}
 
@@ -76,10 +80,7 @@ def test_decoys_no_other_question_names_are_learned() -> None:
         items.append(_item("action_counting", f"log{v}", 1, "How many times? Action list: "
                            f"1. {named}", 0, 600, f"w{v}", counts={named: 1}))
     mcq = [it for it in items if it["subtask"] == "neptune_mcq"]
-    panel = panel_rows(mcq, {"neptune_mcq": load_recipe("neptune_mcq")}, S, seed=0, draws=4,
-                       public=items)
-    means = {m: sum(r["scores"]["acc"] for r in rows) / len(rows)
-             for m, rows in panel.rows["neptune_mcq"].items()}
+    means = _means(items, "neptune_mcq", "acc")
     assert means["learned"] > 0.8
     assert max(means[m] for m in ("centroid", "outlier", "longest", "shortest")) < 0.45
     # AFLite drops what the learner predicts, and says why per item
@@ -132,11 +133,7 @@ def test_ordering_placed_by_the_logs_other_questions_is_learned() -> None:
                                "record provided for the time period?", 26_000 + 10_000 * j,
                                600, f"v{v}-{j}", spans=[[26_000 + 10_000 * j, 26_010 +
                                                           10_000 * j]]))
-    order_items = [it for it in items if it["subtask"] == "summary_ordering"]
-    panel = panel_rows(order_items, {"summary_ordering": load_recipe("summary_ordering")}, S,
-                       seed=0, draws=4, public=items)
-    means = {m: sum(r["scores"]["position_acc"] for r in rows) / len(rows)
-             for m, rows in panel.rows["summary_ordering"].items()}
+    means = _means(items, "summary_ordering", "position_acc")
     assert means["learned"] > 0.9
     assert means["word_time_prior"] < 0.5
 
@@ -160,10 +157,6 @@ def test_a_summary_is_read_off_the_logs_other_questions_by_the_nearest_reader() 
         items.append(_item("object_retrieval", log, 1, f"What did I use in the {scene} in the "
                            "record provided for the 08:00 - 08:40 time period?", 28_900, 600,
                            f"v{v}", spans=[[28_950, 28_960]]))
-    summaries = [it for it in items if it["subtask"] == "single_summary"]
-    panel = panel_rows(summaries, {"single_summary": load_recipe("single_summary")}, S,
-                       seed=0, draws=1, public=items)
-    means = {m: sum(r["scores"]["rougeL_content"] for r in rows) / len(rows)
-             for m, rows in panel.rows["single_summary"].items()}
+    means = _means(items, "single_summary", "rougeL_content")
     assert means["learned"] > 0.9
     assert means["constant"] < 0.5
