@@ -349,6 +349,7 @@ def claim_name(final: Path) -> Iterator[tuple[dict[str, str], Callable[[str, str
     owner}``, the owner a digest of what they write there) and ``claim(key, owner)``, which
     claims one for this run. Claims of dead runs are removed."""
     folder = _claims(final)
+    final.parent.mkdir(parents=True, exist_ok=True)  # a first run compiles and scores at once
     with _locked(final):
         taken: dict[str, str] = {}
         for path in sorted(folder.glob("*--*")) if folder.is_dir() else ():
