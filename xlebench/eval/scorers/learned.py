@@ -92,6 +92,10 @@ def fit_nearest(train: Sequence[dict], public: Public) -> dict:
     train = by_id(train)
     if not train:
         return {"matrix": None, "items": []}
+    vec, row, matrix = _tfidf(public)
+    inside = [row.get(it["item_id"]) for it in train]
+    if None not in inside:  # one slice of the shared matrix (fits per item are many)
+        return {"matrix": matrix[inside], "items": train}
     from scipy.sparse import vstack
 
     return {"matrix": vstack([_vector(it, public) for it in train]).tocsr(), "items": train}
