@@ -273,3 +273,20 @@ def test_location_affinity_reads_the_wearers_place_and_leans_on_the_pool() -> No
                                                                 "C sleeps."], "label": 0}})
     odds = fit_place_odds(train)
     assert odds["japan"]["rice"] > odds[""]["rice"] > odds["rwanda"]["rice"]
+
+
+def test_a_fit_per_item_reads_at_most_a_bounded_set_in_a_fixed_order() -> None:
+    """Items about several videos are each answered by a fit on the items sharing none of
+    them; over a large benchmark that is one fit per item over all the others (the square of
+    its size), so a fit reads at most `PER_ITEM_FIT` of them — the same ones for every fit
+    and run, in their own order — and all of them below that."""
+    from xlebench.eval.blind import PER_ITEM_FIT, _at_most
+
+    items = [{"item_id": f"i{k:04d}"} for k in range(PER_ITEM_FIT + 300)]
+    few = items[:PER_ITEM_FIT]
+    assert _at_most(few, PER_ITEM_FIT) is few
+    kept = _at_most(items, PER_ITEM_FIT)
+    assert len(kept) == PER_ITEM_FIT and kept == [it for it in items if it in kept]
+    assert kept == _at_most(list(items), PER_ITEM_FIT)
+    assert {it["item_id"] for it in _at_most(items[100:], PER_ITEM_FIT)} >= \
+        {it["item_id"] for it in kept} - {it["item_id"] for it in items[:100]}

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from xlebench.eval.provenance import cluster_of, source_videos
@@ -36,6 +37,24 @@ from xlebench.runner.rng import derive_seed, unit_rng
 FOLDS = 5
 #: The name suffix of a learned strategy fitted on other life logs whatever videos they share.
 REMEMBERED = "_remembered"
+#: Items a strategy fitted per item learns from at most (the first, in a fixed order, of those
+#: sharing none of its videos): one fit per item over every other item grows with the square
+#: of the benchmark; this keeps it linear, and every grid this project compiles below it.
+PER_ITEM_FIT = 512
+
+
+def _at_most(items: list[dict], n: int) -> list[dict]:
+    """``items`` themselves when there are at most ``n``, else the ``n`` first in an order
+    fixed by their ids (the same for every fit and every run), kept in their own order."""
+    if len(items) <= n:
+        return items
+    keep = set(sorted(_fit_rank(it["item_id"]) for it in items)[:n])
+    return [it for it in items if _fit_rank(it["item_id"]) in keep]
+
+
+@lru_cache(maxsize=1 << 18)
+def _fit_rank(item_id: str) -> tuple[int, str]:
+    return derive_seed(0, "per-item-fit", item_id), item_id
 
 
 @dataclass
@@ -98,8 +117,8 @@ def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str,
         mine = frozenset(source_videos(it))
         key: tuple[Any, Any] = (blind.fit, mine)
         if key not in models:
-            models[key] = _fit(blind, [o for o in items if mine.isdisjoint(source_videos(o))],
-                               public)
+            apart = [o for o in items if mine.isdisjoint(source_videos(o))]
+            models[key] = _fit(blind, _at_most(apart, PER_ITEM_FIT), public)
         return models[key]
     key = (blind.fit, fold_of[it["item_id"]])
     if key not in models:
