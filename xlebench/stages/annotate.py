@@ -346,6 +346,8 @@ class AnnotateStage(BaseStage):
                             "recipes asking one source the same thing in two forms are better "
                             "compiled as separate benchmarks", sub, lost, len(by_sub[sub]))
         for sub, cell in stats["settled"].items():
+            if not cell["kept"] + cell["printed"] + cell["shown"]:
+                continue  # an empty subtask gets its own line below, saying why
             log.info("%s: %d items kept, %d dropped for printing or showing another item's "
                      "answer (%.0f%% kept)", sub, cell["kept"], cell["printed"] + cell["shown"],
                      100 * cell["kept_share"])
