@@ -284,6 +284,10 @@ CASES = [
     Case("config", "render kind", None, "render.kind='gif'", ("render.kind=gif",)),
     Case("config", "filter number", None, "filters[0].min_s=-5: expected a number from 0",
          ("tasks.object_retrieval.filters=[{kind: certificate, min_s: -5}]",)),
+    Case("config", "compatibility value", None, "matcher.compatible.time: 'day' is not",
+         ("matcher.compatible.time.daytime=[day]",)),
+    Case("config", "compatibility row", None, "matcher.compatible.scene has no row for mixed",
+         ("~matcher.compatible.scene.mixed",)),
     Case("config", "filter seeds", None, "filters[0].seeds=0.5: expected an integer",
          ("tasks.object_retrieval.filters=[{kind: blind, seeds: 0.5, "
           "drop_if_correct_at_least: 1}]",)),

@@ -134,6 +134,19 @@ class DiversityConfig:
 
 
 @dataclass
+class CompatibilityConfig:
+    """Which library scenes and time periods each chunk scene and time class accepts at a
+    ladder level with ``scene_time`` (the chunk's value -> the video values allowed). The
+    defaults are the authors' rule: the chunk's own or ``mixed``; the chunk's own class or
+    ``uncertain``. ``xlebench.simulate.filter.Compatibility`` reads them."""
+
+    scene: dict[str, list[str]] = field(default_factory=lambda: {
+        "indoor": ["indoor", "mixed"], "outdoor": ["outdoor", "mixed"], "mixed": ["mixed"]})
+    time: dict[str, list[str]] = field(default_factory=lambda: {
+        c: [c, "uncertain"] for c in ("daytime", "twilight", "nighttime")})
+
+
+@dataclass
 class MatcherConfig:
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
@@ -141,6 +154,7 @@ class MatcherConfig:
     top_k_sample: int = knob(1, ge=1, le=100)
     max_candidates_in_trace: int = knob(5, ge=0, le=1000)
     diversity: DiversityConfig = field(default_factory=DiversityConfig)
+    compatible: CompatibilityConfig = field(default_factory=CompatibilityConfig)
 
 
 # --- persona / planner / simulation ----------------------------------------------------------

@@ -1,15 +1,17 @@
 """The rule filter M_v of paper Eq. 1 and the authors' relaxation ladder, vectorised.
 
 A candidate must be unused in this life log; from the persona's country (while the level
-asks for it); have scene in {chunk scene, mixed} and time_period in {chunk class, uncertain}
-(while the level asks for it); and share scenarios with the chunk at Jaccard IoU >= the
-level's threshold. Levels are tried in order until one leaves a candidate.
+asks for it); have a scene and a time period that the compatibility tables allow for the
+chunk's (while the level asks for it: the authors' tables, the default, allow scene in
+{chunk scene, mixed} and time_period in {chunk class, uncertain}; ``matcher.compatible``
+replaces them); and share scenarios with the chunk at Jaccard IoU >= the level's threshold.
+Levels are tried in order until one leaves a candidate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,19 +34,66 @@ def scenario_iou(a: Sequence[str], b: Sequence[str]) -> float:
     return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
 
 
-def scene_ok(video_scene: str, chunk_scene: str) -> bool:
-    return video_scene in (chunk_scene, "mixed")
+@dataclass(frozen=True)
+class Compatibility:
+    """Which library scenes and time periods a chunk's scene and time class accept (the
+    chunk's value -> the video values allowed). The defaults are the authors' rule."""
+
+    scene: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(SCENE_TABLE))
+    time: Mapping[str, Sequence[str]] = field(default_factory=lambda: dict(TIME_TABLE))
+
+    def allowed(self, kind: str, chunk_value: str) -> Sequence[str]:
+        table = self.scene if kind == "scene" else self.time
+        if chunk_value not in table:
+            raise ValueError(f"matcher.compatible.{kind} has no row for a chunk's "
+                             f"{chunk_value!r}: add one ({sorted(table)} are given)")
+        return table[chunk_value]
 
 
-def time_ok(video_time: str, chunk_time: str) -> bool:
-    return video_time in (chunk_time, "uncertain")
+#: The authors' rule: a video's scene is the chunk's or mixed; its time period the chunk's
+#: class or uncertain (their "not know").
+SCENE_TABLE = {"indoor": ("indoor", "mixed"), "outdoor": ("outdoor", "mixed"),
+               "mixed": ("mixed",)}
+TIME_TABLE = {c: (c, "uncertain") for c in ("daytime", "twilight", "nighttime")}
+AUTHORS = Compatibility()
+
+
+def compatibility(tables: Mapping[str, Mapping[str, Sequence[str]]]) -> Compatibility:
+    """``matcher.compatible`` as tables, checked: every chunk value has a row, and a row names
+    only values a library video can hold (a misspelt one would silently match nothing)."""
+    from xlebench.errors import ConfigError
+    from xlebench.library.ego4d_facts import SCENES, TIME_PERIODS
+
+    vocab = {"scene": (SCENES, SCENES), "time": (TIME_PERIODS[:-1], TIME_PERIODS)}
+    out = {}
+    for kind, (rows, values) in vocab.items():
+        table = {str(k): tuple(str(x) for x in v) for k, v in tables.get(kind, {}).items()}
+        for key in (*table, *(x for row in table.values() for x in row)):
+            if key not in values:
+                raise ConfigError(f"matcher.compatible.{kind}: {key!r} is not a library "
+                                  f"{kind} value; use {', '.join(values)}")
+        if missing := [r for r in rows if r not in table]:
+            raise ConfigError(f"matcher.compatible.{kind} has no row for {', '.join(missing)}: "
+                              f"add one per chunk {kind} ({', '.join(rows)})")
+        out[kind] = table
+    return Compatibility(**out)
+
+
+def scene_ok(video_scene: str, chunk_scene: str, table: Compatibility = AUTHORS) -> bool:
+    return video_scene in table.allowed("scene", chunk_scene)
+
+
+def time_ok(video_time: str, chunk_time: str, table: Compatibility = AUTHORS) -> bool:
+    return video_time in table.allowed("time", chunk_time)
 
 
 class CandidateFilter:
     """Precomputed per-video arrays so one filter pass is a few vector operations."""
 
-    def __init__(self, videos: Sequence[LibraryVideo]) -> None:
+    def __init__(self, videos: Sequence[LibraryVideo],
+                 compatible: Compatibility = AUTHORS) -> None:
         self.n = len(videos)
+        self.compatible = compatible
         vocab = sorted({normalize_scenario(s) for v in videos for s in v.scenarios})
         self.col = {k: i for i, k in enumerate(vocab)}
         # video x scenario indicators, column-major: a chunk's few columns are contiguous to sum
@@ -74,10 +123,9 @@ class CandidateFilter:
         if key not in self._masks:
             if kind == "country":
                 self._masks[key] = self.country == value
-            elif kind == "scene":
-                self._masks[key] = (self.scene == value) | (self.scene == "mixed")
             else:
-                self._masks[key] = (self.time == value) | (self.time == "uncertain")
+                values = self.scene if kind == "scene" else self.time
+                self._masks[key] = np.isin(values, list(self.compatible.allowed(kind, value)))
         return self._masks[key]
 
     def mask(self, *, scenarios: Sequence[str], scene: str, time_class: str, country: str,

@@ -29,7 +29,13 @@ from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.simulate.engine import Library, MatchParams, Reflector, popularity_prior, simulate_log
-from xlebench.simulate.filter import CandidateFilter, Level
+from xlebench.simulate.filter import (
+    AUTHORS,
+    CandidateFilter,
+    Compatibility,
+    Level,
+    compatibility,
+)
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 from xlebench.simulate.stats import simulation_stats
 from xlebench.stages.readers import (
@@ -56,8 +62,10 @@ class SimulateStage(BaseStage):
                  reflection: bool, daytime: tuple[int, int], twilight: tuple[int, int],
                  faiss_threads: int = 1, llm: LLMPlanner | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
-                 diversity: DiversityConfig | None = None) -> None:
+                 diversity: DiversityConfig | None = None,
+                 compatible: Compatibility = AUTHORS) -> None:
         self.diversity = diversity or DiversityConfig()
+        self.compatible = compatible
         self.lengths = dict(lengths)
         self.params = params
         self.min_gap_s, self.reflection = min_gap_s, reflection
@@ -79,7 +87,8 @@ class SimulateStage(BaseStage):
         self._plans = {}
         uid, _ = ctx["library"].only()
         view = LibraryView(ctx["library"].unit_dir(uid), self.faiss_threads)
-        self._lib = Library(view.videos, view.index, CandidateFilter(view.videos))
+        self._lib = Library(view.videos, view.index,
+                            CandidateFilter(view.videos, self.compatible))
         if self.diversity.kind == "popularity_penalty" and self.params.penalty is None:
             self.params = replace(self.params, penalty=popularity_prior(
                 self._lib, self._prior_queries(ctx), self.params.levels, self.diversity.weight))
@@ -254,7 +263,8 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         reflection=bool(cfg.planner.reflection), daytime=pp.daytime_s, twilight=pp.twilight_s,
         faiss_threads=int(matcher["index"]["faiss_threads"]), llm=llm,
         embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings",
-        diversity=DiversityConfig(**matcher["diversity"]))
+        diversity=DiversityConfig(**matcher["diversity"]),
+        compatible=compatibility(matcher["compatible"]))
     fp = {"lengths": lengths, "day_end": sim["day_end"],
           **({"days": sim["days"]} if sim["days"] > 1 else {}),
           "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
@@ -276,6 +286,8 @@ def _matcher_identity(matcher: dict) -> dict:
     (identified apart), a ladder step's ``scenarios`` left out at its default so the stages
     cached before the knob existed stay valid."""
     out = {k: v for k, v in matcher.items() if k not in ("embedder", "index")}
+    if compatibility(matcher["compatible"]) == AUTHORS:
+        del out["compatible"]  # the authors' tables: identified as before the knob existed
     out["ladder"] = [{k: v for k, v in step.items() if (k, v) != ("scenarios", "chunk")}
                      for step in matcher["ladder"]]
     return out
