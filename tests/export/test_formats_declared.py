@@ -34,7 +34,7 @@ def test_each_module_declares_its_format_as_read_from_its_source() -> None:
     import importlib
 
     assert EXPORT_FORMATS == ("questions", "hf", "lmms_eval", "xlebench", "egoschema",
-                              "curation")
+                              "curation", "human_eval")
     for name, module in WRITERS.items():
         declared = importlib.import_module(module)
         assert declared.FORMAT == FORMATS[name] and callable(declared.write), name

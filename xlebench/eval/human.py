@@ -1,10 +1,13 @@
-"""Human performance where a recipe's source has several annotators (VidSitu reports one
-annotator's descriptions scored against the others' as the human row of its tables).
+"""Human performance, two ways, printed beside every system's headline with its n and interval.
 
-A recipe declares ``Recipe.human``: for an item, the item as the other annotators describe it
-and one annotator's description as the reply. The evaluate stage scores those replies with the
-recipe's own scorer (corpus metrics over the items that have a second annotator) and prints
-the headline with its n and interval beside every system's, in each results table.
+* Where a recipe's source has several annotators (VidSitu reports one annotator's descriptions
+  scored against the others' as the human row of its tables), a recipe declares
+  ``Recipe.human``: for an item, the item as the other annotators describe it and one
+  annotator's description as the reply, scored with the recipe's own scorer (corpus metrics
+  over the items that have a second annotator).
+* Where people answered a sample (MultiHop-EgoQA's 10% of the test split,
+  `xlebench.tasks.multihop.human_eval`), ``eval.human_sheet`` gives their replies: every item
+  of the sample is scored, one left blank as a wrong answer.
 """
 
 from __future__ import annotations
@@ -46,12 +49,42 @@ def human_agreement(items: Sequence[dict], recipes: Mapping[str, Any], settings:
     return out
 
 
+def sheet_agreement(items: Sequence[dict], drawn: Sequence[dict], replies: Mapping[str, str],
+                    recipes: Mapping[str, Any], settings: Any, primary: Mapping[str, str],
+                    n_boot: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Per subtask of the human-evaluation sample ``drawn`` (of ``items``): people's replies
+    scored over the whole sample (blank rows as wrong answers), with how many they answered."""
+    out = {}
+    for sub in sorted({it["subtask"] for it in drawn} & set(recipes)):
+        mine = [it for it in drawn if it["subtask"] == sub]
+        rows = score_items(mine, {it["item_id"]: replies.get(it["item_id"], "") for it in mine},
+                           {sub: recipes[sub]}, settings)
+        out[sub] = {**estimate(rows, primary[sub], n_boot, seed), "metric": primary[sub],
+                    "of": sum(it["subtask"] == sub for it in items),
+                    "answered": sum(it["item_id"] in replies for it in mine),
+                    "source": "sheet"}
+    outside = len(set(replies) - {it["item_id"] for it in drawn})
+    for cell in out.values():
+        cell["outside_sample"] = outside  # rows of items this evaluation does not draw
+    return out
+
+
 def human_lines(human: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Notes under a results table: the human row of each subtask that has one."""
     def pct(x: float | None) -> str:
         return "–" if x is None else f"{100 * x:.1f}"
-    return [f"Human agreement ({sub}; VidSitu's estimate: one annotator's description scored "
-            f"against the other annotators'): {h['metric']} {pct(h['mean'])}"
-            + (f" [{pct(h['ci95'][0])}, {pct(h['ci95'][1])}]" if h.get("ci95") else "")
-            + f" on the {h['n']} of {h['of']} items with a second annotator."
-            for sub, h in human.items()]
+
+    def ci(h: Mapping[str, Any]) -> str:
+        return f" [{pct(h['ci95'][0])}, {pct(h['ci95'][1])}]" if h.get("ci95") else ""
+    sheet = [f"Human ({sub}; MultiHop-EgoQA's human row: people answering a seeded 10% of the "
+             f"test split, eval.human_sheet): {h['metric']} {pct(h['mean'])}{ci(h)} on "
+             f"{h['n']} of its {h['of']} items, {h['answered']} answered (a blank row scores "
+             "as a wrong answer)" + (f"; {h['outside_sample']} answered rows are of items "
+                                     "outside the evaluated sample, not scored"
+                                     if h.get("outside_sample") else "") + "."
+             for sub, h in human.items() if h.get("source") == "sheet"]
+    human = {sub: h for sub, h in human.items() if h.get("source") != "sheet"}
+    return sheet + [f"Human agreement ({sub}; VidSitu's estimate: one annotator's description "
+                    f"scored against the other annotators'): {h['metric']} {pct(h['mean'])}"
+                    f"{ci(h)} on the {h['n']} of {h['of']} items with a second annotator."
+                    for sub, h in human.items()]

@@ -16,7 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.errors import ConfigError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.blind import Panel, panel_rows, strongest
-from xlebench.eval.human import human_agreement, human_lines
+from xlebench.eval.human import human_agreement, human_lines, sheet_agreement
 from xlebench.eval.judge_check import check_judges, check_lines
 from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
 from xlebench.eval.judges import Judges, judged_subtasks
@@ -51,6 +51,7 @@ from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.stages.readers import configured_recipes
 from xlebench.systems.registry import build_systems, selected_logs, split_key
+from xlebench.tasks.multihop.human_eval import read_sheet, sample
 from xlebench.tasks.recipe.registry import Recipe, groups
 from xlebench.tasks.screening.panel_filter import filter_notes
 
@@ -92,8 +93,10 @@ class EvaluateStage(BaseStage):
                  judges: Judges | None = None, judged: set[str] | None = None,
                  min_dev_f1: float = 0.7,
                  models: dict[str, Any] | None = None,
-                 records: dict[str, dict] | None = None) -> None:
+                 records: dict[str, dict] | None = None,
+                 human_sheet: Path | None = None) -> None:
         self.judges, self.judged = judges, set(judged or ())
+        self.human_sheet = human_sheet
         self.min_dev_f1 = min_dev_f1
         #: Results key -> the model answering (None: no model), and what each evaluation
         #: records about itself (config, fingerprint) in results/<key>/evaluation.json.
@@ -165,9 +168,14 @@ class EvaluateStage(BaseStage):
                   for k, v in rec.get("oracle", {}).items()}
         table["validity"] = validity(items, oracle, self.recipes, self.settings, seed=ctx.seed,
                                      draws=self.floor_draws, panel=panel)
-        table["human"] = human_agreement(
-            items, self.recipes, self.settings, {n: r.primary for n, r in self.recipes.items()},
-            corpus_metrics(self.recipes), self.n_boot, ctx.seed)
+        primary = {n: r.primary for n, r in self.recipes.items()}
+        table["human"] = human_agreement(items, self.recipes, self.settings, primary,
+                                         corpus_metrics(self.recipes), self.n_boot, ctx.seed)
+        if self.human_sheet is not None:
+            table["human"].update(sheet_agreement(
+                items, sample(items),
+                read_sheet(self.human_sheet, None),
+                self.recipes, self.settings, primary, self.n_boot, ctx.seed))
         table["filter_notes"] = filter_notes(items, ctx.upstream["annotate"].records,
                                              self.recipes)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
@@ -324,9 +332,15 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                         int(ec["judging"]["truncate_words"]), bool(ec["judging"]["p_true"]))
         judge_fp = llm_fingerprint(cfg, [JUDGE_PROMPTS[n] for n in ec["judges"]],
                                    section="judge")
-    fp = {"eval": {k: v for k, v in ec.items() if k not in ("predictions", "name", "replace")
+    fp = {"eval": {k: v for k, v in ec.items()
+                   if k not in ("predictions", "name", "replace", "human_sheet")
                    and (k, v) != ("split", "all")},
           "predictions_sha256": digest}
+    human_sheet = None
+    if ec.get("human_sheet"):
+        human_sheet = Path(ec["human_sheet"])
+        read_sheet(human_sheet, None)  # a malformed sheet stops the run here
+        fp["human_sheet_sha256"] = predictions_digest(human_sheet)
     if judge_fp is not None:
         fp["judge_llm"] = judge_fp
     own = {**fp, "predictions_sha256": None}  # a built-in system read no predictions file
@@ -340,5 +354,5 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           lifelogs=ec["lifelogs"], judges=judges, judged=judged,
                           split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])),
                           min_dev_f1=float(ec["judging"]["min_dev_f1"]),
-                          models=built.models, records=records)
+                          models=built.models, records=records, human_sheet=human_sheet)
     return StageSpec(stage, fp)
