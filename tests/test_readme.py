@@ -64,3 +64,26 @@ def test_every_relative_link_of_the_docs_resolves() -> None:
     for page in PAGES:
         for target in re.findall(r"\]\((?!https?:|#|mailto:)([^)#\s]+)", page.read_text("utf-8")):
             assert (page.parent / target).exists(), (page.name, target)
+
+
+def _coverage_marks() -> dict[str, tuple[int, int, int, int]]:
+    """Per seed of docs/coverage.md: (done, partial, missing, rows) as its table's marks count
+    them, and as its heading states them (asserted equal)."""
+    text = (ROOT / "docs" / "coverage.md").read_text()
+    parts = re.split(r"(?m)^## (.*)$", text)
+    out = {}
+    for head, body in zip(parts[1::2], parts[2::2], strict=True):
+        marks = re.findall(r"(?m)^\| \d+ \|.*?\| (✓|◐|✗) \|", body)
+        counted = (marks.count("✓"), marks.count("◐"), marks.count("✗"), len(marks))
+        stated = re.search(r"— (\d+) done, (\d+) partial, (\d+) missing of (\d+)$", head)
+        assert stated and tuple(map(int, stated.groups())) == counted, head
+        out[head.split(" (")[0]] = counted
+    return out
+
+
+def test_the_coverage_figures_are_the_tables_marks_and_the_readme_says_the_same() -> None:
+    seeds = _coverage_marks()
+    assert set(seeds) == {"EgoSchema", "Neptune", "VidSitu", "MultiHop-EgoQA"}
+    readme = (ROOT / "README.md").read_text()
+    for seed, (done, partial, missing, _) in seeds.items():
+        assert f"{seed} {done} / {partial} / {missing}" in readme, seed
