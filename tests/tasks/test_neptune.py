@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FAST, make_client, run_inprocess
-from xlebench.errors import DataError
+from xlebench.errors import ConfigError, DataError
 from xlebench.eval.judge_check import check_judges, dev_pairs, rules_on_dev
 from xlebench.eval.judges import Judges
 from xlebench.eval.scorers import ScoreSettings, ShortAnswer
@@ -25,7 +25,7 @@ from xlebench.tasks.language.aggregate import offline_aggregate
 from xlebench.tasks.neptune import neptune_offline as N
 from xlebench.tasks.neptune import neptune_qa as Q
 from xlebench.tasks.recipe.context import Context
-from xlebench.tasks.screening.filters import FilterContext, apply_filters
+from xlebench.tasks.screening.filters import FilterContext, apply_filters, check_filters
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import ScriptedModel
 
@@ -376,6 +376,26 @@ def test_transcript_filter_drops_what_speech_alone_answers(tmp_path: Path) -> No
         kept, dropped = apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
     assert dropped["dropped by the transcript_only filter"] == 3 and len(kept) == 3
     assert kept[0]["provenance"]["filters"]["transcript_only"]["speech_lines"] == 1
+
+
+def test_the_transcript_filter_reads_the_whole_clip_by_default() -> None:
+    """Neptune's ASR question is whether the whole clip's transcript answers the question:
+    speech outside the evidence spans counts (``scope: evidence`` reads only theirs)."""
+    from xlebench.tasks.screening.filters import transcript_lines
+
+    item = {"evidence": [{"video_uid": "v", "source_start_s": 10.0, "source_end_s": 20.0},
+                         {"video_uid": "v", "source_start_s": 40.0, "source_end_s": 50.0}]}
+    said = {"v": [{"start_s": 1, "end_s": 3, "text": "the pan is hot"},
+                  {"start_s": 12, "end_s": 14, "text": "now the onion"},
+                  {"start_s": 90, "end_s": 95, "text": "I cooked it three times"}],
+            "w": [{"start_s": 1, "end_s": 2, "text": "another video"}]}
+    assert transcript_lines(item, said).splitlines() == [
+        "[1-3] the pan is hot", "[12-14] now the onion", "[90-95] I cooked it three times"]
+    assert transcript_lines(item, said, "evidence") == "[12-14] now the onion"
+    with pytest.raises(ConfigError, match="scope"):
+        check_filters("neptune_mcq", [{"kind": "transcript_only", "seeds": 1,
+                                       "drop_if_correct_at_least": 1, "transcripts": "t.json",
+                                       "scope": "window"}])
 
 
 def test_no_q_reads_the_narrations_and_the_options_but_not_the_question(tmp_path: Path

@@ -50,9 +50,11 @@ Kinds:
   ``drop``; EgoSchema's curation is ``drop: [BAD, MAYBE, duplicate]``, Neptune's rater test
   ``drop: [audio]``. Items no rater saw are kept and counted.
 * ``transcript_only`` — multiple choice (Neptune's ASR filter): a text-only model answers from
-  the question, the options and the speech transcript of the item's evidence (``transcripts``:
-  a JSON file ``{video_uid: [{start_s, end_s, text}]}``) in each of ``seeds`` samples; drop
-  when it is right in at least ``drop_if_correct_at_least``.
+  the question, the options and the speech transcript (``transcripts``: a JSON file
+  ``{video_uid: [{start_s, end_s, text}]}``) in each of ``seeds`` samples; drop when it is
+  right in at least ``drop_if_correct_at_least``. ``scope: clip`` (the default, Neptune's:
+  is the question answerable from the whole clip's transcript?) reads every line of the
+  item's source videos; ``scope: evidence`` only the lines around its evidence spans.
 
 Model-based filters sample with ``sample=<seed>`` through the cached LLM client, so each seed is
 its own cached answer; they need ``llm=litellm`` (or ``replay``).
@@ -238,17 +240,29 @@ def _raters(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict
 TRANSCRIPT_PROMPT = "tasks/transcript_mcq.v1"
 
 
-def transcript_lines(item: dict, transcripts: Mapping[str, list]) -> str:
-    """The speech of the item's evidence spans, one ``[start-end] text`` line each."""
-    lines = [f"[{float(t['start_s']):.0f}-{float(t['end_s']):.0f}] {t['text']}"
-             for e in item["evidence"] for t in transcripts.get(e["video_uid"], [])
-             if float(t["end_s"]) > e["source_start_s"] and float(t["start_s"]) < e["source_end_s"]]
+#: What the transcript filter reads: the whole clip's speech, or the evidence spans' only.
+TRANSCRIPT_SCOPES = ("clip", "evidence")
+
+
+def transcript_lines(item: dict, transcripts: Mapping[str, list], scope: str = "clip") -> str:
+    """The speech of the item's source videos (``clip``: every line, each video once, in the
+    order the evidence names them) or of its evidence spans (``evidence``), one
+    ``[start-end] text`` line each."""
+    if scope == "clip":
+        videos = list(dict.fromkeys(e["video_uid"] for e in item["evidence"]))
+        said = [t for v in videos for t in transcripts.get(v, [])]
+    else:
+        said = [t for e in item["evidence"] for t in transcripts.get(e["video_uid"], [])
+                if float(t["end_s"]) > e["source_start_s"]
+                and float(t["start_s"]) < e["source_end_s"]]
+    lines = [f"[{float(t['start_s']):.0f}-{float(t['end_s']):.0f}] {t['text']}" for t in said]
     return "\n".join(lines) or "(no speech)"
 
 
 def _transcript_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
     _mcq_check(item, "transcript_only", fctx)
-    speech = transcript_lines(item, load_transcripts(spec["transcripts"]))
+    speech = transcript_lines(item, load_transcripts(spec["transcripts"]),
+                              str(spec.get("scope", "clip")))
     passed, verdict = _seeded(item, spec, fctx, TRANSCRIPT_PROMPT, False, _named_option(item),
                               transcript=speech)
     return passed, {**verdict, "speech_lines": speech.count("\n") + 1}
@@ -313,6 +327,9 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
             raise ConfigError(f"tasks.{name}.filters[{i}] ({kind}): give {missing}")
         for key in (k for k in FILTERS[kind][1] if k in RANGES):
             _check_number(f"tasks.{name}.filters[{i}].{key}", spec[key], *RANGES[key])
+        if kind == "transcript_only" and spec.get("scope", "clip") not in TRANSCRIPT_SCOPES:
+            raise ConfigError(f"tasks.{name}.filters[{i}].scope: {spec['scope']!r}; choose "
+                              f"from {list(TRANSCRIPT_SCOPES)}")
         if kind == "raters":
             from xlebench.tasks.screening.rater_sheet import read_verdicts
 
