@@ -45,6 +45,9 @@ class EvalConfig:
     #: A filled human-evaluation sheet (export.formats=[human_eval]: MultiHop-EgoQA's 10% of
     #: the test split): its answers are scored as the benchmark's human row in every table.
     human_sheet: str | None = None
+    #: Speech transcripts (JSON {video_uid: [{start_s, end_s, text}]}) for the systems that
+    #: read them: end_to_end_neptune asks Neptune's "with transcript" prompts.
+    transcripts: str | None = None
     #: Recall@K ranks (the official NLQ evaluator prints 1, 3, 5; the paper reports 1 and 5).
     ks: list[int] = knob(factory=lambda: [1, 3, 5], ge=1, le=100, each=True)
     tious: list[float] = knob(factory=lambda: [0.3, 0.5], ge=0, lt=1, each=True)

@@ -120,11 +120,15 @@ _OPTION = re.compile(r"\boption\s*\(?(\d)\)?", re.IGNORECASE)
 _BARE = re.compile(r"^\W*(?:(?:the\s+)?(?:correct\s+)?(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*)?"
                    r"\(?([0-9]|[A-E])\)?\W*$", re.IGNORECASE)
 _ANSWER_IS = re.compile(r"\b(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*\(?([0-9]|[A-E])\)?(?=\W|$)")
+#: Neptune's ``[CHOICE]: [REASON]`` reply: the choice first, then a colon and the reason.
+_LEADING = re.compile(r"^\W*(?:option\s*)?\(?([0-9]|[A-E])\)?\s*:\s+\S", re.IGNORECASE)
 
 
 def parse_choice(text: str, options: Sequence[str]) -> int | None:
     """The option a reply picks: ``Option 2``, a bare ``2`` or ``C`` (or ``(C)``, ``Answer: C``),
-    or an option's text, exactly or contained in the rest of the reply. Several different
+    a choice leading the reply before a colon (Neptune's ``[CHOICE]: [REASON]``: ``B: C pours
+    the water because …``), or an option's text, exactly or contained in the rest of the
+    reply. Several different
     options, or none, give None
     (unparseable): a reply that names two options has not chosen one.
 
@@ -136,6 +140,9 @@ def parse_choice(text: str, options: Sequence[str]) -> int | None:
         k = int(tok) if tok.isdigit() else "ABCDE".find(tok.upper())
         return k if 0 <= k < n else None
 
+    leading = _LEADING.match(text.strip())
+    if leading and index(leading.group(1)) is not None:
+        return index(leading.group(1))  # the choice named first; the reason may quote others
     picked = {index(m) for m in _OPTION.findall(text)}
     bare = _BARE.match(text.strip())
     if bare:

@@ -334,7 +334,7 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                                    section="judge")
     fp = {"eval": {k: v for k, v in ec.items()
                    if k not in ("predictions", "name", "replace", "human_sheet")
-                   and (k, v) != ("split", "all")},
+                   and (k, v) not in (("split", "all"), ("transcripts", None))},
           "predictions_sha256": digest}
     human_sheet = None
     if ec.get("human_sheet"):
