@@ -53,7 +53,8 @@ def test_a_failed_condition_is_bad_and_the_second_round_decides(tmp_path: Path) 
         {"item_id": "i3", "verdict": "GOOD", "duplicate_of": "i1"},
         {"item_id": "i4"}])
     got = read_verdicts(sheet)
-    assert got["i0"] == {"verdict": "BAD", "needs": "", "duplicate": "", "failed": "D"}
+    assert got["i0"] == {"verdict": "BAD", "needs": "", "duplicate": "", "failed": "D",
+                         "raters": 1, "marks": ["BAD"]}
     assert got["i1"]["verdict"] == "GOOD" and got["i2"]["verdict"] == "BAD"
     assert got["i3"]["duplicate"] == "duplicate" and "i4" not in got
     items = [_item(k, f"Q{k}", "x") for k in range(5)]
@@ -67,3 +68,42 @@ def test_a_failed_condition_is_bad_and_the_second_round_decides(tmp_path: Path) 
     bad = _filled(tmp_path, [{"item_id": "i0", "cond_B": "maybe"}])
     with pytest.raises(Exception, match="row 2, cond_B"):
         read_verdicts(bad)
+
+
+def test_three_raters_per_item_combine_by_the_agreement_rule(tmp_path: Path) -> None:
+    """Neptune's workflow: three raters per question, a rater who leaves a "valuable" check
+    unticked discards it, the marks combined by majority (or any), and the discard
+    statistics of the sheet."""
+    from xlebench.tasks.screening.rater_sheet import rating_summary
+
+    sheet = _filled(tmp_path, [
+        {"item_id": "i0", "rater": "r1", "verdict": "GOOD", "valuable_detail": "N"},
+        {"item_id": "i0", "rater": "r2", "verdict": "GOOD"},
+        {"item_id": "i0", "rater": "r3", "verdict": "GOOD", "needs": "audio"},
+        {"item_id": "i1", "rater": "r1", "verdict": "GOOD", "valuable_video": "N"},
+        {"item_id": "i1", "rater": "r2", "verdict": "GOOD", "valuable_correct": "n"},
+        {"item_id": "i1", "rater": "r3", "verdict": "GOOD", "needs": "audio"},
+        {"item_id": "i2", "rater": "r1", "verdict": "GOOD", "needs": "both"},
+        {"item_id": "i2", "rater": "r2", "verdict": "GOOD", "needs": "both"}])
+    majority = read_verdicts(sheet)
+    assert majority["i0"]["verdict"] == "GOOD" and majority["i0"]["raters"] == 3
+    assert majority["i1"]["verdict"] == "BAD"
+    assert majority["i1"]["failed"] == "valuable_correct,valuable_video"
+    assert read_verdicts(sheet, "any")["i0"]["verdict"] == "BAD"
+    items = [_item(k, f"Q{k}", "x") for k in range(3)]
+    spec = {"kind": "raters", "verdicts": str(sheet), "drop": ["BAD", "audio"]}
+    kept, _ = apply_filters([dict(it) for it in items], [spec], FilterContext())
+    assert [it["item_id"] for it in kept] == ["i0", "i2"]
+    kept, _ = apply_filters([dict(it) for it in items], [{**spec, "agreement": "any"}],
+                            FilterContext())
+    assert [it["item_id"] for it in kept] == ["i2"]
+    assert rating_summary(sheet, "majority", ["BAD", "audio"]) == {
+        "items_rated": 3, "raters_per_item": {2: 1, 3: 2}, "agreement": "majority",
+        "discarded": 1, "discarded_share": 0.3333, "discarded_by_mark": {"BAD": 1},
+        "raters_unanimous_share": 0.6667}  # i1 all drop it, i2 all keep it; i0 split
+    with pytest.raises(ConfigError, match="agreement"):
+        check_filters("egoschema_mcq", [{**spec, "agreement": "most"}])
+    twice = _filled(tmp_path, [{"item_id": "i0", "rater": "r1", "verdict": "GOOD"},
+                               {"item_id": "i0", "rater": "r1", "verdict": "BAD"}])
+    with pytest.raises(Exception, match="row 3, rater"):
+        read_verdicts(twice)

@@ -330,6 +330,10 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
     after = json.loads((tmp_path / "benchmarks" / "rated" / "stats" / "tasks.json")
                        .read_text())
     assert after["skipped"]["neptune_qa"]["dropped by the raters filter"] == 2
+    assert after["raters"]["neptune_qa"] == {
+        "items_rated": 3, "raters_per_item": {"1": 3}, "agreement": "majority",
+        "discarded": 2, "discarded_share": 0.6667, "discarded_by_mark": {"BAD": 1, "audio": 1},
+        "raters_unanimous_share": 1.0}  # Neptune's raters discarded 70%
     rows[3]["verdict"] = "PERHAPS"
     _write(rows, filled)
     ran = run_inprocess(tmp_path, *ARGS, "stages=[library,persona,plan,simulate,annotate]",

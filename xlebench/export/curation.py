@@ -10,6 +10,11 @@ the measured certificate, and columns for the rater to fill:
   marked answer is correct, ``cond_C`` every wrong answer is wrong, ``cond_D`` the
   certificate is at least 30 s, ``cond_E`` not a boring frequency ("how many times")
   question. Any ``N`` makes the set BAD, whatever its verdict.
+* ``valuable_video`` .. ``valuable_correct``: Neptune's four "is the question valuable"
+  checks, ``Y`` or ``N`` (`xlebench.tasks.screening.rater_sheet.VALUABLE`); an ``N`` makes
+  it BAD too.
+* ``rater``: who rated the row. Several raters per item (Neptune used three) each fill a copy
+  of the row with their name; the ``raters`` filter combines them (``agreement``).
 * ``verdict`` (GOOD / BAD / MAYBE) and ``verdict_2``, the second round: EgoSchema re-curates
   the sets the first round passed (and fixes its MAYBEs); a second-round verdict, where given,
   replaces the first.
@@ -35,7 +40,7 @@ from xlebench.config.exports import ExportFormat
 from xlebench.export.egoschema import video_seconds
 from xlebench.export.job import ExportJob
 from xlebench.runner.atomic import write_text
-from xlebench.tasks.screening.rater_sheet import COLUMNS, CONDITIONS, bare
+from xlebench.tasks.screening.rater_sheet import COLUMNS, CONDITIONS, VALUABLE, bare
 
 
 def curation_csv(items: Iterable[dict], logs: dict[str, dict]) -> str:
@@ -60,7 +65,8 @@ def curation_csv(items: Iterable[dict], logs: dict[str, dict]) -> str:
                     "answer": "ABCDE"[ans["label"]] if opts and ans.get("label") is not None
                     and ans["label"] < 5 else ans.get("text", ""),
                     "certificate_s": (it.get("certificate") or {}).get("seconds", ""),
-                    **dict.fromkeys(CONDITIONS, ""), "verdict": "", "verdict_2": "",
+                    "rater": "", **dict.fromkeys((*CONDITIONS, *VALUABLE), ""),
+                    "verdict": "", "verdict_2": "",
                     "duplicate_of": same if same != it["item_id"] else "", "needs": "",
                     "notes": ""})
     return out.getvalue()

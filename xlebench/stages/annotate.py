@@ -68,6 +68,7 @@ from xlebench.tasks.screening.leaks import (
 from xlebench.tasks.screening.panel_filter import DROPPED as PANEL_DROPPED
 from xlebench.tasks.screening.panel_filter import KIND as PANEL_KIND
 from xlebench.tasks.screening.panel_filter import panel_verdicts
+from xlebench.tasks.screening.rater_sheet import rating_summary
 from xlebench.tasks.screening.shape import shape_stats
 
 log = logging.getLogger(__name__)
@@ -330,6 +331,7 @@ class AnnotateStage(BaseStage):
                  "other_queries": read,
                  "settled": settled(reasons, by_sub, self.recipes),
                  "period_fingerprint": fingerprint(every),
+                 **({"raters": raters} if (raters := self._rater_stats()) else {}),
                  **({"splits": split_stats(every)} if self.heldout > 0 else {}),
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
@@ -365,6 +367,13 @@ class AnnotateStage(BaseStage):
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
+
+    def _rater_stats(self) -> dict[str, dict]:
+        """Per subtask with a ``raters`` filter: Neptune's discard statistics of its sheet."""
+        return {sub: rating_summary(spec["verdicts"], spec.get("agreement", "majority"),
+                                    spec["drop"])
+                for sub in sorted(self.filters) for spec in self.filters[sub]
+                if spec.get("kind") == "raters"}
 
     @staticmethod
     def metric_settings() -> Any:

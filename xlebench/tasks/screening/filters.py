@@ -48,7 +48,10 @@ Kinds:
   MAYBE: the second round's where given, BAD where one of EgoSchema's conditions A-E is
   ``N``), ``needs`` (video / audio / both / neither) or ``duplicate`` mark is listed in
   ``drop``; EgoSchema's curation is ``drop: [BAD, MAYBE, duplicate]``, Neptune's rater test
-  ``drop: [audio]``. Items no rater saw are kept and counted.
+  ``drop: [audio]``. Items no rater saw are kept and counted. Several raters per item (rows
+  told apart by ``rater``) are combined by ``agreement`` (``majority``, the default, or
+  ``any``; `xlebench.tasks.screening.rater_sheet`), and ``stats/tasks.json`` (``raters``)
+  gives Neptune's discard statistics.
 * ``transcript_only`` — multiple choice (Neptune's ASR filter): a text-only model answers from
   the question, the options and the speech transcript (``transcripts``: a JSON file
   ``{video_uid: [{start_s, end_s, text}]}``) in each of ``seeds`` samples; drop when it is
@@ -228,12 +231,12 @@ def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdi
 def _raters(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
     from xlebench.tasks.screening.rater_sheet import read_verdicts
 
-    rated = read_verdicts(spec["verdicts"]).get(item["item_id"])
+    rated = read_verdicts(spec["verdicts"], spec.get("agreement", "majority")).get(
+        item["item_id"])
     if rated is None:
         return True, {"rated": False}
     drop = {str(d).strip().lower() for d in spec["drop"]}
-    hit = sorted(v for v in (rated["verdict"].lower(), rated["needs"], rated["duplicate"])
-                 if v and v in drop)
+    hit = sorted(m.lower() for m in rated["marks"] if m.lower() in drop)
     return not hit, {"rated": True, **rated, "dropped_for": hit}
 
 
@@ -331,10 +334,13 @@ def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
             raise ConfigError(f"tasks.{name}.filters[{i}].scope: {spec['scope']!r}; choose "
                               f"from {list(TRANSCRIPT_SCOPES)}")
         if kind == "raters":
-            from xlebench.tasks.screening.rater_sheet import read_verdicts
+            from xlebench.tasks.screening.rater_sheet import AGREEMENT, read_ratings
 
-            read_verdicts(spec["verdicts"])  # a missing or malformed sheet stops the run here
+            read_ratings(spec["verdicts"])  # a missing or malformed sheet stops the run here
             _check_drop(name, i, spec["drop"])
+            if spec.get("agreement", "majority") not in AGREEMENT:
+                raise ConfigError(f"tasks.{name}.filters[{i}].agreement: "
+                                  f"{spec['agreement']!r}; choose from {list(AGREEMENT)}")
 
 
 def _check_drop(name: str, i: int, drop: Any) -> None:
