@@ -123,6 +123,21 @@ class LadderStep:
 
 
 @dataclass
+class DiversitySampleConfig:
+    """Neptune's diversity sampling of the library before matching
+    (`xlebench.simulate.diversity_sample`): ``n`` videos drawn from the joint distribution of
+    summary-embedding clusters and the library fields in ``by``, each combination's share
+    raised to ``alpha`` (1: uniform over videos, 0: uniform over combinations). ``n: null``
+    (the default) matches against the whole library."""
+
+    n: int | None = knob(None, ge=1)
+    clusters: int = knob(16, ge=1, le=1000)
+    alpha: float = knob(0.5, ge=0, le=1)
+    by: list[str] = knob(factory=lambda: ["country"],
+                         choices=("country", "scene", "time_period", "university"), each=True)
+
+
+@dataclass
 class DiversityConfig:
     """Diversity-aware matching (RECIPES.md R5): ``popularity_penalty`` counts how often each
     video would be every plan chunk's best match (one pass over all plans, argmax only, no
@@ -131,6 +146,7 @@ class DiversityConfig:
 
     kind: str = knob("none", choices=("none", "popularity_penalty"))
     weight: float = knob(0.05, ge=0, le=10)
+    sample: DiversitySampleConfig = field(default_factory=lambda: DiversitySampleConfig())
 
 
 @dataclass

@@ -91,9 +91,11 @@ class CandidateFilter:
     """Precomputed per-video arrays so one filter pass is a few vector operations."""
 
     def __init__(self, videos: Sequence[LibraryVideo],
-                 compatible: Compatibility = AUTHORS) -> None:
+                 compatible: Compatibility = AUTHORS, allowed: np.ndarray | None = None) -> None:
         self.n = len(videos)
         self.compatible = compatible
+        #: The candidate pool (a diversity sample of the library); None: every video.
+        self.allowed = allowed
         vocab = sorted({normalize_scenario(s) for v in videos for s in v.scenarios})
         self.col = {k: i for i, k in enumerate(vocab)}
         # video x scenario indicators, column-major: a chunk's few columns are contiguous to sum
@@ -132,6 +134,8 @@ class CandidateFilter:
              used: np.ndarray, level: Level, iou: np.ndarray | None = None) -> np.ndarray:
         iou = self.iou(scenarios) if iou is None else iou
         m = ~used & (iou >= level.min_iou - 1e-9)
+        if self.allowed is not None:
+            m &= self.allowed
         if level.same_country:
             m &= self._cached("country", country)
         if level.scene_time:

@@ -28,6 +28,7 @@ from xlebench.runner.atomic import dumps, link_or_copy, write_json
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
+from xlebench.simulate.diversity_sample import SampleSpec, diversity_sample
 from xlebench.simulate.engine import Library, MatchParams, Reflector, popularity_prior, simulate_log
 from xlebench.simulate.filter import (
     AUTHORS,
@@ -63,9 +64,11 @@ class SimulateStage(BaseStage):
                  faiss_threads: int = 1, llm: LLMPlanner | None = None,
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
                  diversity: DiversityConfig | None = None,
-                 compatible: Compatibility = AUTHORS) -> None:
+                 compatible: Compatibility = AUTHORS,
+                 sample: SampleSpec | None = None) -> None:
         self.diversity = diversity or DiversityConfig()
         self.compatible = compatible
+        self.sample, self._sampled = sample, None
         self.lengths = dict(lengths)
         self.params = params
         self.min_gap_s, self.reflection = min_gap_s, reflection
@@ -87,8 +90,12 @@ class SimulateStage(BaseStage):
         self._plans = {}
         uid, _ = ctx["library"].only()
         view = LibraryView(ctx["library"].unit_dir(uid), self.faiss_threads)
+        allowed = None
+        if self.sample is not None:  # Neptune's diversity sampling of the candidate pool
+            allowed, self._sampled = diversity_sample(view.videos, view.embeddings,
+                                                      self.sample, ctx.seed)
         self._lib = Library(view.videos, view.index,
-                            CandidateFilter(view.videos, self.compatible))
+                            CandidateFilter(view.videos, self.compatible, allowed))
         if self.diversity.kind == "popularity_penalty" and self.params.penalty is None:
             self.params = replace(self.params, penalty=popularity_prior(
                 self._lib, self._prior_queries(ctx), self.params.levels, self.diversity.weight))
@@ -147,6 +154,7 @@ class SimulateStage(BaseStage):
             "span_s": (segments[-1]["end_s"] - segments[0]["start_s"]) if segments else 0,
             "notes": notes,
             **({"days": plan.notes["days"]} if plan.notes.get("days", 1) > 1 else {}),
+            **({"library_sample": self._sampled} if self._sampled else {}),
         }
         # The published form, encoded while the revisions still share their chunk dicts
         # (each encoded once): the export links this file instead of encoding the record.
@@ -196,6 +204,10 @@ class SimulateStage(BaseStage):
             else:  # a unit cached before the published form was kept beside the record
                 write_json(dest / "lifelogs" / f"{lid}.json", record)
         stats = simulation_stats(list(result.records.values()))
+        sampled = next((r["library_sample"] for r in result.records.values()
+                        if "library_sample" in r), None)
+        if sampled:
+            stats["library_sample"] = sampled
         write_json(dest / "stats" / "simulation.json", stats)
         from xlebench.simulate.stats import plot_simulation
 
@@ -263,8 +275,10 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
         reflection=bool(cfg.planner.reflection), daytime=pp.daytime_s, twilight=pp.twilight_s,
         faiss_threads=int(matcher["index"]["faiss_threads"]), llm=llm,
         embedder=embedder_settings(cfg), embedding_store=Path(cfg.paths.cache) / "embeddings",
-        diversity=DiversityConfig(**matcher["diversity"]),
-        compatible=compatibility(matcher["compatible"]))
+        diversity=DiversityConfig(**{k: v for k, v in matcher["diversity"].items()
+                                     if k != "sample"}),
+        compatible=compatibility(matcher["compatible"]),
+        sample=_sample_spec(matcher["diversity"].get("sample") or {}))
     fp = {"lengths": lengths, "day_end": sim["day_end"],
           **({"days": sim["days"]} if sim["days"] > 1 else {}),
           "start_resolution_s": sim["start_resolution_s"], "segment_end": sim["segment_end"],
@@ -281,11 +295,23 @@ def build_simulate_stage(cfg: DictConfig) -> StageSpec:
     return StageSpec(stage, fp)
 
 
+def _sample_spec(sample: dict) -> SampleSpec | None:
+    """``matcher.diversity.sample`` as a spec; None when it is off (``n: null``)."""
+    if sample.get("n") is None:
+        return None
+    return SampleSpec(int(sample["n"]), int(sample["clusters"]), float(sample["alpha"]),
+                      tuple(sample["by"]))
+
+
 def _matcher_identity(matcher: dict) -> dict:
     """The matcher's part of the stage's identity: its settings but the embedder and index
     (identified apart), a ladder step's ``scenarios`` left out at its default so the stages
     cached before the knob existed stay valid."""
     out = {k: v for k, v in matcher.items() if k not in ("embedder", "index")}
+    diversity = matcher.get("diversity", {})
+    if "diversity" in out and _sample_spec(diversity.get("sample") or {}) is None:
+        # sampling off: identified as before the knob existed
+        out["diversity"] = {k: v for k, v in diversity.items() if k != "sample"}
     if compatibility(matcher["compatible"]) == AUTHORS:
         del out["compatible"]  # the authors' tables: identified as before the knob existed
     out["ladder"] = [{k: v for k, v in step.items() if (k, v) != ("scenarios", "chunk")}
