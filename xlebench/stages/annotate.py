@@ -255,11 +255,18 @@ class AnnotateStage(BaseStage):
                 drop = settle([it for rec in records.values() for it in rec["items"]],
                               {n: r.shows for n, (r, _) in self.recipes.items()},
                               {n: r.answers for n, (r, _) in self.recipes.items()},
-                              self.validity_seed, self._preferred)
+                              self.validity_seed, self._preferred_of(records))
             for why, name in ((PRINTED_PAIR, PRINTED), (SHOWN_PAIR, SHOWN)):
                 ids = {i for i, w in drop.items() if w == why}
                 records = {uid: _without(rec, ids, name) for uid, rec in records.items()}
         return self._split(self._set_filters(records))
+
+    def _preferred_of(self, records: dict[str, dict]) -> frozenset[str]:
+        """The rendered life logs, from the records themselves: ``finish`` runs in the main
+        process, also where every unit was cached (no `setup`) or computed by worker
+        processes, and must settle alike in each case."""
+        ids = sorted({rec["lifelog_id"] for rec in records.values()})
+        return frozenset(ids if self.rendered is None else ids[:self.rendered])
 
     def _split(self, records: dict[str, dict]) -> dict[str, dict]:
         """Each item marked with its life log's split (`xlebench.split`) when some are held
