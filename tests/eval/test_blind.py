@@ -9,7 +9,15 @@ import random
 
 import pytest
 
-from xlebench.eval.blind import _fitted, folds, own_videos, panel_rows, training
+from xlebench.eval.blind import (
+    PER_ITEM_FIT,
+    _Apart,
+    _fitted,
+    folds,
+    own_videos,
+    panel_rows,
+    training,
+)
 from xlebench.eval.public import Public
 from xlebench.eval.score import score_items
 from xlebench.eval.scorers import ScoreSettings
@@ -187,9 +195,10 @@ def test_items_about_several_videos_learn_from_items_sharing_none() -> None:
         items.append(it)
     assert own_videos(items, "video") and not own_videos(items, "life_log")
     probe, models = Blind("probe", "test", lambda *_: "", fit), {}
+    apart = _Apart(items, PER_ITEM_FIT)
     for it in items:
-        learned = _fitted(probe, it, items, {}, "video", models, per_item=True,
-                              public=Public(items))
+        learned = _fitted(probe, it, items, {}, "video", models, per_item=apart,
+                          public=Public(items))
         mine = {v["video_uid"] for v in it["evidence"]}
         assert learned and all(mine.isdisjoint(v) for v in learned)
 
@@ -279,14 +288,28 @@ def test_a_fit_per_item_reads_at_most_a_bounded_set_in_a_fixed_order() -> None:
     """Items about several videos are each answered by a fit on the items sharing none of
     them; over a large benchmark that is one fit per item over all the others (the square of
     its size), so a fit reads at most `PER_ITEM_FIT` of them — the same ones for every fit
-    and run, in their own order — and all of them below that."""
-    from xlebench.eval.blind import PER_ITEM_FIT, _at_most
+    and run, the first by `_fit_rank`, in their own order — and all of them below that; found
+    by one walk of the ranked items, not by filtering and ranking them all per video set."""
+    import random
 
-    items = [{"item_id": f"i{k:04d}"} for k in range(PER_ITEM_FIT + 300)]
-    few = items[:PER_ITEM_FIT]
-    assert _at_most(few, PER_ITEM_FIT) is few
-    kept = _at_most(items, PER_ITEM_FIT)
+    from xlebench.eval.blind import _fit_rank
+    from xlebench.eval.provenance import source_videos
+
+    rng = random.Random(0)
+    items = [{"item_id": f"i{k:04d}", "evidence": [
+        {"video_uid": f"v{rng.randrange(40)}"} for _ in range(rng.randrange(1, 4))]}
+        for k in range(PER_ITEM_FIT + 300)]
+
+    def reference(mine: frozenset[str], pool: list[dict], n: int) -> list[dict]:
+        apart = [o for o in pool if mine.isdisjoint(source_videos(o))]
+        if len(apart) <= n:
+            return apart
+        keep = set(sorted(_fit_rank(o["item_id"]) for o in apart)[:n])
+        return [o for o in apart if _fit_rank(o["item_id"]) in keep]
+    for pool, n in ((items, PER_ITEM_FIT), (items[:200], PER_ITEM_FIT), (items, 50)):
+        walk = _Apart(pool, n)
+        for it in pool[:60]:
+            mine = frozenset(source_videos(it))
+            assert walk(mine) == reference(mine, pool, n)
+    kept = _Apart(items, PER_ITEM_FIT)(frozenset({"none"}))
     assert len(kept) == PER_ITEM_FIT and kept == [it for it in items if it in kept]
-    assert kept == _at_most(list(items), PER_ITEM_FIT)
-    assert {it["item_id"] for it in _at_most(items[100:], PER_ITEM_FIT)} >= \
-        {it["item_id"] for it in kept} - {it["item_id"] for it in items[:100]}

@@ -43,18 +43,31 @@ REMEMBERED = "_remembered"
 PER_ITEM_FIT = 512
 
 
-def _at_most(items: list[dict], n: int) -> list[dict]:
-    """``items`` themselves when there are at most ``n``, else the ``n`` first in an order
-    fixed by their ids (the same for every fit and every run), kept in their own order."""
-    if len(items) <= n:
-        return items
-    keep = set(sorted(_fit_rank(it["item_id"]) for it in items)[:n])
-    return [it for it in items if _fit_rank(it["item_id"]) in keep]
-
-
 @lru_cache(maxsize=1 << 18)
 def _fit_rank(item_id: str) -> tuple[int, str]:
     return derive_seed(0, "per-item-fit", item_id), item_id
+
+
+class _Apart:
+    """Per video set, the items sharing none of its videos — all of them where there are at
+    most ``n``, else the ``n`` first in an order fixed by their ids (`_fit_rank`: the same for
+    every fit and every run) — kept in their own order. Found by walking the items once ranked
+    until ``n`` are found: each fit reads about ``n`` items however many the benchmark holds,
+    where filtering and ranking all of them per video set grew with the square of it."""
+
+    def __init__(self, items: Sequence[dict], n: int) -> None:
+        self.items, self.n = items, n
+        self.videos = [frozenset(source_videos(it)) for it in items]
+        self.ranked = sorted(range(len(items)), key=lambda k: _fit_rank(items[k]["item_id"]))
+
+    def __call__(self, mine: frozenset[str]) -> list[dict]:
+        found = []
+        for k in self.ranked:
+            if mine.isdisjoint(self.videos[k]):
+                found.append(k)
+                if len(found) == self.n:
+                    break
+        return [self.items[k] for k in sorted(found)]
 
 
 @dataclass
@@ -108,17 +121,16 @@ def _fit(blind: Blind, train: list[dict], public: Public) -> Any:
 
 
 def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str, int],
-            unit: str, models: dict[tuple[Any, Any], Any], per_item: bool,
+            unit: str, models: dict[tuple[Any, Any], Any], per_item: _Apart | None,
             public: Public) -> Any:
     """The strategy's model for ``it`` (per item where ``per_item``: `own_videos`);
     ``models`` caches fits per (fit function, fold or video set), shared by the strategies
     that learn the same thing."""
-    if per_item:
+    if per_item is not None:
         mine = frozenset(source_videos(it))
         key: tuple[Any, Any] = (blind.fit, mine)
         if key not in models:
-            apart = [o for o in items if mine.isdisjoint(source_videos(o))]
-            models[key] = _fit(blind, _at_most(apart, PER_ITEM_FIT), public)
+            models[key] = _fit(blind, per_item(mine), public)
         return models[key]
     key = (blind.fit, fold_of[it["item_id"]])
     if key not in models:
@@ -131,7 +143,8 @@ def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s:
              public: Public) -> list[Any]:
     """Each item's answer, from the model fitted for it (`_fitted`)."""
     out = []
-    per_item = blind.fit is not None and own_videos(items, unit)  # once, not per item
+    per_item = (_Apart(items, PER_ITEM_FIT) if blind.fit is not None
+                and own_videos(items, unit) else None)  # once, not per item
     for it in items:
         model = None
         if blind.fit is not None:
