@@ -54,16 +54,12 @@ def query_shape(item: dict) -> str:
     return _DIGITS.sub("#", item["query"])
 
 
-def _bags(token_lists: Sequence[Sequence[str]], vocab: dict[str, int]) -> Any:
-    """Which words each text holds, as a sparse 0/1 matrix: a dense one (texts x the whole
-    vocabulary, which grows with the benchmark) cost more than the search it fed."""
-    from scipy.sparse import csr_matrix
-
-    rows = [sorted({vocab[t] for t in toks}) for toks in token_lists]
-    indptr = np.cumsum([0, *(len(r) for r in rows)])
-    cols = np.fromiter((c for r in rows for c in r), dtype=np.int64, count=int(indptr[-1]))
-    return csr_matrix((np.ones(len(cols), dtype=np.float32), cols, indptr),
-                      shape=(len(token_lists), len(vocab)))
+def _bags(token_lists: Sequence[Sequence[str]], vocab: dict[str, int]) -> np.ndarray:
+    out = np.zeros((len(token_lists), len(vocab)), dtype=np.float32)
+    for i, toks in enumerate(token_lists):
+        for t in toks:
+            out[i, vocab[t]] = 1.0
+    return out
 
 
 def best_constant(texts: Sequence[str], seed: int = 0) -> str:
@@ -77,8 +73,8 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     tok = {t: rouge_tokens(t) for t in {*distinct, *targets}}
     vocab = {w: i for i, w in enumerate(sorted({w for t in tok.values() for w in t}))}
     cand, targ = _bags([tok[t] for t in distinct], vocab), _bags([tok[t] for t in targets], vocab)
-    overlap = (cand @ targ.T).toarray()
-    sizes = np.asarray(cand.sum(1)) + np.asarray(targ.sum(1)).T
+    overlap = cand @ targ.T
+    sizes = cand.sum(1, keepdims=True) + targ.sum(1)[None, :]
     unigram = (2 * overlap / np.maximum(sizes, 1)).mean(1)
     short = [distinct[i] for i in np.argsort(-unigram, kind="stable")[:CANDIDATES]]
 
