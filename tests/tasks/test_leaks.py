@@ -118,7 +118,8 @@ def test_the_annotate_stage_drops_and_counts_printed_pairs_unless_kept() -> None
 
     recipes = {n: (load_recipe(n), load_recipe(n).params({}))
                for n in ("single_summary", "summary_mcq")}
-    records = {f"log{k}.{sub}": {"subtask": sub, "items": [it], "stats": {}}
+    records = {f"log{k}.{sub}": {"lifelog_id": f"log{k}", "subtask": sub, "items": [it],
+                                 "stats": {}}
                for k in range(10) for sub, it in (
                    ("summary_mcq", _printer(f"log{k}", 1, f"{LONG} Number {k}.")),
                    ("single_summary", _printed(f"log{k}", 1, f"{LONG} Number {k}.")))}

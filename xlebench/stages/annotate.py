@@ -265,6 +265,8 @@ class AnnotateStage(BaseStage):
         """The rendered life logs, from the records themselves: ``finish`` runs in the main
         process, also where every unit was cached (no `setup`) or computed by worker
         processes, and must settle alike in each case."""
+        if self.rendered == 0:
+            return frozenset()
         ids = sorted({rec["lifelog_id"] for rec in records.values()})
         return frozenset(ids if self.rendered is None else ids[:self.rendered])
 
