@@ -128,9 +128,8 @@ def parse_choice(text: str, options: Sequence[str]) -> int | None:
     """The option a reply picks: ``Option 2``, a bare ``2`` or ``C`` (or ``(C)``, ``Answer: C``),
     a choice leading the reply before a colon (Neptune's ``[CHOICE]: [REASON]``: ``B: C pours
     the water because …``), or an option's text, exactly or contained in the rest of the
-    reply. Several different
-    options, or none, give None
-    (unparseable): a reply that names two options has not chosen one.
+    reply. Several different options, or none, give None (unparseable): a reply that names two
+    options has not chosen one.
 
     Letters count only in those anchored forms, never inside a sentence ("C washes a cup" is
     the camera wearer, not option C)."""

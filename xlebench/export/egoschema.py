@@ -20,7 +20,7 @@ from typing import Any
 
 from xlebench.config.exports import ExportFormat
 from xlebench.export.job import ExportJob
-from xlebench.render.timeline import build_mapping
+from xlebench.render.timeline import log_mapping
 from xlebench.runner.atomic import write_json
 
 #: Namespace of q_uids: uuid5(NAMESPACE, item_id) is stable across machines and runs.
@@ -34,9 +34,7 @@ def is_mcq(item: dict) -> bool:
 def video_seconds(log: dict, evidence: list[dict]) -> tuple[float, float] | None:
     """(start, end) of the evidence in the stitched life-log video (the render's mapping,
     from the library's durations)."""
-    segs = log["segments"]
-    pieces = {p.video_uid: p for p in build_mapping(
-        segs, [float(s["source_end_s"]) - float(s.get("source_start_s", 0.0)) for s in segs])}
+    pieces = {p.video_uid: p for p in log_mapping(log)}
     spans = [(p.out_start_s + e["source_start_s"] - p.source_start_s,
               p.out_start_s + e["source_end_s"] - p.source_start_s)
              for e in evidence if (p := pieces.get(e["video_uid"])) is not None]

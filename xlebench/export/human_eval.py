@@ -18,7 +18,7 @@ from typing import Any
 
 from xlebench.config.exports import ExportFormat
 from xlebench.export.job import ExportJob
-from xlebench.render.timeline import build_mapping
+from xlebench.render.timeline import log_mapping
 from xlebench.runner.atomic import write_text
 from xlebench.tasks.multihop.human_eval import COLUMNS, SHARE, sample
 
@@ -29,9 +29,7 @@ FORMAT = ExportFormat("human_eval", "MultiHop's human-evaluation sheet (on reque
 def watch_window(log: dict, period: dict) -> tuple[float, float] | None:
     """Where the clip asked about plays in the stitched life-log video (seconds), from the
     render's mapping: the pieces its clock period overlaps, first start to last end."""
-    segs = log["segments"]
-    pieces = build_mapping(segs, [float(s["source_end_s"]) - float(s.get("source_start_s", 0))
-                                  for s in segs])
+    pieces = log_mapping(log)
     a, b = float(period["start_s"]), float(period["end_s"])
     on = [(p.out_start_s + max(a, p.virtual_start_s) - p.virtual_start_s,
            p.out_start_s + min(b, p.virtual_start_s + p.duration_s) - p.virtual_start_s)

@@ -47,6 +47,14 @@ def build_mapping(segments: Sequence[dict], durations: Sequence[float]) -> list[
     return out
 
 
+def log_mapping(log: dict) -> list[Piece]:
+    """The pieces of a life log as it is stitched, from the library's durations (each
+    segment's source span): where its clock and its video meet before any media is read."""
+    segs = log["segments"]
+    return build_mapping(segs, [float(s["source_end_s"]) - float(s.get("source_start_s", 0.0))
+                                for s in segs])
+
+
 @dataclass(frozen=True)
 class Position:
     segment: int

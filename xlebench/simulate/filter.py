@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xlebench.errors import ConfigError
+from xlebench.library.ego4d_facts import SCENES, TIME_PERIODS
 from xlebench.library.records import LibraryVideo
 from xlebench.library.taxonomy import normalize_scenario
 
@@ -61,9 +63,6 @@ AUTHORS = Compatibility()
 def compatibility(tables: Mapping[str, Mapping[str, Sequence[str]]]) -> Compatibility:
     """``matcher.compatible`` as tables, checked: every chunk value has a row, and a row names
     only values a library video can hold (a misspelt one would silently match nothing)."""
-    from xlebench.errors import ConfigError
-    from xlebench.library.ego4d_facts import SCENES, TIME_PERIODS
-
     vocab = {"scene": (SCENES, SCENES), "time": (TIME_PERIODS[:-1], TIME_PERIODS)}
     out = {}
     for kind, (rows, values) in vocab.items():

@@ -13,6 +13,7 @@ import copy
 import logging
 import threading
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
@@ -144,8 +145,7 @@ class AnnotateStage(BaseStage):
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
         self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
         self._owned = {}
-        ids = sorted(self._logs)
-        self._preferred = frozenset(ids if self.rendered is None else ids[:self.rendered])
+        self._preferred = self._rendered_among(self._logs)
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f"{lid}.{name}.{self.keys[name]}", {"lifelog": lid, "recipe": name})
@@ -267,7 +267,11 @@ class AnnotateStage(BaseStage):
         processes, and must settle alike in each case."""
         if self.rendered == 0:
             return frozenset()
-        ids = sorted({rec["lifelog_id"] for rec in records.values()})
+        return self._rendered_among({rec["lifelog_id"] for rec in records.values()})
+
+    def _rendered_among(self, lifelog_ids: Iterable[str]) -> frozenset[str]:
+        """The life logs the render stage renders: the first ``rendered`` by id (all: None)."""
+        ids = sorted(lifelog_ids)
         return frozenset(ids if self.rendered is None else ids[:self.rendered])
 
     def _split(self, records: dict[str, dict]) -> dict[str, dict]:

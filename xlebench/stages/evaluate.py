@@ -94,9 +94,10 @@ class EvaluateStage(BaseStage):
                  min_dev_f1: float = 0.7,
                  models: dict[str, Any] | None = None,
                  records: dict[str, dict] | None = None,
-                 human_sheet: Path | None = None) -> None:
+                 human_replies: dict[str, str] | None = None) -> None:
         self.judges, self.judged = judges, set(judged or ())
-        self.human_sheet = human_sheet
+        #: People's replies of a filled human-evaluation sheet (``eval.human_sheet``).
+        self.human_replies = human_replies
         self.min_dev_f1 = min_dev_f1
         #: Results key -> the model answering (None: no model), and what each evaluation
         #: records about itself (config, fingerprint) in results/<key>/evaluation.json.
@@ -171,11 +172,10 @@ class EvaluateStage(BaseStage):
         primary = {n: r.primary for n, r in self.recipes.items()}
         table["human"] = human_agreement(items, self.recipes, self.settings, primary,
                                          corpus_metrics(self.recipes), self.n_boot, ctx.seed)
-        if self.human_sheet is not None:
+        if self.human_replies is not None:
             table["human"].update(sheet_agreement(
-                items, sample(items),
-                read_sheet(self.human_sheet, None),
-                self.recipes, self.settings, primary, self.n_boot, ctx.seed))
+                items, sample(items), self.human_replies, self.recipes, self.settings, primary,
+                self.n_boot, ctx.seed))
         table["filter_notes"] = filter_notes(items, ctx.upstream["annotate"].records,
                                              self.recipes)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
@@ -336,11 +336,10 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                    if k not in ("predictions", "name", "replace", "human_sheet")
                    and (k, v) not in (("split", "all"), ("transcripts", None))},
           "predictions_sha256": digest}
-    human_sheet = None
-    if ec.get("human_sheet"):
-        human_sheet = Path(ec["human_sheet"])
-        read_sheet(human_sheet, None)  # a malformed sheet stops the run here
-        fp["human_sheet_sha256"] = predictions_digest(human_sheet)
+    human_replies = None
+    if ec.get("human_sheet"):  # read once, here: a malformed sheet stops the run before work
+        human_replies = read_sheet(ec["human_sheet"], None)
+        fp["human_sheet_sha256"] = predictions_digest(Path(ec["human_sheet"]))
     if judge_fp is not None:
         fp["judge_llm"] = judge_fp
     own = {**fp, "predictions_sha256": None}  # a built-in system read no predictions file
@@ -354,5 +353,6 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           lifelogs=ec["lifelogs"], judges=judges, judged=judged,
                           split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])),
                           min_dev_f1=float(ec["judging"]["min_dev_f1"]),
-                          models=built.models, records=records, human_sheet=human_sheet)
+                          models=built.models, records=records,
+                          human_replies=human_replies)
     return StageSpec(stage, fp)

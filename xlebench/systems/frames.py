@@ -21,7 +21,7 @@ from pathlib import Path
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.render.frames import FrameSpec, frames_at, segment_frames, uniform_times
-from xlebench.render.timeline import build_mapping, locate
+from xlebench.render.timeline import locate, log_mapping
 from xlebench.tasks.recipe.items import to_day
 from xlebench.vlm.messages import Frame
 
@@ -29,9 +29,7 @@ Media = Callable[[str], Path]
 
 
 def log_frames(log: dict, n: int, media: Media, root: Path, spec: FrameSpec) -> list[Frame]:
-    segs = log["segments"]
-    mapping = build_mapping(segs, [float(s["source_end_s"]) - float(s.get("source_start_s", 0))
-                                   for s in segs])
+    mapping = log_mapping(log)
     if not mapping:
         return []
     where = [locate(mapping, t) for t in uniform_times(mapping[-1].out_end_s, n)]

@@ -3,9 +3,8 @@ of the test split and mark the time spans that support each answer, and their re
 scored like a system's (the paper's "Human" row).
 
 `sample` draws the items (by the items' own ids, which come from the inputs and the seed: a
-benchmark's draw is fixed and another seed's benchmark draws anew); `xlebench.export.human_eval` writes the sheet people fill
-(``COLUMNS``);
-`read_sheet` turns a filled sheet into replies in the paper's reply layout (``###Answer`` /
+benchmark's draw is fixed and another seed's benchmark draws anew); `xlebench.export.human_eval`
+writes the sheet people fill (``COLUMNS``); `read_sheet` turns a filled sheet into replies in the paper's reply layout (``###Answer`` /
 ``###Evidence`` with seconds from the clip's start, which `GroundedAnswer` reads), and the
 evaluate stage scores them with the recipe's own scorer (``eval.human_sheet``).
 """
