@@ -237,15 +237,15 @@ def test_questions_of_a_log_share_one_encoding_of_its_frames(tiny, tmp_path: Pat
         with_images.append(kw.get("images") is not None)
         return call(self, *args, **kw)
     monkeypatch.setattr(processor, "__call__", seen)
-    model = shared._loaded[1]
-    generate, decoded = model.generate, []
-    monkeypatch.setattr(model, "generate", lambda **kw: decoded.append(
-        kw["input_ids"].shape[0]) or generate(**kw))
+    from xlebench.vlm import transformers_backend
+    packed, decoded = transformers_backend.packed_greedy, []
+    monkeypatch.setattr(transformers_backend, "packed_greedy", lambda model, cache, tails, *a:
+                        decoded.append((len(tails), cache.get_seq_length()))
+                        or packed(model, cache, tails, *a))
     assert EndToEnd(shared, lambda log: frames).respond(items, RECIPES, LOG) == alone
     assert runs == [8], "one prefix for the log's eight questions"
-    assert decoded == [8], "the eight questions decode together, as one batch"
+    assert len(decoded) == 1 and decoded[0][0] == 8, "the eight questions decode together"
     assert sum(with_images) == 1, "the frames are preprocessed once, not once per question"
-    assert shared._replay_checked
     assert len(set(alone.values())) > 1, "the answers depend on the question"
 
 
@@ -302,15 +302,19 @@ def test_a_qwen2_vl_shares_its_frames_prefix_with_the_same_answers(tmp_path: Pat
     assert vlm("c").device == "cpu" and vlm("c").fingerprint()["config_sha256"]
 
 
+@pytest.mark.parametrize("path", ["packed", "repeated"])
 def test_questions_decoded_together_after_the_prefix_get_the_logits_of_separate_requests(
-        tmp_path: Path, monkeypatch) -> None:
-    """Qwen2-VL's 3-D positions with padding between the shared prefix and each question:
-    every step's logits are those of the question asked alone (a random model's answers
-    barely move with the question, its logits do)."""
+        tmp_path: Path, monkeypatch, path: str) -> None:
+    """Qwen2-VL's 3-D positions after the shared prefix, both ways of decoding the questions
+    together (packed side by side in the prefix's one row, or the prefix's cache repeated per
+    question with padding before each question): every step's logits are those of the
+    question asked alone (a random model's answers barely move with the question, its logits
+    do)."""
     import torch
 
     from xlebench.systems.baselines.end_to_end import PROMPT, _with_frames, blocks
     from xlebench.testing.tiny_vlm import random_qwen2_vl
+    from xlebench.vlm import transformers_backend
     from xlebench.vlm.transformers_backend import TransformersVLM
 
     processor, model = loaded = random_qwen2_vl("tiny", seed=3)
@@ -328,7 +332,18 @@ def test_questions_decoded_together_after_the_prefix_get_the_logits_of_separate_
         return out.sequences
     generate, seen = model.generate, []
     monkeypatch.setattr(model, "generate", scores)
-    vlm._shared_prefix(prompts)
+    if path == "repeated":
+        monkeypatch.setattr(transformers_backend, "packable", lambda *a: False)
+        vlm._shared_prefix(prompts)
+    else:
+        forward, steps = model.forward, []
+        monkeypatch.setattr(model, "forward", lambda **kw: steps.append(
+            forward(**kw)) or steps[-1])
+        vlm._shared_prefix(prompts)
+        monkeypatch.setattr(model, "forward", forward)
+        assert len(steps) == 1 + 3, "the prefix once, then one pass per decoded token"
+        assert all(s.logits.shape[:2] == (1, 3) for s in steps[1:]), "all questions a step"
+        seen.append(torch.stack([s.logits[0] for s in steps[1:]], 1))
     images = vlm._images(prompts[0][1])
     for text, _ in prompts:
         model.generate(**processor(text=[text], images=images, return_tensors="pt",

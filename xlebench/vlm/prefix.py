@@ -4,8 +4,10 @@ drawn with. torch is imported inside each, as the backend itself loads it only w
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -74,3 +76,21 @@ def common_prefix(ids: list) -> int:
         if len(differ):
             common = min(common, int(differ[0]))
     return common
+
+
+@contextlib.contextmanager
+def shape_free_attention(device: str) -> Iterator[None]:
+    """SDPA without its cuDNN backend on CUDA. PyTorch 2.11 prefers cuDNN's attention on an
+    H100, and cuDNN builds an execution plan for every new shape: a day's prefix has its own
+    length in every life log, and packed decoding grows the key length at every step, so
+    nearly every call is a new shape. Measured on a lent H100 (`benchmarks/gpu_limits.py`,
+    7B, 64 frames, 30 questions): decoding took 4.5-6.3 s with plans built and 0.77 s with them
+    cached; flash and memory-efficient kernels need no plan."""
+    if not device.startswith("cuda"):
+        yield
+        return
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                      SDPBackend.MATH]):
+        yield

@@ -14,14 +14,19 @@ optional extra ``xlebench[vlm]`` names what it needs beyond the base install.
 **Encode once, ask many** (``vlm.prefix_cache``): the questions of one life
 log share their whole prefix — system prompt, every frame, the clock blocks — and differ only
 in the question after it. Requests of a batch that share a prefix holding all their images
-run it once; its key/value cache is repeated for each question, and the questions then
-prefill only their own tokens and decode together, as one batch (`_after_prefix`). Under
-greedy decoding answers are the tokens separate requests give (tested; the logits agree to
-1e-6 on the tiny models); sampling is seeded by the group's prompts. The frames are
-preprocessed and encoded once per log instead of once per question: the other questions'
-inputs replay the processor's image-token expansion and only run the tokenizer (checked
-against the processor's own tokens on the first request; any difference falls back to
-processing each request). Likelihood scoring likewise runs the frames once per item.
+run it once. Under greedy decoding the questions are then packed side by side into the
+prefix's one cache row and decoded together (`xlebench.vlm.packed`); otherwise (sampling,
+logits processors, flash-attn 2) the prefix's key/value cache is repeated for each question,
+which then prefill only their own tokens and decode as one batch. Either way, under greedy
+decoding answers are the tokens separate requests give (tested; the logits agree to 1e-5 on
+the tiny models); sampling is seeded by the group's prompts. The frames are preprocessed and
+encoded once per log instead of once per question: the other questions' inputs replay the
+processor's image-token expansion, their shared text tokenized once and only each question's
+tail on its own (checked against the processor's own tokens on the first request of every
+group; any difference falls back to processing each request). Likelihood scoring likewise runs
+the frames once per item. Decoding runs SDPA without cuDNN (`shape_free_attention`), and a
+Qwen2-VL vision tower attends to a request's frames in one call (`frames_attention`): both
+measured on a lent H100 (`benchmarks/gpu_limits.py`).
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ from typing import Any
 from xlebench.config.backends import VLMBackend
 from xlebench.config.schema import TransformersVLMConfig
 from xlebench.errors import ConfigError
+from xlebench.vlm import frames_attention
 from xlebench.vlm.cached import CachedVLM
 from xlebench.vlm.messages import Frame
+from xlebench.vlm.packed import end_tokens, packable, packed_greedy
 from xlebench.vlm.prefix import (
     after_prefix,
     common_prefix,
@@ -44,6 +51,7 @@ from xlebench.vlm.prefix import (
     mean_logprob,
     prefix_holds_images,
     seed_generation,
+    shape_free_attention,
 )
 
 #: This backend's declaration (read by `xlebench.config.backends` without importing it).
@@ -55,7 +63,8 @@ class TransformersVLM(CachedVLM):
     def __init__(self, settings: TransformersVLMConfig, cache_dir: Path,
                  loaded: tuple[Any, Any] | None = None) -> None:
         """`loaded`: a (processor, model) already in memory (a benchmark's random model of
-        a real size, a notebook's own), used as it is instead of ``vlm.path``."""
+        a real size, a notebook's own), used as it is instead of ``vlm.path`` (a Qwen2-VL
+        vision tower on SDPA is switched to `frames_attention`, the same function)."""
         super().__init__(settings, cache_dir)
         # One forward at a time: the model keeps per-call state between its forward passes
         # (Qwen2-VL's rope offsets), and threads answering logs together share it.
@@ -63,6 +72,7 @@ class TransformersVLM(CachedVLM):
         self._in_memory = loaded is not None
         if loaded is not None:
             self.__dict__["_loaded"] = (loaded[0], loaded[1].eval())
+            frames_attention.enable(loaded[1])
             self.__dict__["device"] = str(next(loaded[1].parameters()).device)
         elif not settings.path or not Path(settings.path).is_dir():
             raise ConfigError(f"vlm.path={settings.path}: expected a local model folder "
@@ -111,6 +121,7 @@ class TransformersVLM(CachedVLM):
             tokenizer.padding_side = "left"  # decoder-only generation continues on the right
         model = AutoModelForImageTextToText.from_pretrained(
             self.settings.path, dtype=dtype, attn_implementation=self.attention)
+        frames_attention.enable(model)
         return processor, model.to(self.device).eval()
 
     @cached_property
@@ -174,9 +185,9 @@ class TransformersVLM(CachedVLM):
         images = self._images(prompts[0][1])
         first = processor(text=[prompts[0][0]], images=images or None, return_tensors="pt",
                           padding=True).to(self.device)
-        inputs = [first, *(self._tokens_only(first, prompts[0][0], text) for text, _ in
-                           prompts[1:])]
-        if any(x is None for x in inputs):  # the expansion could not be replayed: as before
+        replayed = self._replay(first, prompts[0][0], [text for text, _ in prompts[1:]])
+        inputs = [first, *replayed] if replayed is not None else None
+        if inputs is None:  # the expansion could not be replayed: each request processed
             inputs = [processor(text=[p], images=images or None, return_tensors="pt",
                                 padding=True).to(self.device) for p, _ in prompts]
         ids = [x["input_ids"][0] for x in inputs]
@@ -189,14 +200,22 @@ class TransformersVLM(CachedVLM):
                 return None
             prefix = out.past_key_values
             self.report("shared prefixes", 1)
+            if packable(model, self.settings.temperature):
+                with shape_free_attention(self.device):
+                    tokens = packed_greedy(model, prefix, [x[common:] for x in ids],
+                                           self.settings.max_tokens, end_tokens(model))
+                return [t.strip() for t in processor.batch_decode(
+                    tokens, skip_special_tokens=True)]
             rows, mask = after_prefix(ids, common, processor.tokenizer.pad_token_id or 0)
             prefix.batch_repeat_interleave(len(ids))  # one copy per question, in place
             sample = self.settings.temperature > 0
             seed_generation([t for t, _ in prompts])
-            out = model.generate(input_ids=rows, attention_mask=mask, past_key_values=prefix,
-                                 do_sample=sample, max_new_tokens=self.settings.max_tokens,
-                                 **({"temperature": self.settings.temperature} if sample
-                                    else {}))
+            with shape_free_attention(self.device):
+                out = model.generate(input_ids=rows, attention_mask=mask,
+                                     past_key_values=prefix, do_sample=sample,
+                                     max_new_tokens=self.settings.max_tokens,
+                                     **({"temperature": self.settings.temperature} if sample
+                                        else {}))
         return [t.strip() for t in processor.batch_decode(out[:, rows.shape[1]:],
                                                           skip_special_tokens=True)]
 
@@ -222,12 +241,16 @@ class TransformersVLM(CachedVLM):
                                                device=self.device),
                      use_cache=True, **extra, **last_logits_only(model))
 
-    def _tokens_only(self, first: Any, first_text: str, text: str) -> dict | None:
-        """The inputs of another question on the same frames without preprocessing the
-        frames again: the processor expands each image placeholder into a fixed number of
-        image tokens, so the expansion read off the first request is replayed on this text
-        and only the tokenizer runs. Checked on the first request (None when the replay does
-        not give the processor's tokens exactly)."""
+    def _replay(self, first: Any, first_text: str, texts: list[str]) -> list[dict] | None:
+        """The inputs of other requests on the same frames without preprocessing the frames
+        again: the processor expands each image placeholder into a fixed number of image
+        tokens, so that expansion, read off the first request, is replayed. The text they
+        share up to their last image is tokenized once and only each request's own tail after
+        it on its own (an image token is a special token: tokenization never runs across it).
+        Checked on every call: the first request replayed must give the processor's tokens
+        exactly (None otherwise, and the caller processes each request)."""
+        import os
+
         import torch
 
         processor = self._loaded[0]
@@ -237,19 +260,20 @@ class TransformersVLM(CachedVLM):
         if not n or image_id is None:
             return None
         count = int((first["input_ids"][0] == image_id).sum())
-        if count % n:
+        cut = os.path.commonprefix([first_text, *texts]).rfind(marker) + len(marker)
+        if count % n or cut < len(marker):
             return None
-        per = count // n
-
-        def tokens(t: str) -> Any:
-            return processor.tokenizer(t.replace(marker, marker * per),
-                                       return_tensors="pt")["input_ids"].to(self.device)
-        if "_replay_checked" not in self.__dict__:
-            self._replay_checked = bool(torch.equal(tokens(first_text), first["input_ids"]))
-        if not self._replay_checked:
+        tok = processor.tokenizer
+        head = tok(first_text[:cut].replace(marker, marker * (count // n)),
+                   add_special_tokens=False)["input_ids"]
+        tails = tok([t[cut:] for t in (first_text, *texts)], add_special_tokens=False)[
+            "input_ids"]
+        before, after = _special_wrap(tok)
+        rows = [before + head + tail + after for tail in tails]
+        if rows[0] != first["input_ids"][0].tolist():
             return None
-        ids = tokens(text)
-        return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        ids = [torch.tensor([r], device=self.device) for r in rows[1:]]
+        return [{"input_ids": x, "attention_mask": torch.ones_like(x)} for x in ids]
 
     def option_logprobs(self, messages: list[dict], options: list[str]) -> list[float]:
         """Per option, the mean log-probability of its tokens as the model's reply to
@@ -279,10 +303,10 @@ class TransformersVLM(CachedVLM):
         images = self._images(frames) or None
         head = processor(text=[prompt], images=images, return_tensors="pt",
                          padding=True).to(self.device)
-        rows = [self._tokens_only(head, prompt, prompt + o) if images else
-                {"input_ids": processor.tokenizer(prompt + o, return_tensors="pt")[
-                    "input_ids"].to(self.device)} for o in options]
-        if any(r is None for r in rows):
+        rows = self._replay(head, prompt, [prompt + o for o in options]) if images else [
+            {"input_ids": processor.tokenizer(prompt + o, return_tensors="pt")[
+                "input_ids"].to(self.device)} for o in options]
+        if rows is None:
             return self._option_logprobs_each(prompt, images, options)
         ids = [r["input_ids"][0] for r in rows]
         starts = [common_prefix([head["input_ids"][0], x]) for x in ids]
@@ -298,7 +322,8 @@ class TransformersVLM(CachedVLM):
                 return self._option_logprobs_each(prompt, images, options)
             last, cache = out.logits[0, -1:], out.past_key_values
             cache.batch_repeat_interleave(len(tails))
-            logits = model(input_ids=batch, past_key_values=cache).logits
+            with shape_free_attention(self.device):
+                logits = model(input_ids=batch, past_key_values=cache).logits
         # logits predicting ids[k][shared:], then kept from the option's own first token on
         scores = [mean_logprob(torch.cat([last, logits[k, :len(t) - 1]])[start - shared:],
                                 ids[k][start:])
@@ -336,10 +361,20 @@ class TransformersVLM(CachedVLM):
                            padding=True).to(self.device)
         sample = self.settings.temperature > 0
         seed_generation(texts)
-        with torch.inference_mode():
+        with torch.inference_mode(), shape_free_attention(self.device):
             out = model.generate(**inputs, max_new_tokens=self.settings.max_tokens,
                                  do_sample=sample,
                                  **({"temperature": self.settings.temperature} if sample
                                     else {}))
         new = out[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in processor.batch_decode(new, skip_special_tokens=True)]
+
+
+def _special_wrap(tok: Any) -> tuple[list[int], list[int]]:
+    """The special tokens a tokenizer puts before and after a text's own tokens (BERT's
+    [CLS] ... [SEP]; none for Qwen's), read off a probe."""
+    plain = tok("a", add_special_tokens=False)["input_ids"]
+    full = tok("a")["input_ids"]
+    at = next((k for k in range(len(full) - len(plain) + 1)
+               if full[k:k + len(plain)] == plain), 0)
+    return full[:at], full[at + len(plain):]
