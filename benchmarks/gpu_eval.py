@@ -12,7 +12,8 @@ side in one run:
 * ``across_logs``: no shared prefix, but the logs answered together (``vlm.logs_per_batch``)
   in padded batches of ``--batch-size`` requests (what batching alone gives);
 * ``shared``: a log's questions together (``vlm.prefix_cache``): the frames' prefix runs once
-  and its key/value cache serves every question, which then prefill and decode as one batch.
+  and its key/value cache serves every question, decoded together after it (packed in the
+  prefix's row under greedy decoding; `benchmarks/gpu_limits.py` splits its time by phase).
 
 Also EgoSchema's likelihood scoring of one question's 5 options: the prompt run once with the
 options batched on its cache vs a full pass per option (time and the largest score gap).
