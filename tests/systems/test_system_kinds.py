@@ -34,7 +34,7 @@ def _declaring_modules() -> dict[str, object]:
 
 def test_every_list_of_systems_is_read_from_the_declarations() -> None:
     declared = _declaring_modules()
-    assert set(registry.kinds()) == set(declared) and len(declared) == 10
+    assert set(registry.kinds()) == set(declared) and len(declared) == 11
     assert set(registry.frame_systems()) == {
         k.name for k in registry.kinds().values() if k.frames}
     assert "end_to_end_grounding" in registry.frame_systems()

@@ -68,10 +68,19 @@ class EvalConfig:
     #: Frames per life log for end_to_end (paper: 1200, temperature 0.1).
     e2e_frames: int = knob(1200, ge=1, le=100_000)
     #: Neptune's accuracy-vs-frames curve: each system that sees frames (end_to_end, the
-    #: likelihood systems, oracle_certificate_frames) answers once per count listed, results
+    #: likelihood systems, oracle_certificate_frames, centred_clip) answers once per count listed, results
     #: under <system>@<model>@frames=<n>; the leaderboard and report plot the curve and give
     #: Neptune's effort score per subtask. Empty: eval.e2e_frames only.
     frames_sweep: list[int] = knob(factory=list, ge=1, le=100_000, each=True)
+    #: centred_clip (Neptune's growing clip): frames a second of its clip, so N frames cover
+    #: N / clip_fps seconds centred on the question's period; the sweep grows the clip.
+    clip_fps: float = knob(1.0, gt=0, le=30)
+    #: centred_clip: or each swept count's clip length in seconds, in the sweep's order (one
+    #: per frames_sweep count), so the clip grows in length and frame rate together, as
+    #: Neptune's probe does; empty: N / clip_fps.
+    clip_seconds: list[float] = knob(factory=list, gt=0, le=86_400, each=True)
+    #: centred_clip: samples asked per clip; a reply stands when all agree (Neptune: 3).
+    clip_seeds: int = knob(1, ge=1, le=10)
     #: Evaluate only the first N life logs (by id), or the listed ones: tables say which.
     max_logs: int | None = knob(None, ge=1)
     lifelogs: list[str] = field(default_factory=list)

@@ -8,6 +8,9 @@
   widens its clips until the model is right (0 when the fewest frames suffice; items no
   count answers right are counted apart). Its *model-based certificate* is that smallest
   count. Only subtasks whose headline is right-or-wrong per item (accuracy) have one.
+* **The growing clip** (``centred_clip``): the sweep's counts are clip lengths too (N frames
+  over N / ``eval.clip_fps`` seconds centred on the question's period), so the certificate is
+  also given in seconds (`clip_seconds`), as Neptune's probe reports it.
 * **Certificate probe** (its model-based certificate, with EgoSchema's certificate as the
   frames): the same model answering from frames of each item's evidence spans only
   (``oracle_certificate_frames``) and from the whole day's (``end_to_end``); per subtask, both
@@ -20,6 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
+
+from xlebench.errors import ConfigError
 
 _SWEPT = re.compile(r"^(?P<base>.+)@frames=(?P<n>\d+)(?P<rest>(?:@split=\w+)?)$")
 ALL_FRAMES, CERTIFICATE = "end_to_end", "oracle_certificate_frames"
@@ -62,7 +67,7 @@ def effort(right_by_n: Mapping[int, Mapping[str, bool]]) -> dict[str, Any]:
         certs.append(ns[first])
     return {"effort": round(mean(scores), 4) if scores else None,
             "certificate_frames": round(mean(certs), 3) if certs else None,
-            "n": len(scores), "never_right": never}
+            "certificate_counts": certs, "n": len(scores), "never_right": never}
 
 
 def frames_summary(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]]
@@ -86,6 +91,30 @@ def frames_summary(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dic
                 entry.update(effort(right))
             out.setdefault(base, {})[sub] = entry
     return out
+
+
+def clip_length(ec: Any, n: int) -> float:
+    """A growing clip's seconds for ``n`` frames (``centred_clip``): ``eval.clip_seconds``
+    paired with the sweep's counts in order, else n / ``eval.clip_fps``."""
+    lengths = [float(s) for s in ec.get("clip_seconds") or []]
+    if not lengths:
+        return n / float(ec.get("clip_fps") or 1.0)
+    sweep = sorted({int(k) for k in ec.get("frames_sweep") or []})
+    if len(lengths) != len(sweep) or n not in sweep:
+        raise ConfigError(f"eval.clip_seconds={lengths}: give one clip length per "
+                          f"eval.frames_sweep count ({sweep or 'none set'}), in its order")
+    return lengths[sweep.index(n)]
+
+
+def clip_seconds(subtasks: Mapping[str, dict], lengths: Mapping[int, float]) -> None:
+    """A growing clip's sweep (``centred_clip``) in seconds too: each count's clip length,
+    and the model-based certificate as the mean clip length of the items' first right
+    answers (Neptune reports seconds)."""
+    for entry in subtasks.values():
+        entry["clip_s"] = {n: round(lengths[int(n)], 3) for n in entry["curve"]}
+        firsts = entry.get("certificate_counts")
+        if firsts:
+            entry["certificate_s"] = round(mean(lengths[n] for n in firsts), 3)
 
 
 def certificate_probe(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]]
@@ -128,7 +157,11 @@ def sweep_lines(sweep: Mapping[str, Mapping[str, dict]], probe: Mapping[str, Map
     lines: list[str] = []
     for base, subs in sweep.items():
         ns = sorted({int(n) for e in subs.values() for n in e["curve"]})
+        clip = next((e["clip_s"] for e in subs.values() if "clip_s" in e), None)
         lines += ["", f"## {base}: accuracy vs frames (Neptune's Fig. 7) and effort score", "",
+                  *(["A clip centred on each question's period, growing with the frames: "
+                     + ", ".join(f"{n} frames = {s:g} s" for n, s in clip.items()) + ".", ""]
+                    if clip else []),
                   "Headline x100 at each frame count; effort = mean over items of the largest "
                   "count answering wrongly over the smallest answering right (Neptune eq. 1; 0 "
                   "when the fewest frames suffice); certificate = that smallest count.", "",
@@ -139,6 +172,8 @@ def sweep_lines(sweep: Mapping[str, Mapping[str, dict]], probe: Mapping[str, Map
             curve = " | ".join(_pct((e["curve"].get(str(n)) or {}).get("mean")) for n in ns)
             eff = "–" if e.get("effort") is None else f"{e['effort']:.2f}"
             cert = "–" if e.get("certificate_frames") is None else f"{e['certificate_frames']:g}"
+            if e.get("certificate_s") is not None:
+                cert += f" ({e['certificate_s']:g} s of clip)"
             lines.append(f"| {sub} | {e['metric'] or ''} | {curve} | {eff} (n={e.get('n', 0)}) "
                          f"| {cert} | {e.get('never_right', '–')} |")
     for model, subs in probe.items():

@@ -109,6 +109,7 @@ def appendix(results: Path, tables: dict[str, dict]) -> dict[str, Any]:
         ALL_FRAMES,
         CERTIFICATE,
         certificate_probe,
+        clip_seconds,
         frames_summary,
         sweeps,
     )
@@ -116,8 +117,32 @@ def appendix(results: Path, tables: dict[str, dict]) -> dict[str, Any]:
     wanted = {k for keys in sweeps(list(tables)).values() for k in keys.values()}
     wanted |= {k for k in tables if k.startswith((ALL_FRAMES + "@", CERTIFICATE + "@"))}
     scores = {k: _scores(results / k) for k in sorted(wanted)}
-    return {"frames_sweep": frames_summary(tables, scores),
-            "certificate_probe": certificate_probe(tables, scores)}
+    summary = frames_summary(tables, scores)
+    for base, by_n in sweeps(list(tables)).items():
+        lengths = {n: _clip_length(results / key) for n, key in by_n.items()}
+        if base in summary and all(v is not None for v in lengths.values()):
+            clip_seconds(summary[base], lengths)
+    for subs in summary.values():
+        for entry in subs.values():
+            entry.pop("certificate_counts", None)  # per item: the means above say it
+    return {"frames_sweep": summary, "certificate_probe": certificate_probe(tables, scores)}
+
+
+def _clip_length(folder: Path) -> float | None:
+    """The clip's seconds behind a growing-clip system's results (``centred_clip``), else
+    None."""
+    from xlebench.eval.frames_sweep import clip_length
+
+    try:
+        record = json.loads((folder / EVALUATION).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    key = str(record.get("system", ""))
+    ec = (record.get("config") or {}).get("eval") or {}
+    if not key.startswith("centred_clip@") or "@frames=" not in key:
+        return None
+    n = int(key.split("@frames=")[1].split("@")[0])
+    return clip_length(ec, n)
 
 
 def _scores(folder: Path) -> list[dict]:

@@ -5,6 +5,8 @@
   the end-to-end system's input (paper: 1200 frames).
 * `evidence_frames`: N frames spread over one item's evidence spans (its certificate's
   subclips) — the oracle that sees only where the answer is.
+* `clip_frames`: N frames spread over a clip of the day centred on a moment (Neptune's
+  growing clip, `centred_clip`).
 * `segment_sets`: the frames of every 30-second source segment a log uses, at
   ``segment_fps`` and 560x420 — what a captioner describes, one caption per segment.
 
@@ -63,6 +65,40 @@ def evidence_frames(item: dict, log: dict, n: int, media: Media, root: Path,
         files = frames_at(media(uid), uid, sorted(set(times)), root, spec)
         out += [Frame(root / files[t], fmt_hhmmss(to_day(seg, t)), to_day(seg, t))
                 for t in sorted(set(times))]
+    return sorted(out, key=lambda f: f.virtual_s)
+
+
+def clip_times(log: dict, centre_s: float, length_s: float, n: int
+               ) -> list[tuple[dict, float]]:
+    """(segment, source second) of N frames spread uniformly over a clip of ``length_s``
+    seconds of the day centred on ``centre_s``: over the recorded time inside it (gaps between
+    segments hold no frames; a clip reaching past the day's ends is cut there), in order."""
+    lo, hi = centre_s - length_s / 2, centre_s + length_s / 2
+    pieces = [(seg, max(lo, float(seg["start_s"])), min(hi, float(seg["end_s"])))
+              for seg in log["segments"] if min(hi, seg["end_s"]) > max(lo, seg["start_s"])]
+    out = []
+    for t in uniform_times(sum(b - a for _, a, b in pieces), n):
+        for k, (seg, a, b) in enumerate(pieces):
+            if t <= b - a or k == len(pieces) - 1:
+                day = min(a + t, b)
+                out.append((seg, round(float(seg.get("source_start_s", 0.0)) + day
+                                       - float(seg["start_s"]), 3)))
+                break
+            t -= b - a
+    return out
+
+
+def clip_frames(log: dict, centre_s: float, length_s: float, n: int, media: Media, root: Path,
+                spec: FrameSpec) -> list[Frame]:
+    """`clip_times`' frames, decoded once per source video, labelled on the day's clock."""
+    by_uid: dict[str, list[tuple[dict, float]]] = defaultdict(list)
+    for seg, source in clip_times(log, centre_s, length_s, n):
+        by_uid[seg["video_uid"]].append((seg, source))
+    out = []
+    for uid, where in by_uid.items():
+        files = frames_at(media(uid), uid, sorted({s for _, s in where}), root, spec)
+        out += [Frame(root / files[s], fmt_hhmmss(to_day(seg, s)), to_day(seg, s))
+                for seg, s in where]
     return sorted(out, key=lambda f: f.virtual_s)
 
 
