@@ -87,3 +87,16 @@ def test_the_coverage_figures_are_the_tables_marks_and_the_readme_says_the_same(
     readme = (ROOT / "README.md").read_text()
     for seed, (done, partial, missing, _) in seeds.items():
         assert f"{seed} {done} / {partial} / {missing}" in readme, seed
+
+
+def test_every_coverage_row_names_a_test_that_exists() -> None:
+    """Each row of docs/coverage.md ends with the test that fails when its feature breaks:
+    the file exists and defines that test."""
+    rows = re.findall(r"(?m)^\| (\d+) \|.*\| `(tests/[\w/]+\.py)::(test_\w+)` \|$",
+                      (ROOT / "docs" / "coverage.md").read_text())
+    marks = re.findall(r"(?m)^\| \d+ \|.*?\| (?:✓|◐|✗) \|", (ROOT / "docs" / "coverage.md")
+                       .read_text())
+    assert len(rows) == len(marks) > 0, "a row without its test"
+    for number, path, name in rows:
+        source = (ROOT / path).read_text("utf-8")
+        assert re.search(rf"(?m)^def {name}\(", source), (number, path, name)

@@ -301,6 +301,10 @@ def test_model_use_is_refused_offline(tmp_path: Path) -> None:
     # the four windows have the same narrations: one cached call serves them all
     ("qaw_shot", {"egoschema_q": 1, "egoschema_a": 1, "egoschema_w": 1}, 12),
     ("n_shot", {"egoschema_qaw": 3}, 4),
+    # Q(AW)-shot, the paper's choice: the answers' prompt is drawn per window from the pool,
+    # so the two prompts of the default pool make two calls
+    ("q_aw", {"egoschema_q": 1, "egoschema_aw": 2}, 12),
+    ("one_shot", {"egoschema_qaw": 1}, 12),
 ])
 def test_qaw_shot_and_n_shot_chainings(tmp_path: Path, chaining: str, calls: dict,
                                        questions: int) -> None:
@@ -325,6 +329,11 @@ def test_qaw_shot_and_n_shot_chainings(tmp_path: Path, chaining: str, calls: dic
     if chaining == "qaw_shot":
         assert items[0]["provenance"]["prompt_ids"]["wrong"] == "tasks/egoschema_w.v1"
         assert items[1]["answer"]["spans"]  # the correct-answer call's evidence seconds
+    if chaining == "q_aw":
+        drawn = {it["provenance"]["prompt_ids"]["answers"] for it in items}
+        assert drawn == set(p.prompts.answers), "each window draws from the whole pool"
+    if chaining == "one_shot":
+        assert {tuple(it["provenance"]["prompt_ids"]) for it in items} == {("one_shot",)}
 
 
 def test_no_q_shows_the_options_without_the_question(monkeypatch) -> None:

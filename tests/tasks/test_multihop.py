@@ -199,6 +199,29 @@ def test_category_b_names_every_verb_and_its_oracle_agrees(monkeypatch) -> None:
     assert RECIPE.scorer.score(short, RECIPE.oracle(ctx, p, short), s)["iou"] < 0.95
 
 
+def test_category_c_names_every_object_of_a_verb_and_its_oracle_agrees() -> None:
+    """Category C (multiple objects, a verb node): one verb done to three objects asks what
+    C did it to; the answer names all three, each grounded, and the full-information oracle
+    scores it perfect."""
+    ann = AnnotationIndex(narration_file="narration.json")
+    base = _pass([], 27)
+    lines = [(10, "#C C washes the cup"), (70, "#C C washes the plate"),
+             (150, "#C C washes the pan")]
+    ann.narrations["v"] = [sorted(base + [Narration(t, x, f"w{t}") for t, x in lines],
+                                  key=lambda n: n.t)]
+    ctx = Context("multihop_qa", "grounded_qa", LOG, {}, ann, random.Random(0),
+                  offline_aggregate)
+    p = RECIPE.params({"time_only_share": 0.0})
+    (item,) = [it for it in RECIPE.build(ctx, p).items if it["hop_category"] == "C"]
+    answer = split_evidence(item["answer"]["text"])[0]
+    assert all(o in answer for o in ("cup", "plate", "pan")), answer
+    assert sorted(item["answer"]["grounding"]) == ["T1", "T2", "T3"]
+    s = ScoreSettings(bertscore=False)
+    reply = RECIPE.oracle(ctx, p, item)
+    assert RECIPE.scorer.score(item, reply, s)["iou"] == 1.0
+    assert RECIPE.scorer.score(item, reply, s)["rougeL"] == 1.0
+
+
 def test_the_papers_reply_format_is_read() -> None:
     """MultiHop-EgoQA's ``###Answer`` / ``###Evidence`` / ``###Rationale`` reply (its Table
     10's example): evidence in seconds from the clip's start, or on the clock; the rationale is
