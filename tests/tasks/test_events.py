@@ -35,6 +35,11 @@ def test_macro_verb_recall_by_hand() -> None:
                            [["wash"], ["wash"]]]}]
     # R_cut = 1/2, R_slice = 0, R_wash = 1
     assert verb_recall_macro(details) == pytest.approx(0.5)
+    # a frequent verb does not outweigh a rare one (micro would say 3/4), and a right verb in
+    # second place counts (Recall@5, not @1): R_cut = 3/3, R_stir = 0
+    skewed = [{"events": [[["cut"], ["wash", "cut"]], [["cut"], ["cut"]], [["cut"], ["cut"]],
+                          [["stir"], ["wash"]]]}]
+    assert verb_recall_macro(skewed) == pytest.approx(0.5)
 
 
 def test_cider_d_sanity() -> None:
@@ -66,6 +71,10 @@ def test_relations_class_averaged_and_the_majority_floor() -> None:
     gt = [[label, "Enabled By"] for label in labels * 3]
     assert class_averaged_accuracy([{"relations": gt}]) == pytest.approx(0.25)
     assert class_averaged_accuracy([{"relations": [[g, g] for g, _ in gt]}]) == 1.0
+    # classes of unequal size: each class weighs the same (9 of 10 right overall, but the
+    # one "Caused By" is wrong: (1 + 0) / 2, not 0.9)
+    skewed = [["No Relation", "No Relation"]] * 9 + [["Caused By", "No Relation"]]
+    assert class_averaged_accuracy([{"relations": skewed}]) == pytest.approx(0.5)
 
 
 SEG = {"index": 0, "video_uid": "v", "start_s": 36000, "end_s": 36600, "source_start_s": 0.0,
@@ -97,6 +106,14 @@ def test_an_event_window_has_five_events_with_verbs_and_coreference() -> None:
     perfect = SRL.scorer.score(item, item["answer"]["text"], ScoreSettings(bertscore=False))
     assert perfect == {"acc@1": 1.0, "acc@5": 1.0}
     assert set(parse_events(item["answer"]["text"])) == {1, 2, 3, 4, 5}
+    # a wrong verb first, the right ones after it: Acc@1 reads the first verb only, Acc@5
+    # the first five (the second event's right verbs only at sixth place)
+    late = {1: ["fly", *events[0]["verbs_gt"]], 2: ["fly", "x1", "x2", "x3", "x4",
+                                                    *events[1]["verbs_gt"]]}
+    reply = "\n".join(f"Event {k}: verbs: " + ", ".join(late.get(k, e["verbs_gt"]))
+                      for k, e in enumerate(events, start=1))
+    scored = SRL.scorer.score(item, reply, ScoreSettings(bertscore=False))
+    assert scored == {"acc@1": pytest.approx(3 / 5), "acc@5": pytest.approx(4 / 5)}
 
 
 def test_roles_are_asked_given_the_true_verbs() -> None:
