@@ -493,6 +493,45 @@ def test_vlm_captions_are_cached_per_source_segment(tmp_path: Path) -> None:
     assert moved[0].text == caps[0].text, "the same segment's caption, on the new clock"
 
 
+def test_the_attribute_prompt_answers_first_and_keeps_the_last_sentence(tmp_path: Path
+                                                                       ) -> None:
+    """``eval.caption_prompt=eval/caption_attributes.v1`` (Neptune C.2.1): the model is asked
+    its attribute questions before one sentence; the caption is that sentence, the whole
+    reply is kept beside it in the cache."""
+    from xlebench.llm.client import Completion
+    from xlebench.systems.captioners import caption_line
+
+    asked: list[str] = []
+
+    class Answers:
+        max_images = 8
+
+        def fingerprint(self) -> dict:
+            return {"model": "answers"}
+
+        def answer_batch(self, batch: list) -> list:
+            asked.extend("".join(p for m in r for p in m["content"] if isinstance(p, str))
+                         for r in batch)
+            return [Completion("Mood: calm\nAction: cutting\nObjects: a knife\nPlace: a "
+                               "kitchen\nPeople: nobody\nCaption: C cuts an onion in the "
+                               "kitchen.", 0, 0, 0.0, False) for _ in batch]
+    media = {"v": _video(tmp_path / "v.mp4", 30, (200, 0, 0))}
+    log = {"lifelog_id": "x-short", "segments": [LOG["segments"][0]]}
+    cap = VLMCaptioner(Answers(), media.__getitem__, tmp_path / "frames",
+                       FrameSpec(560, 420, 1.0), tmp_path / "captions",
+                       prompt="eval/caption_attributes.v1")
+    (only,) = cap.captions(log)
+    assert only.text == "C cuts an onion in the kitchen."
+    assert "Question(Mood): Describe the general mood" in asked[0]
+    assert "write a single sentence as caption" in asked[0]
+    cached = json.loads(next((tmp_path / "captions").rglob("*.json")).read_text())
+    assert cached["reply"].startswith("Mood: calm") and cached["text"] == only.text
+    assert caption_line("C walks to the door.") == "C walks to the door."
+    plain = VLMCaptioner(Answers(), media.__getitem__, tmp_path / "frames",
+                         FrameSpec(560, 420, 1.0), tmp_path / "captions")
+    assert plain.key != cap.key, "another prompt, other captions"
+
+
 ARGS = ("library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
         "persona.mbti=[INTJ,ESFP]", "render=none", "eval.bertscore=false",
         "eval.bootstrap=20")

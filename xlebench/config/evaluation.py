@@ -65,6 +65,11 @@ class EvalConfig:
     #: Captions for socratic / retrieve_socratic: the Ego4D narrations (an oracle) or the
     #: configured vlm describing 30-s source segments (render.frames.segment_fps, 560x420).
     captioner: str = knob("oracle_narrations", choices=("oracle_narrations", "vlm"))
+    #: eval.captioner=vlm: its prompt. eval/caption.v1 asks for the caption directly;
+    #: eval/caption_attributes.v1 asks Neptune's attribute questions first (its appendix
+    #: C.2.1) and keeps the last line's single sentence as the caption.
+    caption_prompt: str = knob("eval/caption.v1",
+                               choices=("eval/caption.v1", "eval/caption_attributes.v1"))
     #: Frames per life log for end_to_end (paper: 1200, temperature 0.1).
     e2e_frames: int = knob(1200, ge=1, le=100_000)
     #: Neptune's accuracy-vs-frames curve: each system that sees frames (end_to_end, the

@@ -150,6 +150,7 @@ def caption_source(cfg: DictConfig, systems: Systems) -> Any:
 
     return VLMCaptioner(systems.vlm, media_of(cfg, systems), Path(cfg.paths.cache) / "frames",
                         frame_spec(cfg), Path(cfg.paths.cache) / "captions",
+                        prompt=str(cfg.eval.get("caption_prompt") or "eval/caption.v1"),
                         report=lambda name, n: systems.report(name, n))
 
 

@@ -36,6 +36,14 @@ def evenly(frames: list[Frame], k: int) -> list[Frame]:
     return [frames[round(i * (len(frames) - 1) / (k - 1))] for i in range(k)]
 
 
+def caption_line(reply: str) -> str:
+    """The caption of a reply: the sentence after its last ``Caption:`` (the attribute prompt
+    answers its questions first, eval/caption_attributes.v1), else the whole reply."""
+    text = reply.strip()
+    at = text.lower().rfind("caption:")
+    return text[at + len("caption:"):].strip() if at >= 0 else text
+
+
 class VLMCaptioner:
     name = "vlm"
     reads = None  # it reads frames, not annotations: no oracle
@@ -78,7 +86,8 @@ class VLMCaptioner:
         for (uid, k), done in zip(keys, answer_all(self.vlm, [self._request(todo[x])
                                                                for x in keys]), strict=True):
             write_text(self._path(uid, k), dumps({"video_uid": uid, "segment": k,
-                                                  "text": done.text.strip()}))
+                                                  "text": caption_line(done.text),
+                                                  "reply": done.text.strip()}))
         self.report("captions", len(keys))
         out = []
         for seg, uid, k in placed:
