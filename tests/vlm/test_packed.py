@@ -76,6 +76,46 @@ def test_a_question_that_ends_early_leaves_the_others_decoding(tmp_path: Path) -
     assert sorted(map(len, seen[0]))[-1] == 6 and len(seen[0][j]) < 6
 
 
+def test_questions_appended_in_several_passes_decode_the_same(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Step 0 in passes of a bounded token count (each question alone here): the passes'
+    questions never see each other, so the tokens are those of one pass and of separate
+    requests."""
+    import xlebench.vlm.packed as packed
+
+    loaded = random_qwen2_vl("tiny", seed=6)
+    vlm = TransformersVLM(TransformersVLMConfig(backend="transformers", model="q",
+                                                max_tokens=4, temperature=0.0),
+                          tmp_path / "c", loaded=loaded)
+    prompts = _prompts(vlm, _frames(tmp_path, 4))
+    seen = []
+    real = packed.packed_greedy
+    import xlebench.vlm.transformers_backend as backend
+    monkeypatch.setattr(backend, "packed_greedy", lambda *a: seen.append(real(*a)) or seen[-1])
+    vlm._shared_prefix(prompts)
+    passes = []
+    forward = loaded[1].forward
+    monkeypatch.setattr(loaded[1], "forward", lambda **kw: passes.append(
+        kw["input_ids"].shape[1]) or forward(**kw))
+    monkeypatch.setattr(packed, "STEP0_TOKENS", 1)
+    vlm._shared_prefix(prompts)
+    monkeypatch.setattr(loaded[1], "forward", forward)  # generate reads its signature
+    assert seen[0] == seen[1] == _alone(vlm, prompts, 4)
+    assert passes[1:1 + len(prompts)] == [len(t) for t in _tails(vlm, prompts)], \
+        "one pass per question"
+
+
+def _tails(vlm: TransformersVLM, prompts) -> list:
+    from xlebench.vlm.prefix import common_prefix
+
+    processor = vlm._loaded[0]
+    images = vlm._images(prompts[0][1])
+    ids = [processor(text=[t], images=images, return_tensors="pt")["input_ids"][0]
+           for t, _ in prompts]
+    common = common_prefix(ids)
+    return [x[common:] for x in ids]
+
+
 def test_the_backend_packs_only_where_the_result_is_generates() -> None:
     """Greedy SDPA/eager models with no logits processor pack; sampling, a repetition
     penalty or flash attention (no explicit masks) keep the repeated-prefix way."""

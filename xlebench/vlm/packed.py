@@ -84,6 +84,12 @@ class _Row:
         return ((self.owner == -1)[None, :] | mine)[None, None]
 
 
+#: The most question tokens one step-0 pass appends: its mask is (tokens x row length), and
+#: SDPA widens it to the query's dtype, so 30 questions of 80 tokens over a 20k-token day take
+#: one pass while hundreds of long questions take several.
+STEP0_TOKENS = 4096
+
+
 def packed_greedy(model: Any, cache: Any, tails: list[Any], max_new: int,
                   eos: set[int]) -> list[list[int]]:
     """Greedy tokens of each question (token ids after the shared prefix, which ``cache``
@@ -93,25 +99,20 @@ def packed_greedy(model: Any, cache: Any, tails: list[Any], max_new: int,
 
     device = tails[0].device
     prefix = cache.get_seq_length()
-    row = _Row(prefix, device)
-    eager = model.config._attn_implementation == "eager"
-    name = cache_argument(model)
+    step = _Step(model, cache, _Row(prefix, device))
+    # step 0: every question's own tokens, in passes of at most STEP0_TOKENS (a question
+    # whole in one pass; the mask keeps each pass's questions apart from the others')
+    first: list[int] = []
+    for group in _groups([len(t) for t in tails], STEP0_TOKENS):
+        owners = torch.cat([torch.full((len(tails[j]),), j, device=device) for j in group])
+        index = torch.cat([prefix + torch.arange(len(tails[j]), device=device)
+                           for j in group])
+        keep = torch.cumsum(torch.tensor([len(tails[j]) for j in group], device=device),
+                            0) - 1
+        first += step(torch.cat([tails[j] for j in group])[None], owners, index, keep)
     out: list[list[int]] = [[] for _ in tails]
-    # step 0: every question's own tokens; then one token per unfinished question
-    ids = torch.cat(tails)[None]
-    owners = torch.cat([torch.full((len(t),), j, device=device) for j, t in enumerate(tails)])
-    index = torch.cat([prefix + torch.arange(len(t), device=device) for t in tails])
-    keep = torch.cumsum(torch.tensor([len(t) for t in tails], device=device), 0) - 1
-    active = list(range(len(tails)))
-    length = [len(t) for t in tails]
-    while active:
-        mask = row.append(owners)
-        if eager:
-            mask = torch.zeros(mask.shape, dtype=model.dtype, device=device).masked_fill(
-                ~mask, torch.finfo(model.dtype).min)
-        logits = model(input_ids=ids, attention_mask=mask, position_ids=_positions(model, index),
-                       use_cache=True, logits_to_keep=keep, **{name: cache}).logits[0]
-        chosen = logits.argmax(-1).tolist()
+    active, length, chosen = list(range(len(tails))), [len(t) for t in tails], first
+    while True:
         still = []
         for j, token in zip(active, chosen, strict=True):
             out[j].append(token)
@@ -119,10 +120,46 @@ def packed_greedy(model: Any, cache: Any, tails: list[Any], max_new: int,
             if token not in eos and len(out[j]) < max_new:
                 still.append(j)
         active = still
-        ids = torch.tensor([[out[j][-1] for j in active]], device=device)
-        owners = torch.tensor(active, dtype=torch.long, device=device)
-        index = torch.tensor([prefix + length[j] - 1 for j in active], device=device)
-        keep = len(active)
+        if not active:
+            return out
+        chosen = step(torch.tensor([[out[j][-1] for j in active]], device=device),
+                      torch.tensor(active, dtype=torch.long, device=device),
+                      torch.tensor([prefix + length[j] - 1 for j in active], device=device),
+                      len(active))
+
+
+class _Step:
+    """One forward over new tokens appended to the packed row: their greedy next tokens."""
+
+    def __init__(self, model: Any, cache: Any, row: _Row) -> None:
+        self.model, self.cache, self.row = model, cache, row
+        self.eager = model.config._attn_implementation == "eager"
+        self.name = cache_argument(model)
+
+    def __call__(self, ids: Any, owners: Any, index: Any, keep: Any) -> list[int]:
+        import torch
+
+        mask = self.row.append(owners)
+        if self.eager:
+            dtype = self.model.dtype
+            mask = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(
+                ~mask, torch.finfo(dtype).min)
+        logits = self.model(input_ids=ids, attention_mask=mask,
+                            position_ids=_positions(self.model, index), use_cache=True,
+                            logits_to_keep=keep, **{self.name: self.cache}).logits[0]
+        return logits.argmax(-1).tolist()
+
+
+def _groups(sizes: list[int], budget: int) -> list[list[int]]:
+    """Consecutive indices whose sizes add up to at most ``budget`` (one alone if larger)."""
+    out: list[list[int]] = [[]]
+    total = 0
+    for k, n in enumerate(sizes):
+        if out[-1] and total + n > budget:
+            out.append([])
+            total = 0
+        out[-1].append(k)
+        total += n
     return out
 
 
