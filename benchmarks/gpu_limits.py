@@ -4,9 +4,11 @@ Four measurements on a random-weight Qwen2-VL of a published size (`random_qwen2
 
 * ``shared``: one log's ``--items`` questions over ``--frames`` frames through the shared
   prefix, its time split by phase (frames decoded, processor, replayed tokens, prefix pass,
-  the questions' decoding), the questions decoded packed in the prefix's one row (the default)
-  and with the prefix's cache repeated per question (the earlier way), side by side; answers
-  compared with each other and with separate requests for the first ``--check`` questions.
+  the questions' decoding): packed in the prefix's one row with decoding off cuDNN (the
+  backend's way) on a first log and again on another, with cuDNN building its per-shape
+  plans and with them cached, and with the prefix's cache repeated per question (the earlier
+  way; ``--skip repeated`` leaves it out); answers compared with each other and with
+  separate requests for the first ``--check`` questions.
 * ``prefill``: one request's forward through each SDPA kernel PyTorch offers (default, cuDNN,
   flash, memory-efficient), the vision tower timed alone, each with its FLOP rate and MFU
   against the card's bf16 peak; with ``--compile``, the language model's decoder layers
@@ -250,18 +252,6 @@ def prefill(loaded, requests_: list[list[dict]], sync, peak: float | None,
     return row
 
 
-def fast_images(loaded):
-    """Swap in torchvision's Qwen2-VL image processor (the one a real checkpoint loads when
-    torchvision is installed); returns the PIL one it replaced, or None without torchvision."""
-    try:
-        import torchvision  # noqa: F401
-        from transformers import Qwen2VLImageProcessor
-    except ImportError:
-        return None
-    old, loaded[0].image_processor = loaded[0].image_processor, Qwen2VLImageProcessor()
-    return old
-
-
 def images(processor, paths: list[str], device: str) -> dict:
     """The frames' preprocessing: the PIL processor; torchvision's on the CPU and the GPU."""
     from PIL import Image
@@ -364,14 +354,19 @@ def main() -> None:
             logs = [requests(*life_log(tmp, k, args.frames), args.items) for k in range(4)]
             answers = {}
             plain = transformers_backend.shape_free_attention
-            runs = (("packed_first_shapes", 1, True), ("packed_cudnn_first_shapes", 2, False),
-                    ("packed_cudnn_cached_plans", 3, False), ("packed_again", 0, True))
-            for key, k, shape_free in runs:
+            # (name, log, plan-free decoding, packed): cuDNN's plans are first built on log 2
+            runs = [("packed_first_shapes", 1, True, True),
+                    ("packed_cudnn_first_shapes", 2, False, True),
+                    ("packed_cudnn_cached_plans", 3, False, True),
+                    ("packed_again", 0, True, True)]
+            if "repeated" not in skip:  # the earlier way: the prefix's cache per question
+                runs.append(("repeated", 1, True, False))
+            for key, k, shape_free, packed in runs:
                 if not shape_free:
                     transformers_backend.shape_free_attention = (
                         lambda device: contextlib.nullcontext())
                 try:
-                    row, answers[key] = shared(loaded, tmp, logs[k], sync, True, [])
+                    row, answers[key] = shared(loaded, tmp, logs[k], sync, packed, [])
                 finally:
                     transformers_backend.shape_free_attention = plain
                 emit(f"shared_{key}", row)
@@ -382,7 +377,10 @@ def main() -> None:
             reference = [c.text for c in alone.answer_batch(logs[1][:args.check])]
             emit("answers", {"packed_equals_separate": sum(
                 a == b for a, b in zip(answers["packed_first_shapes"], reference,
-                                       strict=False)), "checked_separately": len(reference)})
+                                       strict=False)), "checked_separately": len(reference),
+                "packed_equals_repeated": sum(a == b for a, b in zip(
+                    answers["packed_first_shapes"], answers.get("repeated", []),
+                    strict=False)), "of": len(answers.get("repeated", []))})
             log = logs[0]
         else:
             log = requests(*life_log(tmp, 0, args.frames), args.items)
