@@ -33,6 +33,9 @@ def test_grounding_metrics_on_the_papers_numbers() -> None:
     assert recall_grid(one_hop, GT, [5], [0.3])["R@5,0.3"] == 1.0, "retrieval: a hit"
     m = grounding_overlap(one_hop, GT)
     assert m["iou"] == pytest.approx(13 / 53) and m["iou@0.3"] == 0.0, "grounding: a miss"
+    # exactly 0.3 is not a hit: the threshold is strict (IoU = 3 / 10)
+    at = grounding_overlap([[0, 3]], [[0, 10]])
+    assert at["iou"] == pytest.approx(0.3) and at["iou@0.3"] == 0.0
     assert grounding_overlap([], GT)["iou"] == 0.0
 
 
@@ -77,6 +80,22 @@ def test_a_node_recurring_three_times_makes_one_grounded_item() -> None:
                                          ([10, 70, 150], 29)])
 def test_strict_bounds_and_the_density_rule(times, total) -> None:
     assert _build(_pass(times, total)) == []
+
+
+def test_a_window_whose_narrations_span_under_150_s_asks_nothing() -> None:
+    """The clip rule's second half: 30 narrations that all fall within 110 s (first to last
+    under 150 s) give no item, though a node recurs three times among them; spread over the
+    window the same narrations do."""
+    def narrations(step: float) -> list[Narration]:
+        times = [0.5 + step * k for k in range(30)]
+        lines = [(t, "#C C opens the fridge") for t in times[3:12:4]]
+        lines += [(t, f"#C C verb{k}s the thing{k}") for k, t in enumerate(
+            t for j, t in enumerate(times) if j not in (3, 7, 11))]
+        return [Narration(t, text, f"n{t}") for t, text in sorted(lines)]
+    assert narrations(3.7)[-1].t - narrations(3.7)[0].t < 150
+    assert _build(narrations(3.7)) == []
+    assert narrations(6.0)[-1].t - narrations(6.0)[0].t >= 150
+    assert len(_build(narrations(6.0))) == 1
 
 
 def test_the_validator_catches_the_papers_unbalanced_example() -> None:
