@@ -296,6 +296,14 @@ def test_train_and_test_split_by_source_video_and_test_items_are_refined() -> No
     assert len(test) + len(train) == 20 and stats["items of train videos (split=test)"] == \
         len(train)
     assert all(it["provenance"]["hop_split"] == "test" for it in test)
+    # an oracle that does not reproduce the evidence keeps no test item, and says how many
+    moved = same.replace("08:02:00", "08:02:05")
+    stats = Counter()
+    assert keep_split([dict(it, provenance={}) for it in items], "test", 0.3,
+                      lambda it: moved, stats) == []
+    assert stats["test items the full-information oracle does not reproduce"] == len(test) > 0
+    assert len(keep_split([dict(it, provenance={}) for it in items], "train", 0.3,
+                          lambda it: moved, Counter())) == len(train), "train is not refined"
 
 
 def test_category_d_asks_who_over_people_and_its_oracle_agrees() -> None:
