@@ -226,6 +226,10 @@ def test_references_are_other_annotators_and_verbs_need_two_of_them() -> None:
     ev = events_in(two, 0.0, 2.0, 1, "kitchen")[0]
     assert ev.annotators == 2 and ev.verbs == ["stir"], "pour and wipe: one annotator each"
     assert ev.other_roles == [{"Arg0": "C", "Arg1": "onion", "ALoc": "pan"}]
+    made = _event(ev, (0.0, 2.0), ["Arg0", "Arg1", "ALoc"])
+    assert made["references"] == [{"Arg0": "C", "Arg1": "onion", "ALoc": "pan"}], \
+        "the other annotator's roles only, never the event's own"
+    assert made["roles"] not in made["references"]
 
 
 def test_every_annotators_roles_are_references() -> None:
