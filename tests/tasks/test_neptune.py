@@ -372,14 +372,16 @@ def test_transcript_filter_drops_what_speech_alone_answers(tmp_path: Path) -> No
                       "evidence": [{"video_uid": "v", "source_start_s": 0.0,
                                     "source_end_s": 10.0}]})
     speech = tmp_path / "t.json"
-    speech.write_text(json.dumps({"v": [{"start_s": 1, "end_s": 3, "text": "hello"}]}))
+    speech.write_text(json.dumps({"v": [{"start_s": 1, "end_s": 3, "text": "hello"},
+                                        {"start_s": 50, "end_s": 52, "text": "later on"}]}))
     spec = {"kind": "transcript_only", "seeds": 1, "drop_if_correct_at_least": 1,
             "transcripts": str(speech)}
     with LoopbackLLMServer(ScriptedModel()) as srv:
         llm = make_client(srv, tmp_path / "cache")
         kept, dropped = apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
     assert dropped["dropped by the transcript_only filter"] == 3 and len(kept) == 3
-    assert kept[0]["provenance"]["filters"]["transcript_only"]["speech_lines"] == 1
+    # by default the whole clip's speech, the line after the evidence span included
+    assert kept[0]["provenance"]["filters"]["transcript_only"]["speech_lines"] == 2
 
 
 def test_the_transcript_filter_reads_the_whole_clip_by_default() -> None:
