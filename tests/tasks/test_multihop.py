@@ -77,7 +77,8 @@ def test_a_node_recurring_three_times_makes_one_grounded_item() -> None:
 
 
 @pytest.mark.parametrize("times,total", [([10, 150], 30), ([10, 50, 90, 130, 170], 30),
-                                         ([10, 70, 150], 29)])
+                                         ([10, 70, 150], 29),
+                                         ([10, 13, 16], 30)])  # spread 6 s, not over 10 s
 def test_strict_bounds_and_the_density_rule(times, total) -> None:
     assert _build(_pass(times, total)) == []
 
