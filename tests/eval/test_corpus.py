@@ -12,6 +12,7 @@ import pytest
 from xlebench.eval.cider import cider_d
 from xlebench.eval.corpus import (
     cider_by_argument,
+    cider_by_verb,
     cider_micro,
     class_averaged_accuracy,
     lea_soft_cider,
@@ -81,6 +82,17 @@ def test_cider_micro_pools_slots_and_per_argument_averages_types() -> None:
     assert cider_micro(details) == pytest.approx(np.mean(scores))
     assert cider_by_argument(details) == pytest.approx(np.mean([np.mean(scores[:3]), scores[3]]))
     assert np.isnan(cider_by_argument([]))
+
+
+def test_cider_per_verb_averages_each_verbs_slots_then_the_verbs() -> None:
+    """VidSitu's C-Vb: the slots grouped by their event's verb (slot[3]), CIDEr-D averaged
+    within each verb and then over verbs, whatever their argument types."""
+    slots = [("Arg0", "the man", "the man", "cut"), ("Arg1", "a cup", "a knife", "cut"),
+             ("Arg0", "the man", "a man", "cut"), ("Arg1", "a door", "a door", "open")]
+    details = [{"roles": slots[:2]}, {"roles": slots[2:]}]
+    scores = cider_d([s[2] for s in slots], [[s[1]] for s in slots])
+    assert cider_by_verb(details) == pytest.approx(np.mean([np.mean(scores[:3]), scores[3]]))
+    assert cider_by_verb(details) != pytest.approx(cider_by_argument(details))
 
 
 def test_lea_soft_weighs_each_slot_by_its_corpus_cider() -> None:
