@@ -19,8 +19,7 @@ def test_effort_is_the_last_wrong_count_over_the_first_right_one() -> None:
     got = effort(right)
     # a: wrong at 2 and 4, right at 8 -> 4/8; b: right at once -> 0; c: 2/4; d: never
     assert got == {"effort": round((0.5 + 0 + 0.5) / 3, 4), "certificate_frames":
-                   round((8 + 2 + 4) / 3, 3), "certificate_counts": [8, 2, 4], "n": 3,
-                   "never_right": 1}
+                   round((8 + 2 + 4) / 3, 3), "n": 3, "never_right": 1}
     assert sweeps(["end_to_end@m@frames=8", "end_to_end@m@frames=2@split=dev",
                    "end_to_end@m"]) == {"end_to_end@m": {8: "end_to_end@m@frames=8"},
                                         "end_to_end@m@split=dev":

@@ -10,7 +10,7 @@
   count. Only subtasks whose headline is right-or-wrong per item (accuracy) have one.
 * **The growing clip** (``centred_clip``): the sweep's counts are clip lengths too (N frames
   over N / ``eval.clip_fps`` seconds centred on the question's period), so the certificate is
-  also given in seconds (`clip_seconds`), as Neptune's probe reports it.
+  also given in seconds (`effort`'s ``seconds``), as Neptune's probe reports it.
 * **Certificate probe** (its model-based certificate, with EgoSchema's certificate as the
   frames): the same model answering from frames of each item's evidence spans only
   (``oracle_certificate_frames``) and from the whole day's (``end_to_end``); per subtask, both
@@ -27,7 +27,7 @@ from typing import Any
 from xlebench.errors import ConfigError
 
 _SWEPT = re.compile(r"^(?P<base>.+)@frames=(?P<n>\d+)(?P<rest>(?:@split=\w+)?)$")
-ALL_FRAMES, CERTIFICATE = "end_to_end", "oracle_certificate_frames"
+ALL_FRAMES, CERTIFICATE, CLIP = "end_to_end", "oracle_certificate_frames", "centred_clip"
 
 
 def sweeps(keys: Sequence[str]) -> dict[str, dict[int, str]]:
@@ -52,9 +52,11 @@ def _right(rows: Sequence[dict]) -> dict[str, bool] | None:
     return {k: v == 1 for k, v in values.items()}
 
 
-def effort(right_by_n: Mapping[int, Mapping[str, bool]]) -> dict[str, Any]:
+def effort(right_by_n: Mapping[int, Mapping[str, bool]],
+           seconds: Mapping[int, float] | None = None) -> dict[str, Any]:
     """Neptune's effort score and model-based certificate (frames) over the items every
-    count answered."""
+    count answered; with ``seconds`` (each count's clip length, a growing clip), the
+    certificate in seconds too: the mean length of the items' first right clips."""
     ns = sorted(right_by_n)
     items = set.intersection(*(set(right_by_n[n]) for n in ns))
     scores, certs, never = [], [], 0
@@ -65,18 +67,24 @@ def effort(right_by_n: Mapping[int, Mapping[str, bool]]) -> dict[str, Any]:
             continue
         scores.append(ns[first - 1] / ns[first] if first else 0.0)
         certs.append(ns[first])
-    return {"effort": round(mean(scores), 4) if scores else None,
-            "certificate_frames": round(mean(certs), 3) if certs else None,
-            "certificate_counts": certs, "n": len(scores), "never_right": never}
+    out = {"effort": round(mean(scores), 4) if scores else None,
+           "certificate_frames": round(mean(certs), 3) if certs else None,
+           "n": len(scores), "never_right": never}
+    if seconds and certs:
+        out["certificate_s"] = round(mean(seconds[c] for c in certs), 3)
+    return out
 
 
-def frames_summary(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]]
+def frames_summary(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]],
+                   clips: Mapping[str, Mapping[int, float]] | None = None
                    ) -> dict[str, dict[str, dict[str, Any]]]:
     """Per swept system, per subtask: the curve (frames -> headline mean, n) and the effort
-    score where the headline is accuracy."""
+    score where the headline is accuracy; for a growing clip (``clips``: its seconds per
+    count), each count's clip length and the certificate in seconds too."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for base, by_n in sweeps(list(tables)).items():
         ns = sorted(by_n)
+        lengths = (clips or {}).get(base)
         subs = [s for s in tables[by_n[ns[0]]].get("rows", {})
                 if all(s in tables[by_n[n]].get("rows", {}) for n in ns)]
         for sub in subs:
@@ -85,10 +93,12 @@ def frames_summary(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dic
                 "metric": cells[ns[0]].get("metric"),
                 "curve": {str(n): {"mean": c.get("mean"), "ci95": c.get("ci95"), "n": c.get("n")}
                           for n, c in cells.items()}}
+            if lengths:
+                entry["clip_s"] = {str(n): round(lengths[n], 3) for n in ns}
             right = {n: _right([r for r in scores.get(by_n[n], []) if r["subtask"] == sub])
                      for n in ns}
             if len(ns) > 1 and all(v is not None for v in right.values()):
-                entry.update(effort(right))
+                entry.update(effort(right, lengths))
             out.setdefault(base, {})[sub] = entry
     return out
 
@@ -104,17 +114,6 @@ def clip_length(ec: Any, n: int) -> float:
         raise ConfigError(f"eval.clip_seconds={lengths}: give one clip length per "
                           f"eval.frames_sweep count ({sweep or 'none set'}), in its order")
     return lengths[sweep.index(n)]
-
-
-def clip_seconds(subtasks: Mapping[str, dict], lengths: Mapping[int, float]) -> None:
-    """A growing clip's sweep (``centred_clip``) in seconds too: each count's clip length,
-    and the model-based certificate as the mean clip length of the items' first right
-    answers (Neptune reports seconds)."""
-    for entry in subtasks.values():
-        entry["clip_s"] = {n: round(lengths[int(n)], 3) for n in entry["curve"]}
-        firsts = entry.get("certificate_counts")
-        if firsts:
-            entry["certificate_s"] = round(mean(lengths[n] for n in firsts), 3)
 
 
 def certificate_probe(tables: Mapping[str, dict], scores: Mapping[str, Sequence[dict]]

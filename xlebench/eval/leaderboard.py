@@ -109,40 +109,42 @@ def appendix(results: Path, tables: dict[str, dict]) -> dict[str, Any]:
         ALL_FRAMES,
         CERTIFICATE,
         certificate_probe,
-        clip_seconds,
         frames_summary,
         sweeps,
     )
 
-    wanted = {k for keys in sweeps(list(tables)).values() for k in keys.values()}
+    swept = sweeps(list(tables))
+    wanted = {k for keys in swept.values() for k in keys.values()}
     wanted |= {k for k in tables if k.startswith((ALL_FRAMES + "@", CERTIFICATE + "@"))}
     scores = {k: _scores(results / k) for k in sorted(wanted)}
-    summary = frames_summary(tables, scores)
-    for base, by_n in sweeps(list(tables)).items():
-        lengths = {n: _clip_length(results / key) for n, key in by_n.items()}
-        if base in summary and all(v is not None for v in lengths.values()):
-            clip_seconds(summary[base], lengths)
-    for subs in summary.values():
-        for entry in subs.values():
-            entry.pop("certificate_counts", None)  # per item: the means above say it
-    return {"frames_sweep": summary, "certificate_probe": certificate_probe(tables, scores)}
+    return {"frames_sweep": frames_summary(tables, scores, _clip_lengths(results, swept)),
+            "certificate_probe": certificate_probe(tables, scores)}
 
 
-def _clip_length(folder: Path) -> float | None:
-    """The clip's seconds behind a growing-clip system's results (``centred_clip``), else
-    None."""
-    from xlebench.eval.frames_sweep import clip_length
+def _clip_lengths(results: Path, swept: dict[str, dict[int, str]]
+                  ) -> dict[str, dict[int, float]]:
+    """Per growing-clip sweep (``centred_clip``), each count's clip seconds, from the
+    evaluation config its results were made with (a sweep whose records cannot be read: left
+    out)."""
+    from xlebench.eval.frames_sweep import CLIP, clip_length
 
+    out = {}
+    for base, by_n in swept.items():
+        if not base.startswith(CLIP + "@"):
+            continue
+        configs = {n: _eval_config(results / key) for n, key in by_n.items()}
+        if all(c is not None for c in configs.values()):
+            out[base] = {n: clip_length(c, n) for n, c in configs.items()}
+    return out
+
+
+def _eval_config(folder: Path) -> dict | None:
+    """The ``eval`` config recorded in a results folder's evaluation.json, None unreadable."""
     try:
         record = json.loads((folder / EVALUATION).read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    key = str(record.get("system", ""))
-    ec = (record.get("config") or {}).get("eval") or {}
-    if not key.startswith("centred_clip@") or "@frames=" not in key:
-        return None
-    n = int(key.split("@frames=")[1].split("@")[0])
-    return clip_length(ec, n)
+    return (record.get("config") or {}).get("eval") or {}
 
 
 def _scores(folder: Path) -> list[dict]:

@@ -57,14 +57,26 @@ def evidence_frames(item: dict, log: dict, n: int, media: Media, root: Path,
     for uid, a, b in spans:
         k = max(1, round(n * (b - a) / total))
         by_uid[uid] += [round(a + (b - a) * (j + 0.5) / k, 3) for j in range(k)]
-    out = []
+    where = []
     for uid, times in by_uid.items():
         seg = next((s for s in log["segments"] if s["video_uid"] == uid), None)
-        if seg is None:
-            continue
-        files = frames_at(media(uid), uid, sorted(set(times)), root, spec)
-        out += [Frame(root / files[t], fmt_hhmmss(to_day(seg, t)), to_day(seg, t))
-                for t in sorted(set(times))]
+        if seg is not None:
+            where += [(seg, t) for t in sorted(set(times))]
+    return _decoded(where, media, root, spec)
+
+
+def _decoded(where: list[tuple[dict, float]], media: Media, root: Path, spec: FrameSpec
+             ) -> list[Frame]:
+    """The frames at these (segment, source second) places, each source video decoded once,
+    labelled on the day's clock, in time order."""
+    by_uid: dict[str, list[tuple[dict, float]]] = defaultdict(list)
+    for seg, source in where:
+        by_uid[seg["video_uid"]].append((seg, source))
+    out = []
+    for uid, here in by_uid.items():
+        files = frames_at(media(uid), uid, sorted({s for _, s in here}), root, spec)
+        out += [Frame(root / files[s], fmt_hhmmss(to_day(seg, s)), to_day(seg, s))
+                for seg, s in here]
     return sorted(out, key=lambda f: f.virtual_s)
 
 
@@ -91,15 +103,7 @@ def clip_times(log: dict, centre_s: float, length_s: float, n: int
 def clip_frames(log: dict, centre_s: float, length_s: float, n: int, media: Media, root: Path,
                 spec: FrameSpec) -> list[Frame]:
     """`clip_times`' frames, decoded once per source video, labelled on the day's clock."""
-    by_uid: dict[str, list[tuple[dict, float]]] = defaultdict(list)
-    for seg, source in clip_times(log, centre_s, length_s, n):
-        by_uid[seg["video_uid"]].append((seg, source))
-    out = []
-    for uid, where in by_uid.items():
-        files = frames_at(media(uid), uid, sorted({s for _, s in where}), root, spec)
-        out += [Frame(root / files[s], fmt_hhmmss(to_day(seg, s)), to_day(seg, s))
-                for seg, s in where]
-    return sorted(out, key=lambda f: f.virtual_s)
+    return _decoded(clip_times(log, centre_s, length_s, n), media, root, spec)
 
 
 def segment_sets(seg: dict, media: Media, root: Path, spec: FrameSpec

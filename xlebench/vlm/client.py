@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,15 @@ from xlebench.config.schema import VLMConfig
 from xlebench.llm.client import Completion
 
 
-def answer_all(vlm: Any, batch: Sequence[list[dict]]) -> list[Completion]:
+def answer_all(vlm: Any, batch: Sequence[list[dict]], sample: int = 0) -> list[Completion]:
     """``vlm.answer_batch`` when it has one (in-process batching), else the requests in
-    threads, as many at once as the backend allows."""
+    threads, as many at once as the backend allows; ``sample`` k > 0 asks for the k-th
+    sampled answer of each (cached apart)."""
+    more = {"sample": sample} if sample else {}
     if hasattr(vlm, "answer_batch"):
-        return vlm.answer_batch(list(batch))
+        return vlm.answer_batch(list(batch), **more)
     with ThreadPoolExecutor(max_workers=max(1, vlm.settings.max_concurrency)) as pool:
-        return list(pool.map(vlm.answer, batch))
+        return list(pool.map(partial(vlm.answer, **more), batch))
 
 
 def make_vlm(settings: VLMConfig, cache_dir: Path) -> Any:

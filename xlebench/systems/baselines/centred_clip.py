@@ -62,16 +62,10 @@ class CentredClip:
             self.frames(log, centre_of(it, log))[: self.vlm.max_images], log),
             question=it["query"], answer_format=recipes[it["subtask"]].answer_format)
             for it in items]
-        samples = [[c.text for c in self._sampled(requests, k)] for k in range(self.seeds)]
+        samples = [[c.text for c in answer_all(self.vlm, requests, k)]
+                   for k in range(self.seeds)]
         return {it["item_id"]: (texts[0] if len(set(texts)) == 1 else UNCONFIRMED)
                 for it, texts in zip(items, zip(*samples, strict=True), strict=True)}
-
-    def _sampled(self, requests: list[list[dict]], sample: int) -> list[Any]:
-        if sample == 0:
-            return answer_all(self.vlm, requests)
-        if hasattr(self.vlm, "answer_batch"):
-            return self.vlm.answer_batch(requests, sample=sample)
-        return [self.vlm.answer(r, sample=sample) for r in requests]
 
 
 def make(name: str, cfg: Any, out: Systems) -> Made:
