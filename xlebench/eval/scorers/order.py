@@ -75,14 +75,21 @@ def _text_features(item: dict, text: str, public: Public) -> dict[str, float]:
             | {"placed": 0.0 if at is None else at, "unplaced": float(at is None)})
 
 
+def _features_once(item: dict, k: int, text: str, public: Public) -> dict[str, float]:
+    return public.memo(f"order-features|{item['item_id']}|{k}",
+                       lambda: _text_features(item, text, public))
+
+
 def fit_order(train: Sequence[dict], public: Public) -> Any:
-    """Ridge regression of each shown text's relative place in its day (0 first, 1 last)."""
+    """Ridge regression of each shown text's relative place in its day (0 first, 1 last).
+    A text's features do not depend on the fit, and items fitted apart share most of their
+    training items: each is built once per panel (`Public.memo`)."""
     rows, places = [], []
     for it in by_id(train):
         texts, order = shown(it), it["answer"]["order"]
         for rank, k in enumerate(order):
             if k < len(texts) and len(order) > 1:
-                rows.append(_text_features(it, texts[k], public))
+                rows.append(_features_once(it, k, texts[k], public))
                 places.append(rank / (len(order) - 1))
     if not rows:
         return None

@@ -54,27 +54,47 @@ def query_shape(item: dict) -> str:
     return _DIGITS.sub("#", item["query"])
 
 
-def _bags(token_lists: Sequence[Sequence[str]], vocab: dict[str, int]) -> np.ndarray:
-    out = np.zeros((len(token_lists), len(vocab)), dtype=np.float32)
-    for i, toks in enumerate(token_lists):
-        for t in toks:
-            out[i, vocab[t]] = 1.0
+#: Every word `best_constant` has met, numbered in the order met (ids of a process).
+_WORD_IDS: dict[str, int] = {}
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_ids(text: str) -> np.ndarray:
+    """The distinct words of ``text`` as `_WORD_IDS` numbers, sorted."""
+    return np.unique(np.array([_WORD_IDS.setdefault(w, len(_WORD_IDS)) for w in _tokens(text)],
+                              dtype=np.int64))
+
+
+def _bags(texts: Sequence[str], columns: np.ndarray) -> np.ndarray:
+    """Rows of 0/1 over ``columns`` (a word id's column, -1 for words left out): which of
+    them each text holds."""
+    ids = [_word_ids(t) for t in texts]
+    cols = columns[np.concatenate(ids or [np.zeros(0, dtype=np.int64)])]
+    rows = np.repeat(np.arange(len(ids)), [len(x) for x in ids])
+    out = np.zeros((len(ids), int(columns.max(initial=-1)) + 1), dtype=np.float32)
+    out[rows[cols >= 0], cols[cols >= 0]] = 1.0
     return out
 
 
 def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     """The text of ``texts`` with the highest mean ROUGE-L against them: a shortlist by word
-    overlap (one matrix product), then exact ROUGE-L on a seeded sample of targets."""
+    overlap (one matrix product), then exact ROUGE-L on a seeded sample of targets. The
+    overlap only needs the targets' words (a candidate's other words count in its size), so
+    the matrix is as wide as a fixed number of targets' vocabulary, not the training set's,
+    and each text's words are numbered once (`_word_ids`), not at every fit."""
     distinct = sorted({t for t in texts if t.strip()})
     if not distinct:
         return GENERIC_SUMMARY
     rng = np.random.default_rng(seed)
     targets = [texts[i] for i in rng.permutation(len(texts))[:TARGETS] if texts[i].strip()]
-    tok = {t: rouge_tokens(t) for t in {*distinct, *targets}}
-    vocab = {w: i for i, w in enumerate(sorted({w for t in tok.values() for w in t}))}
-    cand, targ = _bags([tok[t] for t in distinct], vocab), _bags([tok[t] for t in targets], vocab)
-    overlap = cand @ targ.T
-    sizes = cand.sum(1, keepdims=True) + targ.sum(1)[None, :]
+    for t in (*distinct, *targets):
+        _word_ids(t)  # every word numbered before the columns are laid out
+    words = np.unique(np.concatenate([_word_ids(t) for t in targets] or [np.zeros(0, int)]))
+    columns = np.full(len(_WORD_IDS), -1, dtype=np.int64)
+    columns[words] = np.arange(len(words))
+    overlap = _bags(distinct, columns) @ _bags(targets, columns).T
+    sizes = (np.array([len(_word_ids(t)) for t in distinct], dtype=np.float32)[:, None]
+             + np.array([len(_word_ids(t)) for t in targets], dtype=np.float32)[None, :])
     unigram = (2 * overlap / np.maximum(sizes, 1)).mean(1)
     short = [distinct[i] for i in np.argsort(-unigram, kind="stable")[:CANDIDATES]]
 
@@ -132,49 +152,101 @@ def skeleton_of(refs: tuple[str, ...]) -> str:
     references, built by greedy appends ("C in the and the the and the"): what ROUGE-L gives
     a reply that says nothing about any record. Each step tries the `SKELETON_VOCAB` words
     found in most references and keeps the one that raises the mean most; the LCS of every
-    target is carried forward bit-parallel, so a step costs one operation per (word, target)."""
-    from rouge_score import tokenize
-
-    targets = [t for t in (rouge_tokens(r) for r in refs) if t]
-    if not targets:
+    target is carried forward bit-parallel (`_Packed`: all targets in one integer), so a step
+    costs a few integer operations per word."""
+    kept = [r for r in refs if _tokens(r)]
+    if not kept:
         return GENERIC_SUMMARY
-    df = Counter(w for t in targets for w in set(t))
+    df = Counter(w for r in kept for w in set(_tokens(r)))
     vocab = [w for w, _ in sorted(df.items(), key=lambda kv: (-kv[1], kv[0]))[:SKELETON_VOCAB]]
-    masks, fulls = [lcs_masks(t) for t in targets], [(1 << len(t)) - 1 for t in targets]
-    of_word = {w: [m.get(w, 0) for m in masks] for w in vocab}  # each word's masks, once
-    lens = [len(t) for t in targets]
-    states, words, best = list(fulls), [], 0.0
+    packed = _Packed(kept, vocab)
+    state, words, best = packed.full, [], 0.0
     while len(words) < SKELETON_MAX:
+        new = [packed.step(state, w) for w in vocab]
+        bits = packed.bits(new)
+        scores, reach = packed.scores(bits, len(words) + 1), None
         step = None
-        for w in vocab:
-            new = [((v + (v & m)) | (v - (v & m))) & f
-                   for v, m, f in zip(states, of_word[w], fulls, strict=True)]
-            score = float(np.mean([2 * (n - v.bit_count()) / (len(words) + 1 + n)
-                                   for v, n in zip(new, lens, strict=True)]))
+        for k in range(len(vocab)):
+            score = float(scores[k])
             if score <= best - 1e-12:
-                continue  # neither better nor tied: its reach is never read
-            reach = _reach(new, fulls)
-            if score > best + 1e-12 or (step is not None and reach < step[2]):
-                best, step = max(score, best), (w, new, reach)
+                continue  # neither better nor tied
+            if score <= best + 1e-12:  # a tie: kept where it needs less of the targets
+                if step is None:
+                    continue
+                reach = packed.reaches(new) if reach is None else reach
+                if reach[k] >= reach[step]:
+                    continue
+            best, step = max(score, best), k
         if step is None:
             break
-        words.append(step[0])
-        states = step[1]
-    surface = Counter((porter_stem(w) if len(w) > 3 else w, w)
-                      for r in refs for w in tokenize.tokenize(r, None))
-    spelled = {}
+        words.append(vocab[step])
+        state = new[step]
+    spelled: dict[str, str] = {}
+    surface: Counter = Counter()
+    for r in refs:
+        surface.update(_surface(r))
     for (stem, word), _n in sorted(surface.items(), key=lambda kv: (-kv[1], kv[0])):
         spelled.setdefault(stem, word)
     return " ".join(spelled.get(w, w) for w in words)
 
 
-def _reach(states: Sequence[int], fulls: Sequence[int]) -> float:
-    """Mean share of each target its best match so far needs: in the bit-parallel LCS state a
-    zero bit marks where the LCS grows, so the highest zero is the shortest prefix of the
-    target reaching it. Of two words that raise the mean alike, the one that uses less of the
-    targets leaves more to match (else a first "and" would end the string)."""
-    return float(np.mean([((~v & f).bit_length()) / max(1, f.bit_length())
-                          for v, f in zip(states, fulls, strict=True)]))
+@lru_cache(maxsize=1 << 16)
+def _surface(ref: str) -> Counter:
+    """(stem, word) pairs of one reference: how the skeleton's stems are spelled back."""
+    from rouge_score import tokenize
+
+    return Counter((porter_stem(w) if len(w) > 3 else w, w) for w in tokenize.tokenize(ref, None))
+
+
+class _Packed:
+    """The bit-parallel LCS states (Hyyrö 2004) of many targets in one integer: target ``i``
+    holds the bits ``[off_i, off_i + n_i)`` and a zero guard bit above them. With ``x = v & m``
+    the update ``((v + x) | (v - x)) & full`` never carries or borrows across targets: ``v -
+    x`` is ``v ^ x`` (``x`` is inside ``v``), and ``v + x`` carries out of a target only into
+    its guard, which ``full`` clears. A step's candidate states are then unpacked together
+    and counted per target by numpy, where a target-by-target loop cost a few Python
+    operations per (word, target, step)."""
+
+    def __init__(self, refs: Sequence[str], vocab: Sequence[str]) -> None:
+        masks, offsets, lengths, off = dict.fromkeys(vocab, 0), [], [], 0
+        for r in refs:
+            for w, m in _masks(r).items():
+                if w in masks:
+                    masks[w] |= m << off
+            offsets.append(off)
+            lengths.append(len(_tokens(r)))
+            off += lengths[-1] + 1
+        self.masks, self.nbytes = masks, (off + 7) // 8
+        self.full = sum(((1 << n) - 1) << o for o, n in zip(offsets, lengths, strict=True))
+        self.offsets, self.lengths = np.array(offsets), np.array(lengths)
+        #: each bit's place within its target, counted from 1 (guards: their target's n + 1)
+        self.place = (np.arange(self.nbytes * 8) - np.repeat(
+            self.offsets, np.diff([*offsets, self.nbytes * 8])) + 1)
+
+    def step(self, state: int, word: str) -> int:
+        x = state & self.masks[word]
+        return ((state + x) | (state ^ x)) & self.full
+
+    def bits(self, states: Sequence[int]) -> np.ndarray:
+        raw = b"".join(s.to_bytes(self.nbytes, "little") for s in states)
+        return np.unpackbits(np.frombuffer(raw, np.uint8).reshape(len(states), -1),
+                             axis=1, bitorder="little")
+
+    def scores(self, bits: np.ndarray, words: int) -> np.ndarray:
+        """Per state, the mean ROUGE-L F of a ``words``-word reply over the targets:
+        2 LCS / (words + n), with LCS = n - the target's set bits."""
+        lcs = self.lengths - np.add.reduceat(bits, self.offsets, axis=1, dtype=np.int64)
+        return (2 * lcs / (words + self.lengths)).mean(axis=1)
+
+    def reaches(self, states: Sequence[int]) -> np.ndarray:
+        """Per state, the mean share of each target its best match so far needs: in the
+        bit-parallel LCS state a zero bit marks where the LCS grows, so the highest zero is
+        the shortest prefix of the target reaching it. Of two words that raise the mean
+        alike, the one that uses less of the targets leaves more to match (else a first
+        "and" would end the string)."""
+        zeros = self.bits([~s & self.full for s in states])
+        high = np.maximum.reduceat(zeros * self.place, self.offsets, axis=1)
+        return (high / self.lengths).mean(axis=1)
 
 
 def skeleton_answer(item: dict, model: str, ctx: BlindContext) -> str:
@@ -220,7 +292,12 @@ def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
 
 def reference(item: dict) -> str:
     """The reference text a reply is scored against."""
-    return strip_tokens(answer_part(item["answer"]["text"]))
+    return _reference(item["answer"]["text"])
+
+
+@lru_cache(maxsize=1 << 16)
+def _reference(text: str) -> str:  # the panel asks it of each training item at every fit
+    return strip_tokens(answer_part(text))
 
 
 def constant_answer(item: dict, model: dict[str, str], ctx: BlindContext) -> str:
