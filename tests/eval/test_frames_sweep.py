@@ -76,3 +76,11 @@ def test_a_sweep_runs_through_the_cli_into_the_leaderboard_and_report(tmp_path: 
 def test_a_bad_sweep_is_one_line(tmp_path: Path, bad: str) -> None:
     ran = run_inprocess(tmp_path, *FAST, bad)
     assert ran.rc == 2 and "frames_sweep" in ran.text
+
+
+def test_effort_reads_only_items_every_count_answered() -> None:
+    """An item a count did not answer (a failed reply) has no first right count to read."""
+    from xlebench.eval.frames_sweep import effort
+
+    got = effort({4: {"a": False, "b": True}, 8: {"a": True}})
+    assert got["n"] == 1 and got["effort"] == 0.5 and got["certificate_frames"] == 8

@@ -68,6 +68,13 @@ def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
     ev = mcq["evidence"][0]
     assert (ids["ego4d_video_uid"], ids["ego4d_start_sec"], ids["ego4d_end_sec"]) == (
         ev["video_uid"], ev["source_start_s"], ev["source_end_s"])
+    # evidence in two spans of its first video and one of another: the first video's whole span
+    from xlebench.export.egoschema import ego4d_source
+    spans = [{"video_uid": "u1", "source_start_s": 40.0, "source_end_s": 50.0},
+             {"video_uid": "u2", "source_start_s": 0.0, "source_end_s": 90.0},
+             {"video_uid": "u1", "source_start_s": 10.0, "source_end_s": 20.0}]
+    assert ego4d_source(spans) == {"ego4d_video_uid": "u1", "ego4d_start_sec": 10.0,
+                                   "ego4d_end_sec": 50.0}
     del mcq["provenance"]["question"]  # an imported item: cut before its options
     assert egoschema_files([mcq], {})["questions.json"][0]["question"] == "What does C do?"
     json.dumps(files)  # plain JSON

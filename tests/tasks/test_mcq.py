@@ -69,6 +69,34 @@ def test_density_needs_thirty_narrations_per_three_minutes(n: int, windows: int)
         assert block.splitlines()[0] == "0 - C cuts an onion" and block.endswith("=====")
 
 
+def test_windows_are_three_minutes_apart_and_need_thirty_acts_offline_too() -> None:
+    """Windows never overlap: a clip dense everywhere gives windows at 0, 180, 360 s — for the
+    generator's narrations and for the offline windows of C acts — and the offline rule
+    needs 30 acts in a window as the generator's does."""
+    from xlebench.tasks.egoschema import egoschema_offline as O
+    from xlebench.tasks.language.events import Event
+
+    p = E.EgoSchemaParams()
+    assert [s for s, _ in E.dense_windows([_narr(200, 600.0)], 600.0, p)] == [0.0, 180.0, 360.0]
+    acts = lambda n, span: [Event("cut", "onion", None, t=k * span / n) for k in range(n)]  # noqa: E731
+    rules = E._rules(p)
+    assert O.windows(acts(200, 600.0), 0.0, 600.0, rules) == [(0.0, 180.0), (180.0, 360.0),
+                                                               (360.0, 540.0)]
+    assert O.windows(acts(29, 180.0), 0.0, 180.0, rules) == []
+    assert O.windows(acts(30, 180.0), 0.0, 180.0, rules) == [(0.0, 180.0)]
+
+
+def test_a_keyword_in_any_answer_drops_the_triplet() -> None:
+    """The keyword filter reads the question and every answer, right and wrong."""
+    from xlebench.tasks.recipe.context import Built
+
+    p, out = E.EgoSchemaParams(), Built()
+    assert E._keep("What does C do first?", ["C cooks", "C reads"], p, out)
+    assert not E._keep("What does C do first?", ["C cooks", "as the narration says"], p, out)
+    assert not E._keep("What does C do first?", ["C cooks at the timestamp", "C reads"], p, out)
+    assert out.stats["triplets leaking a keyword"] == 2
+
+
 def _mcq(options: list[str], label: int) -> dict:
     return {"item_id": "x", "query": "Q?", "answer": {"text": options[label],
                                                       "options": options, "label": label},
@@ -323,11 +351,15 @@ def test_qaw_shot_and_n_shot_chainings(tmp_path: Path, chaining: str, calls: dic
         ctx = Context("egoschema_mcq", "multiple_choice", _log(), VIDEOS, ann,
                       random.Random(3), offline_aggregate, llm)
         items = E.build(ctx, p).items
+        asked = ["\n".join(str(m.get("content")) for m in r["messages"]) for r in srv.requests]
     assert {k: v for k, v in model.by_task.items() if k.startswith("egoschema")} == calls
     assert len(items) == questions
     assert all(len(set(it["answer"]["options"])) == 5 for it in items)
     if chaining == "qaw_shot":
         assert items[0]["provenance"]["prompt_ids"]["wrong"] == "tasks/egoschema_w.v1"
+        given = [r for r in asked if "Correct answer:" in r]  # W is asked given A
+        assert all(any(f"Correct answer: {it['answer']['text']}" in r for r in given)
+                   for it in items)
         assert items[1]["answer"]["spans"]  # the correct-answer call's evidence seconds
     if chaining == "q_aw":
         drawn = {it["provenance"]["prompt_ids"]["answers"] for it in items}

@@ -564,3 +564,45 @@ def test_an_order_never_lists_one_verb_twice() -> None:
     assert N.solve("TO", twice, evs, N.Rules()) is None
     assert N.solve("TO", {"listed": ["cut onion", "wash pan", "dry cup"]}, evs,
                    N.Rules())["order"] == [0, 1, 2]
+
+
+def test_a_question_without_its_answer_is_skipped_not_given_the_next_ones() -> None:
+    """An answer belongs to the question it follows, before the next question."""
+    text = ("QUESTION 1: (temporal ordering) What does C do first?\n"
+            "QUESTION 2: (counting) How many times does C cut the onion?\n"
+            "CORRECT ANSWER: three times")
+    assert Q.parse_qa(text, 5) == [("CT", "How many times does C cut the onion?",
+                                    "three times")]
+
+
+def test_ordered_answers_never_repeat_a_step_and_counts_need_every_pass() -> None:
+    """An object handled with a repeated verb is asked for its first three steps, never its
+    whole (repeating) sequence; a count is asked only where every pass counts it alike."""
+    evs = N.events([_narr([(0, "#C C picks up the cup"), (5, "#C C washes the cup"),
+                           (9, "#C C dries the cup")])], 0, 60)
+    assert N._handling_subject("cup", evs) == {"dobj": "cup"}
+    again = N.events([_narr([(0, "#C C picks up the cup"), (5, "#C C washes the cup"),
+                             (9, "#C C picks up the cup")])], 0, 60)
+    assert N._handling_subject("cup", again) == {"dobj": "cup", "first": 3}
+    two = N.events([_narr([(0, "#C C cuts the onion"), (5, "#C C cuts the onion")])], 0, 60)
+    three = N.events([_narr([(0, "#C C cuts the onion"), (5, "#C C cuts the onion"),
+                             (8, "#C C cuts the onion")])], 0, 60)
+    assert N.counts_agree(["cut onion"], [two, two], 2) is None
+    assert N.counts_agree(["cut onion"], [two, three], 2) == "counts the narration passes disagree on"
+    assert N.counts_agree(["cut onion"], [two], 2).startswith("counts on records with fewer")
+
+
+def test_a_place_decoy_is_of_the_answers_kind() -> None:
+    """Rooms beside a room, spots beside a spot: "the kitchen" is never offered against "the
+    sink", which a reader would rule out without the video."""
+    from types import SimpleNamespace
+
+    evs = N.events([_narr([(k, f"#C C puts the cup in the {p}") for k, p in enumerate(
+        ["kitchen", "bedroom", "garage", "office", "studio", "sink", "table", "shelf", "drawer",
+         "counter"])])], 0, 60)
+    ctx = SimpleNamespace(rng=random.Random(0), encode=None)
+    for answer, area in (("the bathroom", True), ("the basket", False)):
+        f = {"answer": {"text": answer, "shape": "phrase"}, "evs": evs, "cap": "ID",
+             "subject": {}}
+        wrong = Q._offline_decoys(ctx, Q.NeptuneQAParams(decoys=4), {}, f)
+        assert len(wrong) == 4 and all(Q._is_area(w) == area for w in wrong), (answer, wrong)
