@@ -31,3 +31,11 @@ def test_identical_is_perfect_and_disjoint_is_zero() -> None:
     other = {(ord(m) + 1000, "Arg1"): "x" for m in "12345"}
     for metric in (muc, b_cubed, ceaf_e, lea):
         assert metric(KEY, other) == 0.0, metric.__name__
+
+
+def test_muc_counts_each_missing_mention_as_its_own_part() -> None:
+    """Mentions the response leaves out are singletons, never one shared part: a key entity
+    of three mentions that the response lacks keeps none of its two links."""
+    key = _slots(["123", "45"])
+    response = _slots(["45"])
+    assert muc(key, response) == pytest.approx(2 * (1 / 3) * 1.0 / (1 / 3 + 1.0))

@@ -28,6 +28,11 @@ def test_roles_by_rule() -> None:
     assert parse_roles("#O man X opens the door", "indoor") == (
         "open", {"Arg0": "man X", "Arg1": "door", "AScn": "indoor"})
     assert parse_roles("#C C picks up a cup #unsure", "indoor") is None
+    # "with" someone is the comitative, not an instrument; "to" someone the recipient
+    assert parse_roles("#C C walks with woman Y", "") == ("walk", {"Arg0": "C",
+                                                              "ACom": "woman y"})
+    assert parse_roles("#C C gives the cup to man X", "") == (
+        "give", {"Arg0": "C", "Arg1": "cup", "Arg2": "man x"})
 
 
 def test_macro_verb_recall_by_hand() -> None:
@@ -332,3 +337,26 @@ def test_the_verb_human_row_scores_one_annotator_against_the_others_agreement() 
     (real,) = events_in([[Narration(0.5, "#C C cuts the onion", "a")],
                          [Narration(0.7, "#C C slices the onion", "b")]], 0.0, 2.0, 1, "")
     assert real.verbs_by_pass == [["cut"], ["slice"]]
+
+
+def test_role_values_score_against_their_best_reference() -> None:
+    """ROUGE-L, BLEU and METEOR of a role value take its best reference: the window's own
+    annotation or another annotator's (VidSitu's several references per role)."""
+    from xlebench.eval.scorers.events import EventRoles
+
+    item = {"item_id": "w", "answer": {"events": [
+        {"verbs_gt": ["cut"], "roles": {"Arg0": "C", "Arg1": "onion"},
+         "references": [{"Arg0": "C", "Arg1": "red onion"}]}]}}
+    s = ScoreSettings(bertscore=False)
+    other = EventRoles().score(item, "Event 1: Arg0: C; Arg1: red onion", s)
+    own = EventRoles().score(item, "Event 1: Arg0: C; Arg1: onion", s)
+    assert other["rouge_args"] == own["rouge_args"] == 1.0
+    assert other["bleu1_args"] == 1.0
+
+
+def test_kept_windows_never_overlap() -> None:
+    """Windows are tried every stride (5 s) but those kept lie a window (10 s) apart."""
+    items = SRL.build(_ctx(DENSE), SRL.params({"max_windows_per_source": 5})).items
+    starts = sorted(it["evidence"][0]["source_start_s"] for it in items)
+    assert len(starts) >= 3
+    assert all(b - a >= 10.0 for a, b in zip(starts, starts[1:], strict=False))

@@ -87,3 +87,29 @@ def test_category_shares_follow_the_paper_where_candidates_allow() -> None:
     assert total == 800
     # A: 0.396 against E 0.103 and F 0.031 of the weight -> A clearly first, F last
     assert counts["A"] / total > 0.5 and counts["F"] < counts["E"] < counts["A"]
+
+
+def test_e_needs_two_different_acts_after_and_f_another_object() -> None:
+    """Every time followed by the same act is no composition to ask about; F's one-off act
+    shares neither the node's verb nor its object."""
+    same = [(0, "#C C washes the cup"), (5, "#C C dries the plate"), (20, "#C C washes the cup"),
+            (25, "#C C dries the plate")]
+    narr = [Narration(t, text, f"n{k}") for k, (t, text) in enumerate(same)]
+    assert E.after_each([(SEG, o) for o in occurrences(narr, 60.0)], "wash cup") is None
+    lines = [(0, "#C C washes the cup"), (2, "#C C fills the cup"), (9, "#C C opens the tap"),
+             (20, "#C C washes the cup")]
+    narr = [Narration(t, text, f"n{k}") for k, (t, text) in enumerate(lines)]
+    off = E.one_off([(SEG, o) for o in occurrences(narr, 60.0)], "wash cup")
+    assert E.action(off[1]) == "open tap"  # "fill cup" is nearer but handles the same cup
+
+
+def test_d_over_people_needs_two_people() -> None:
+    """One person named however often is no "who" question over people."""
+    from xlebench.tasks.multihop.hop_people import people
+
+    def occs(lines: list[tuple[float, str]]) -> list:
+        return occurrences([Narration(t, x, f"n{k}") for k, (t, x) in enumerate(lines)], 60.0)
+    one = occs([(0, "#C C talks with man X"), (20, "#C C talks with man X")])
+    assert people(one) is None
+    two = occs([(0, "#C C talks with man X"), (20, "#C C talks with woman Y")])
+    assert [who for who, _ in people(two)[2]] == ["man X", "woman Y"]

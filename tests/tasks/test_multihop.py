@@ -350,3 +350,26 @@ def test_answer_text_is_also_scored_on_content_words() -> None:
     got = RECIPE.scorer.score(item, "###Answer: You did it to the door.\n###Evidence: "
                               "[00:00:10 - 00:00:20]", ScoreSettings(bertscore=False))
     assert got["rougeL"] > 0.2 and got["rougeL_content"] == 0.0 and got["iou"] == 1.0
+
+
+def test_the_llm_judge_drops_what_it_finds_unreasonable(tmp_path: Path) -> None:
+    """The reasonableness filter keeps what the judge accepts (0) and drops, counted, what it
+    rejects (1): the scripted judge rejects "what objects did I ..." as too vague."""
+    from xlebench.llm.client import Usage
+    from xlebench.tasks.multihop.multihop_llm import reasonable
+    from xlebench.tasks.recipe.context import Built
+
+    model = ScriptedModel()
+    with LoopbackLLMServer(model) as srv:
+        ctx = Context("multihop_qa", "grounded_qa", LOG, {}, AnnotationIndex(), random.Random(0),
+                      offline_aggregate, llm=make_client(srv, tmp_path / "llm"))
+        p, out = RECIPE.params({"llm_filter": True}), Built()
+
+        def item(q: str) -> dict:
+            return {"query": q + " in the record provided?", "provenance": {},
+                    "answer": {"text": "###Answer: You <T1>opened the fridge</T1>."}}
+        vague, fine = item("What objects did I open"), item("What did I open after the tap")
+        assert not reasonable(ctx, p, vague, Usage(), out)
+        assert reasonable(ctx, p, fine, Usage(), out)
+    assert vague["provenance"]["filter"]["judgement"] == 1
+    assert out.stats["dropped as unreasonable by the LLM judge"] == 1
