@@ -313,3 +313,37 @@ def test_a_fit_per_item_reads_at_most_a_bounded_set_in_a_fixed_order() -> None:
             assert walk(mine) == reference(mine, pool, n)
     kept = _Apart(items, PER_ITEM_FIT)(frozenset({"none"}))
     assert len(kept) == PER_ITEM_FIT and kept == [it for it in items if it in kept]
+
+
+def test_a_fit_is_reused_for_the_same_items_and_redone_for_new_content(monkeypatch) -> None:
+    """The validity check and an evaluation fit the same members on the same items once per
+    process; items whose ids coincide but whose contents differ (another benchmark compiled
+    in the same process) are fitted anew, so the floor is the same either way."""
+    from dataclasses import replace
+
+    import xlebench.eval.blind as B
+    from xlebench.eval.scorers import text as T
+
+    calls = []
+    real = T.fit_constants
+    monkeypatch.setattr(B, "_FITS", B._Fits(B.FITS_KEPT))
+
+    def counted(train):
+        calls.append(len(train))
+        return real(train)
+
+    def panel(texts: str) -> dict:
+        items = [_item("single_summary", log, k, "Summarize the time period.",
+                       text=f"C {texts} item {log} {k} in room {k}.")
+                 for log in LOGS for k in range(3)]
+        recipes = _recipes("single_summary")
+        blinds = [replace(b, fit=counted) if b.fit is real else b
+                  for b in recipes["single_summary"].scorer.blind()]
+        monkeypatch.setattr(recipes["single_summary"].scorer, "blind", lambda: blinds)
+        return panel_rows(items, recipes, S, seed=0, draws=1).rows["single_summary"]
+    first = panel("handles")
+    fitted = len(calls)
+    assert fitted > 0
+    assert panel("handles") == first and len(calls) == fitted  # nothing fitted again
+    other = panel("washes")
+    assert len(calls) == 2 * fitted and other != first

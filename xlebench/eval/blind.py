@@ -22,6 +22,8 @@ system get without the video?".
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -116,8 +118,38 @@ def own_videos(items: Sequence[dict], unit: str) -> bool:
     return unit == "video" and any(len(source_videos(it)) > 1 for it in items)
 
 
+class _Fits:
+    """Models fitted in this process, by (fit function, the training items' contents in
+    order, the public view's): the validity check at annotate and every evaluation after it
+    fit the same learned members on the same items (a fit reads nothing else), so a run that
+    compiles and then evaluates fits each once. The most recent `FITS_KEPT` are kept."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept, self.models = kept, OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, blind: Blind, train: list[dict], public: Public) -> Any:
+        key = (blind.fit, tuple(public.digest(it) for it in train),
+               public.key if blind.public else None)
+        with self.lock:
+            if key in self.models:
+                self.models.move_to_end(key)
+                return self.models[key]
+        model = blind.fit(train, public) if blind.public else blind.fit(train)
+        with self.lock:
+            self.models[key] = model
+            while len(self.models) > self.kept:
+                self.models.popitem(last=False)
+        return model
+
+
+#: Fitted models kept per process (a ridge model over hashed features is about 130 kB).
+FITS_KEPT = 4096
+_FITS = _Fits(FITS_KEPT)
+
+
 def _fit(blind: Blind, train: list[dict], public: Public) -> Any:
-    return blind.fit(train, public) if blind.public else blind.fit(train)
+    return _FITS.get(blind, train, public)
 
 
 def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str, int],

@@ -11,6 +11,8 @@ panel cross-fits by source video (`xlebench.eval.blind`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -57,6 +59,30 @@ class Public:
         self._df: Counter[str] | None = None
         self._about: dict[str, str] = {}
         self._cache: dict[str, Any] = {}
+        self._digests: dict[str, bytes] = {}
+        self._key: bytes | None = None
+
+    def digest(self, item: dict) -> bytes:
+        """A digest of everything ``item`` holds (an id does not name its content: one
+        process may compile two benchmarks whose ids coincide)."""
+        key = item["item_id"]
+        if key not in self._digests or self.items.get(key) is not item:
+            found = hashlib.blake2b(json.dumps(item, sort_keys=True, default=str).encode(),
+                                    digest_size=16).digest()
+            if self.items.get(key) is not item:
+                return found
+            self._digests[key] = found
+        return self._digests[key]
+
+    @property
+    def key(self) -> bytes:
+        """Every item this view shows, as one digest: two views of the same items are equal."""
+        if self._key is None:
+            h = hashlib.blake2b(digest_size=16)
+            for key in sorted(self.items):
+                h.update(self.digest(self.items[key]))
+            self._key = h.digest()
+        return self._key
 
     def grams(self, item: dict) -> set[str]:
         """The words and word pairs an item prints (query and options)."""
