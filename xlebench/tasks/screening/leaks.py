@@ -102,23 +102,30 @@ def shown_pairs(items: Sequence[dict], shows: Mapping[str, Sequence[str]],
     least `MIN_SHOWN` of the answering item's records: all of one record's summary, half a
     morning's; one record of another day's fifteen gives a fifteenth of its summary away, and
     what such a fragment is worth is the learned member's to read."""
-    by_video: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    videos = {it["item_id"]: source_videos(it) for it in items}
+    by_id = {it["item_id"]: it for it in items}
+    by_video: dict[tuple[str, str], list[str]] = defaultdict(list)
     showing_kinds = {it["item_id"]: set(shows.get(it["subtask"], ())) for it in items}
     for it in items:
         if kind := answers.get(it["subtask"]):
-            for v in source_videos(it):
-                by_video[(v, kind)].append(it)
+            for v in set(videos[it["item_id"]]):
+                by_video[(v, kind)].append(it["item_id"])
     out: dict[str, set[str]] = {}
     for it in items:
-        mine = set(source_videos(it))
-        met = {o["item_id"] for kind in showing_kinds[it["item_id"]] for v in mine
-               for o in by_video.get((v, kind), ())
-               if (o["subtask"] != it["subtask"] or kind not in showing_kinds[o["item_id"]]
-                   or source_videos(o) != source_videos(it))
-               and len(mine & set(source_videos(o))) >= MIN_SHOWN * len(source_videos(o))}
-        met.discard(it["item_id"])
+        mine, me = set(videos[it["item_id"]]), it["item_id"]
+        met: set[str] = set()
+        for kind in showing_kinds[me]:
+            # how many of its videos each answering item shares: one count per (video,
+            # item) listed, where intersecting the two items' videos per pair grew with the
+            # square of the items about one video
+            shared = Counter(o for v in mine for o in by_video.get((v, kind), ()))
+            met |= {o for o, n in shared.items()
+                    if n >= MIN_SHOWN * len(videos[o])
+                    and (by_id[o]["subtask"] != it["subtask"]
+                         or kind not in showing_kinds[o] or videos[o] != videos[me])}
+        met.discard(me)
         if met:
-            out[it["item_id"]] = met
+            out[me] = met
     return out
 
 
