@@ -134,3 +134,15 @@ def test_no_config_sets_the_run_mode(experiment: str | None) -> None:
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose("config", overrides=overrides, return_hydra_config=True)
     assert cfg.hydra.mode is None
+
+
+def test_neptunes_subsets_are_its_filters() -> None:
+    """Neptune-MMA: the QAD filter, then what the whole clip's speech alone answers dropped;
+    Neptune-MMH: the QAD filter, then the raters' sheet, dropping what audio alone answers."""
+    mma = _compose(["neptune=mma", *REQUIRED["neptune=mma"]]).tasks.neptune_qa.filters
+    assert [f.kind for f in mma] == ["qad_rank", "transcript_only"]
+    assert mma[0].seeds == 3 and mma[0].drop_if_correct_at_least == 2
+    assert mma[1].scope == "clip"
+    mmh = _compose(["neptune=mmh", *REQUIRED["neptune=mmh"]]).tasks.neptune_qa.filters
+    assert [f.kind for f in mmh] == ["qad_rank", "raters"]
+    assert "audio" in list(mmh[1].drop)

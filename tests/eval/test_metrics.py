@@ -72,6 +72,10 @@ def test_rouge_l() -> None:
     assert rouge_l("C cooks pasta.", "C cooks pasta.") == 1.0
     assert 0 < rouge_l("C cooks rice in the kitchen.", "C cooks pasta.") < 1
     assert rouge_l("", "C cooks pasta.") == 0.0
+    # the F-measure of LCS recall and precision: "c cooks pasta" shares 3 of 7 and 3 of 3 tokens
+    assert rouge_l("C cooks rice in the kitchen.", "C cooks.") == pytest.approx(2 * 2 / (6 + 2))
+    assert rouge_l("C cooks pasta.", "C cooks pasta in the big kitchen.") == pytest.approx(
+        2 * 3 / (3 + 7))
 
 
 def test_top1_iou_is_the_official_miou_per_query() -> None:

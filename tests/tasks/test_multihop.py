@@ -373,3 +373,17 @@ def test_the_llm_judge_drops_what_it_finds_unreasonable(tmp_path: Path) -> None:
         assert reasonable(ctx, p, fine, Usage(), out)
     assert vague["provenance"]["filter"]["judgement"] == 1
     assert out.stats["dropped as unreasonable by the LLM judge"] == 1
+
+
+def test_the_validator_wants_pairs_in_order_and_one_span_each() -> None:
+    """Crossed pairs (``<T1> <T2> </T1> </T2>``) and a Timespan naming another pair than the
+    answer's are refused, with what to mend."""
+    ok = {"Question": "What did I open?", "Answer": "You <T1>opened the fridge</T1>.",
+          "Timespan": {"<T1>": [[1, 2]]}}
+    validate_generated(ok, 180.0)
+    crossed = {**ok, "Answer": "You <T1>opened <T2>the fridge</T1> twice</T2>.",
+               "Timespan": {"<T1>": [[1, 2]], "<T2>": [[3, 4]]}}
+    with pytest.raises(ValueError, match="balanced pairs"):
+        validate_generated(crossed, 180.0)
+    with pytest.raises(ValueError, match="one entry per token pair"):
+        validate_generated({**ok, "Timespan": {"<T2>": [[1, 2]]}}, 180.0)

@@ -606,3 +606,27 @@ def test_a_place_decoy_is_of_the_answers_kind() -> None:
              "subject": {}}
         wrong = Q._offline_decoys(ctx, Q.NeptuneQAParams(decoys=4), {}, f)
         assert len(wrong) == 4 and all(Q._is_area(w) == area for w in wrong), (answer, wrong)
+
+
+def test_the_generator_reads_timestamped_captions() -> None:
+    """Neptune's input: one ``MM:SS - caption`` line each, timed from the clip's start."""
+    assert Q._captions([(3.2, "C opens the fridge"), (65.0, "C cuts the onion")], 0.0) == (
+        "00:03 - C opens the fridge\n01:05 - C cuts the onion")
+    assert Q._captions([(130.0, "C sits")], 60.0) == "01:10 - C sits"
+
+
+def test_a_prompted_decoy_that_is_the_answer_is_not_a_decoy(monkeypatch) -> None:
+    """Neptune's decoy prompt may write the answer back among its wrong answers: that line
+    is not a decoy, and the model is asked again when too few remain."""
+    from types import SimpleNamespace
+
+    reply = ("WRONG ANSWER 1: Three times\nWRONG ANSWER 2: twice\nWRONG ANSWER 3: once\n"
+             "WRONG ANSWER 4: five times\nWRONG ANSWER 5: six times")
+    monkeypatch.setattr(Q, "ask_text", lambda llm, messages, parse, **kw: parse(reply))
+    ctx = SimpleNamespace(llm=SimpleNamespace(settings=SimpleNamespace(max_retries=1)))
+    got = Q._llm_decoys(ctx, Q.NeptuneQAParams(decoys=4), "How many?", "three times", "",
+                        Usage())
+    assert got == ["twice", "once", "five times", "six times"]
+    with pytest.raises(ValueError, match="expected 5"):
+        Q._llm_decoys(ctx, Q.NeptuneQAParams(decoys=5), "How many?", "three times", "",
+                      Usage())
