@@ -148,10 +148,6 @@ FITS_KEPT = 4096
 _FITS = _Fits(FITS_KEPT)
 
 
-def _fit(blind: Blind, train: list[dict], public: Public) -> Any:
-    return _FITS.get(blind, train, public)
-
-
 def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str, int],
             unit: str, models: dict[tuple[Any, Any], Any], per_item: _Apart | None,
             public: Public) -> Any:
@@ -162,11 +158,11 @@ def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str,
         mine = frozenset(source_videos(it))
         key: tuple[Any, Any] = (blind.fit, mine)
         if key not in models:
-            models[key] = _fit(blind, per_item(mine), public)
+            models[key] = _FITS.get(blind, per_item(mine), public)
         return models[key]
     key = (blind.fit, fold_of[it["item_id"]])
     if key not in models:
-        models[key] = _fit(blind, training(items, fold_of, key[1], unit), public)
+        models[key] = _FITS.get(blind, training(items, fold_of, key[1], unit), public)
     return models[key]
 
 

@@ -66,12 +66,10 @@ class Public:
         """A digest of everything ``item`` holds (an id does not name its content: one
         process may compile two benchmarks whose ids coincide)."""
         key = item["item_id"]
-        if key not in self._digests or self.items.get(key) is not item:
-            found = hashlib.blake2b(json.dumps(item, sort_keys=True, default=str).encode(),
-                                    digest_size=16).digest()
-            if self.items.get(key) is not item:
-                return found
-            self._digests[key] = found
+        if self.items.get(key) is not item:  # not this view's own copy: computed, not kept
+            return _digest(item)
+        if key not in self._digests:
+            self._digests[key] = _digest(item)
         return self._digests[key]
 
     @property
@@ -140,6 +138,11 @@ class Public:
         if name not in self._cache:
             self._cache[name] = build()
         return self._cache[name]
+
+
+def _digest(item: dict) -> bytes:
+    return hashlib.blake2b(json.dumps(item, sort_keys=True, default=str).encode(),
+                           digest_size=16).digest()
 
 
 def _period(item: dict) -> tuple[float, float]:

@@ -87,8 +87,8 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
         return GENERIC_SUMMARY
     rng = np.random.default_rng(seed)
     targets = [texts[i] for i in rng.permutation(len(texts))[:TARGETS] if texts[i].strip()]
-    for t in (*distinct, *targets):
-        _word_ids(t)  # every word numbered before the columns are laid out
+    for t in distinct:  # every word numbered before the columns are laid out (targets too:
+        _word_ids(t)    # they are among the distinct texts)
     words = np.unique(np.concatenate([_word_ids(t) for t in targets] or [np.zeros(0, int)]))
     columns = np.full(len(_WORD_IDS), -1, dtype=np.int64)
     columns[words] = np.arange(len(words))
