@@ -30,11 +30,12 @@ def main() -> int:
                  ["library_build.py", "--video-info", str(VIDEO_INFO)],
                  ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],
                  ["grid_compile.py", "--video-info", str(VIDEO_INFO)],
-                 ["filtered_query.py", "--video-info", str(VIDEO_INFO)]]
+                 ["filtered_query.py", "--video-info", str(VIDEO_INFO)],
+                 ["panel_fits.py", "--video-info", str(VIDEO_INFO)]]
     else:
         runs.append(["bf16_embedding.py"])  # synthetic sentences
-        print(f"skipping library_build.py, deterministic_embedding.py, grid_compile.py and "
-              f"filtered_query.py: {VIDEO_INFO} not found")
+        print(f"skipping library_build.py, deterministic_embedding.py, grid_compile.py, "
+              f"filtered_query.py and panel_fits.py: {VIDEO_INFO} not found")
     if args.with_100k:
         runs.append(["library_build.py", "--video-info", "/nonexistent", "--synthetic",
                      "100000"])
