@@ -248,10 +248,12 @@ ARGS = [*(a for a in FAST if not a.startswith("library.n_videos=")), "library.n_
         "persona.mbti=[INTJ,ESFP,INFP,ENTP]"]
 
 
-#: summary_mcq without the filters that read the panel: on 16 logs they leave a handful of
-#: items (the learned member remembers that its decoys, other logs' references, are other
+#: summary_mcq with other logs' references as decoys (its default, records no log holds, is
+#: tested in tests/tasks/test_unasked.py), without the filters that read the panel: on 16
+#: logs they leave a handful of items (the learned member remembers that its decoys are other
 #: items' answers), too few to test what is generated.
-GENERATED = "tasks.summary_mcq.filters=[{kind: option_only, drop_if_correct_at_least: 2}]"
+GENERATED = ("tasks.summary_mcq.filters=[{kind: option_only, drop_if_correct_at_least: 2}]",
+             "tasks.summary_mcq.decoys.techniques=[other_logs]")
 
 
 def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp_path: Path
@@ -261,7 +263,7 @@ def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp
     oracle baseline above the strongest blind strategy. Summary choices with other logs'
     references as decoys are read by the learned blind member (a text seen as another item's
     answer is a decoy), which the table prints as their floor, named."""
-    ran = run_inprocess(tmp_path, *ARGS, GENERATED)
+    ran = run_inprocess(tmp_path, *ARGS, *GENERATED)
     assert ran.rc == 0, ran.text[-3000:]
     bench = tmp_path / "benchmarks" / "demo"
     from scipy.stats import chisquare

@@ -135,6 +135,7 @@ class AnnotateStage(BaseStage):
         self._seed = self.validity_seed = seed
         self._compiled: dict[tuple[str, str], tuple[list[dict], Counter]] = {}
         self._owned: dict[str, dict[str, str]] = {}
+        self._shared: dict = {}
 
     def prompt_files(self) -> list[Path]:
         return prompt_files([self.aggregator.prompt]) if self.aggregator else []
@@ -144,7 +145,7 @@ class AnnotateStage(BaseStage):
         self._videos = {v.video_uid: v for v in LibraryView(ctx["library"].unit_dir(uid)).videos}
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
         self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
-        self._owned = {}
+        self._owned, self._shared = {}, {}
         self._preferred = self._rendered_among(self._logs)
 
     def units(self, ctx: StageContext) -> list[Unit]:
@@ -175,7 +176,7 @@ class AnnotateStage(BaseStage):
         return Context(name, recipe.task, self._logs[lifelog_id], self._videos, self._ann,
                        unit_random(self._seed, self.name, f"{lifelog_id}.{name}"),
                        self.aggregator or offline_aggregate, self.llm, self.encode,
-                       self._logs, self.source_items, self.source_params)
+                       self._logs, self.source_items, self.source_params, self._shared)
 
     def oracle(self, lifelog_id: str, name: str, items: list[dict]) -> dict[str, str]:
         """The recipe's full-information oracle's reply to each item (kept with the unit,

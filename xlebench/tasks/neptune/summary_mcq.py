@@ -3,18 +3,26 @@
 
 The open-ended items of the ``source`` recipes (single and multi-record summaries), exactly as
 they are compiled, become questions whose right option is their reference summary. Wrong
-options must not be identifiable from the options alone, so by default (``other_logs``) every
-option comes from the same process: the references other life logs have for the same question
-(the same subtask and query shape, at the nearest clock times), chosen as neighbours of a
-hidden anchor so the right answer is not the hub of its options (`anchored_decoys`), never a
-paraphrase of it, and within ``length_ratio`` of its length where candidates allow. Measured on
-the demo: the earlier offline decoys — *confusing similarity* (other records of the same day,
-which a time-of-day word gives away) and *subtle tweaks* (the right summary with one noun
-swapped, which makes it the centroid of its options: the option-only rule found 85%) — remain
-as ``decoys.techniques`` for comparison. Or by the LLM with Neptune's decoy prompt. The
-default ``option_only`` filter then drops items an option-only rule still solves, and the
-``qad_rank`` filter (a text-only model; Neptune) can be added on top. ``provenance.source_item``
-links each item to its open-ended source so both scores can be shown side by side.
+options must not be identifiable from the options alone, nor from the rest of the benchmark.
+By default (``unasked``, `xlebench.tasks.choices.unasked`) each wrong option is made as the
+right one was — a record's library summary, a period's records aggregated — from records no
+life log holds, of the record's kind, each printed once in the benchmark, each record asked
+once; which questions every life log asks is decided for the whole benchmark. It needs about
+``n`` unused library videos of a record's kind per record asked: the demo's 400-video library
+gives 20 questions after the filters, a 4000-video one 125 (`benchmarks/validity.py`).
+
+``other_logs`` draws the references other life logs have for the same question (the same
+subtask and query shape, at the nearest clock times), as neighbours of a hidden anchor so the
+right answer is not the hub of its options (`anchored_decoys`), never a paraphrase of it, and
+within ``length_ratio`` of its length where candidates allow; those are other items' answers,
+and settling keeps one of each such pair (4 of 223 questions on the demo). The earlier offline
+decoys — *confusing similarity* (other records of the same day, which a time-of-day word gives
+away) and *subtle tweaks* (the right summary with one noun swapped, which makes it the centroid
+of its options: the option-only rule found 85%) — remain for comparison. Or by the LLM with
+Neptune's decoy prompt. The default ``option_only``, ``panel`` and ``aflite`` filters then drop
+items a text-only reader still solves, and the ``qad_rank`` filter (a text-only model;
+Neptune) can be added on top. ``provenance.source_item`` links each item to its open-ended
+source so both scores can be shown side by side.
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
+from functools import partial
 
 from xlebench.clock import DAY
 from xlebench.config.knobs import knob
+from xlebench.errors import ConfigError
 from xlebench.eval.scorers import ChoiceAccuracy
 from xlebench.eval.scorers.text import query_shape
 from xlebench.llm.client import Usage
@@ -40,11 +50,13 @@ from xlebench.tasks.choices.mcq import (
     shuffled,
 )
 from xlebench.tasks.choices.other_logs import pick_decoys
+from xlebench.tasks.choices.unasked import Spec, allocate
 from xlebench.tasks.language.actions import parse_narration
 from xlebench.tasks.recipe.context import Built, Context
 from xlebench.tasks.recipe.derived import source_items
 from xlebench.tasks.recipe.registry import Recipe
 from xlebench.tasks.screening.filters import QAD_PROMPT, RecipeParams
+from xlebench.tasks.xlebench.multi_summary import phrase_of
 
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 _WRONG = re.compile(r"^\W*wrong\s+answer\s*\d+\s*[:.)\-]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -55,19 +67,25 @@ _DET = re.compile(r"\b(?:the|a|an|his|her|some)\s+([a-z]{3,})\b", re.IGNORECASE)
 class Decoys:
     n: int = knob(4, ge=1, le=9)
     generator: str = knob("offline", choices=("offline", "llm"))
-    techniques: list[str] = knob(factory=lambda: ["other_logs"],
-                                 choices=("other_logs", "confusing_similarity", "subtle_tweak"),
-                                 each=True)
+    #: unasked (alone): made from records no life log holds, each printed once (see
+    #: `xlebench.tasks.choices.unasked`); the others draw on the benchmark's own texts.
+    techniques: list[str] = knob(factory=lambda: ["unasked"],
+                                 choices=("unasked", "other_logs", "confusing_similarity",
+                                          "subtle_tweak"), each=True)
     prompt: str = DECOY_PROMPT
     length_ratio: list[float] = knob(factory=lambda: [0.8, 1.25], gt=0, le=10, each=True)
-    #: other_logs: other logs' references considered per item, the nearest in clock time
-    #: first, drawn from uniformly (``sampled``) or around a hidden anchor (``anchored``).
+    #: unasked: stand-ins considered per record, the best ranked first; other_logs: other
+    #: logs' references considered per item, the nearest in clock time first, drawn from
+    #: uniformly (``sampled``) or around a hidden anchor (``anchored``).
     pool: int = knob(40, ge=4, le=10_000)
     selection: str = knob("sampled", choices=("sampled", "anchored"))
     #: A candidate this close to the right answer (cosine, or content-word Jaccard) is a
     #: paraphrase of it and never a wrong option.
     near_duplicate_cos: float = knob(0.9, gt=0, le=1)
     near_duplicate_words: float = knob(0.6, gt=0, le=1)
+    #: unasked: a stand-in's scenarios overlap its record's at least this much (Jaccard), so
+    #: each kind of record is right and wrong in the same proportion.
+    same_kind: float = knob(0.5, ge=0, le=1)
 
 
 @dataclass
@@ -194,8 +212,37 @@ def _llm(ctx: Context, p: Decoys, item: dict, others: list[dict], usage: Usage
                     "length_ratios": [round(_words(d) / _words(answer), 3) for d in decoys]}
 
 
+def _unasked(ctx: Context, p: SummaryMCQParams, out: Built) -> list[tuple[dict, list, dict]]:
+    """This log's share of the benchmark's questions with decoys from unasked records."""
+    if len(p.decoys.techniques) > 1:
+        raise ConfigError("tasks.summary_mcq.decoys.techniques: unasked stands alone (its "
+                          "records are spent across the benchmark); drop the others")
+    d = p.decoys
+    spec = Spec(d.n, d.pool, p.max_items_per_log, (d.length_ratio[0], d.length_ratio[1]),
+                NearDuplicate(d.near_duplicate_cos, d.near_duplicate_words), d.same_kind)
+
+    def sources(lid: str) -> list[dict]:
+        if ctx.source_items is None:  # built on its own: this log alone
+            return source_items(ctx, list(p.source))
+        return [it for name in p.source for it in ctx.source_items(name, lid)]
+    shares = allocate(ctx, spec, sources, partial(_remake, ctx))
+    lid = ctx.log["lifelog_id"]
+    out.stats.update(shares.stats.get(lid, {}))
+    return [(m.source, m.decoys, m.info) for m in shares.by_log.get(lid, [])]
+
+
+def _remake(ctx: Context, item: dict, summaries: list[str]) -> str:
+    """The right option's process on other records: a record's summary as it is, a period's
+    aggregated as its source recipe aggregates it."""
+    if item["subtask"] == "single_summary":
+        return summaries[0]
+    return ctx.aggregate(summaries, phrase_of(item))
+
+
 def build(ctx: Context, p: SummaryMCQParams) -> Built:
     out, usage = Built(), Usage()
+    if p.decoys.generator == "offline" and "unasked" in p.decoys.techniques:
+        return _questions(ctx, _unasked(ctx, p, out), out)
     sources = source_items(ctx, list(p.source))
     made = []
     for src in sources:
@@ -210,6 +257,11 @@ def build(ctx: Context, p: SummaryMCQParams) -> Built:
     if p.max_items_per_log is not None and len(made) > p.max_items_per_log:
         keep = sorted(ctx.rng.sample(range(len(made)), p.max_items_per_log))
         made = [made[i] for i in keep]
+    return _questions(ctx, made, out)
+
+
+def _questions(ctx: Context, made: list[tuple[dict, list, dict]], out: Built) -> Built:
+    """The questions: each source item's reference among its decoys, shuffled."""
     for k, (src, decoys, info) in enumerate(made):
         options, label = shuffled(src["answer"]["text"], decoys, ctx.rng)
         question = src["query"]

@@ -46,6 +46,10 @@ class Context:
     #: ``source_params(recipe)``: that recipe's configured parameters (its defaults when it
     #: is not configured), for a derived recipe's oracle to re-derive its source's answers.
     source_params: Callable[[str], Any] | None = None
+    #: What a recipe decides once for the whole benchmark (which questions every life log
+    #: asks, which records their decoys spend), kept by the stage for this run's units; a
+    #: recipe built on its own gets a fresh one.
+    shared: dict = field(default_factory=dict)
 
     def item(self, **fields: Any) -> dict[str, Any]:
         """A task item of this recipe for this log (`xlebench.tasks.recipe.items.make_item`)."""

@@ -1,0 +1,166 @@
+"""Summary choices with wrong options made from records no life log holds
+(`xlebench.tasks.choices.unasked`): every stand-in unused by the logs, of its record's kind,
+printed once in the whole benchmark; every record asked once; the same allocation whichever
+life log is built first; what could not be asked counted. Then the recipe through the real
+CLI, compiled beside itself: settling has nothing to drop."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from tests.conftest import FAST, run_inprocess
+from xlebench.library.annotations import AnnotationIndex
+from xlebench.library.embed import HashingEmbedder
+from xlebench.library.records import LibraryVideo
+from xlebench.simulate.filter import scenario_iou
+from xlebench.tasks.choices import unasked as U
+from xlebench.tasks.choices.mcq import NearDuplicate
+from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.recipe.context import Context
+
+KINDS = {"cook": ("Cooking",), "clean": ("Cleaning / laundry",), "desk": ("Working at desk",)}
+WORDS = {"cook": ["chopped the onion", "stirred the pot", "boiled the rice", "fried an egg",
+                  "washed the pan", "sliced the bread", "peeled a carrot", "tasted the soup"],
+         "clean": ["mopped the floor", "swept the porch", "folded the towel", "wiped the shelf",
+                   "scrubbed the sink", "dusted the lamp", "hung the shirt", "washed the cup"],
+         "desk": ["typed the report", "read the document", "signed the form", "opened the file",
+                  "sorted the mail", "printed the page", "checked the email", "filed a note"]}
+
+
+def _video(uid: str, kind: str, k: int) -> LibraryVideo:
+    acts = WORDS[kind]
+    text = f"C {acts[k % 8]}, {acts[(k * 3 + 1) % 8]} and {acts[(k * 5 + 2) % 8]} ({uid})."
+    return LibraryVideo(uid, 600.0, "Japan", None, KINDS[kind], "daytime", "indoor", text)
+
+
+def _library(unused: dict[str, int]) -> tuple[dict[str, LibraryVideo], dict[str, dict]]:
+    """Three logs of three records each (a cooking, a desk and a cleaning one), and
+    ``unused[kind]`` library videos of each kind that no log holds."""
+    videos: dict[str, LibraryVideo] = {}
+    logs: dict[str, dict] = {}
+    for n in range(3):
+        segs = []
+        for j, kind in enumerate(("cook", "desk", "clean")):
+            uid = f"used-{n}-{kind}"
+            videos[uid] = _video(uid, kind, 10 * n + j)
+            segs.append({"index": j, "video_uid": uid, "start_s": 3600.0 * (8 + j),
+                         "end_s": 3600.0 * (8 + j) + 600, "source_start_s": 0.0,
+                         "source_end_s": 600.0,
+                         "chunk": {"description": f"C is busy: {WORDS[kind][n]}."}})
+        logs[f"log{n}"] = {"lifelog_id": f"log{n}", "segments": segs, "days": 1}
+    for kind, count in unused.items():
+        for k in range(count):
+            uid = f"free-{kind}-{k:02d}"
+            videos[uid] = _video(uid, kind, 100 + k)
+    return videos, logs
+
+
+def _sources(videos: dict, logs: dict) -> dict[str, list[dict]]:
+    """Per log: a single-record item per record, and one item over the whole morning."""
+    out = {}
+    for lid, log in logs.items():
+        items = [{"item_id": f"{lid}-single_summary-{s['index']:03d}", "lifelog_id": lid,
+                  "subtask": "single_summary", "query": "What happened?",
+                  "evidence": [{"video_uid": s["video_uid"]}],
+                  "answer": {"text": videos[s["video_uid"]].summary}} for s in log["segments"]]
+        items.append({"item_id": f"{lid}-multi_summary-000", "lifelog_id": lid,
+                      "subtask": "multi_summary", "query": "Summarize the morning.",
+                      "evidence": [{"video_uid": s["video_uid"]} for s in log["segments"]],
+                      "answer": {"text": offline_aggregate(
+                          [videos[s["video_uid"]].summary for s in log["segments"]], "")}})
+        out[lid] = items
+    return out
+
+
+def _allocate(videos: dict, logs: dict, first: str, n: int = 2, per_log: int | None = None
+              ) -> U.Allocation:
+    embed = HashingEmbedder(64)
+    ctx = Context("summary_mcq", "multiple_choice", logs[first], videos, AnnotationIndex(),
+                  random.Random(0), offline_aggregate, encode=embed.encode, logs=logs)
+    sources = _sources(videos, logs)
+    spec = U.Spec(n=n, pool=6, per_log=per_log, length_ratio=(0.5, 2.0),
+                  same=NearDuplicate(0.99, 0.95), same_kind=0.5)
+    return U.allocate(ctx, spec, sources.__getitem__,
+                      lambda item, texts: offline_aggregate(texts, ""))
+
+
+def _made(alloc: U.Allocation) -> list[U.Made]:
+    return [m for lid in sorted(alloc.by_log) for m in alloc.by_log[lid]]
+
+
+def test_stand_ins_are_unused_of_their_records_kind_and_printed_once() -> None:
+    videos, logs = _library({"cook": 12, "desk": 12, "clean": 12})
+    made = _made(_allocate(videos, logs, "log0"))
+    assert made
+    used = {s["video_uid"] for log in logs.values() for s in log["segments"]}
+    spent = Counter(uid for m in made for row in m.info["stand_ins"] for uid in row)
+    assert spent and max(spent.values()) == 1, "a stand-in printed twice"
+    assert not set(spent) & used
+    texts = Counter(o for m in made for o in (m.source["answer"]["text"], *m.decoys))
+    assert max(texts.values()) == 1, "an option printed in two questions"
+    for m in made:
+        records = [videos[e["video_uid"]] for e in m.source["evidence"]]
+        assert len(m.decoys) == 2 and all(len(row) == len(records)
+                                          for row in m.info["stand_ins"])
+        for row in m.info["stand_ins"]:
+            for record, uid in zip(records, row, strict=True):
+                assert scenario_iou(record.scenarios, videos[uid].scenarios) >= 0.5
+    asked = Counter(e["video_uid"] for m in made for e in m.source["evidence"])
+    assert max(asked.values()) == 1, "a record asked by two questions"
+
+
+def test_the_same_allocation_whichever_log_is_built_first() -> None:
+    videos, logs = _library({"cook": 12, "desk": 5, "clean": 12})
+    first = _allocate(videos, logs, "log0")
+    last = _allocate(videos, logs, "log2")
+    assert {lid: [(m.source["item_id"], m.decoys) for m in ms]
+            for lid, ms in first.by_log.items()} == {
+        lid: [(m.source["item_id"], m.decoys) for m in ms] for lid, ms in last.by_log.items()}
+
+
+def test_what_could_not_be_asked_is_counted() -> None:
+    """Desk records have too few unused desk videos (nearer videos of another kind are never
+    drawn instead); questions over records already asked, and over the cap, are counted."""
+    videos, logs = _library({"cook": 30, "desk": 3, "clean": 30})
+    alloc = _allocate(videos, logs, "log0", per_log=2)
+    made = _made(alloc)
+    stats = sum(alloc.stats.values(), Counter())
+    desk = [m for m in made if any("desk" in e["video_uid"] for e in m.source["evidence"])]
+    assert len(desk) == 1  # 3 unused desk videos: one question of 2 wrong options
+    assert stats[U.TOO_FEW] >= 1 and stats[U.ASKED] >= 1
+    assert all(len(ms) <= 2 for ms in alloc.by_log.values()) and stats[U.OVER_CAP] >= 1
+    total = sum(len(v) for v in _sources(videos, logs).values())
+    assert len(made) + stats[U.TOO_FEW] + stats[U.ASKED] + stats[U.OVER_CAP] == total
+
+
+def test_summary_choices_compiled_beside_themselves(tmp_path: Path) -> None:
+    """The recipe alone through the real CLI: every wrong option's stand-ins are videos no
+    life log holds, of the record's kind, printed once; settling drops nothing."""
+    args = [*(a for a in FAST if not a.startswith(("library.n_videos=", "stages="))),
+            "library.n_videos=400", "tasks=[summary_mcq]", "tasks.summary_mcq.filters=[]",
+            "stages=[library,persona,plan,simulate,annotate]", "render=none"]
+    ran = run_inprocess(tmp_path, *args)
+    assert ran.rc == 0, ran.text[-3000:]
+    bench = tmp_path / "benchmarks" / "demo"
+    items = [json.loads(x) for x in (bench / "annotations" / "summary_mcq.jsonl")
+             .read_text().splitlines()]
+    stats = json.loads((bench / "stats" / "tasks.json").read_text())
+    assert len(items) >= 10 and stats["settled"]["summary_mcq"]["kept_share"] == 1.0
+    library = pd.read_parquet(bench / "library.parquet").set_index("video_uid")
+    used = {s["video_uid"] for f in (bench / "lifelogs").glob("*.json")
+            for s in json.loads(f.read_text())["segments"]}
+    spent = Counter(uid for it in items for row in it["provenance"]["decoys"]["stand_ins"]
+                    for uid in row)
+    assert max(spent.values()) == 1 and not set(spent) & used
+    options = Counter(o for it in items for o in it["answer"]["options"])
+    assert max(options.values()) == 1
+    for it in items:
+        records = [e["video_uid"] for e in it["evidence"]]
+        for row in it["provenance"]["decoys"]["stand_ins"]:
+            assert all(scenario_iou(library.loc[r, "scenarios"], library.loc[u, "scenarios"])
+                       >= 0.5 for r, u in zip(records, row, strict=True))
