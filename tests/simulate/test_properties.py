@@ -13,11 +13,12 @@ from xlebench.library.embed import HashingEmbedder
 from xlebench.library.index import build_index
 from xlebench.library.sources import Selection, load_ego4d
 from xlebench.library.synthetic import SyntheticSpec, generate_corpus
+from xlebench.library.taxonomy import scenario_iou
 from xlebench.persona.offline import generate_persona
 from xlebench.plan.offline import PlannerParams, plan_day
 from xlebench.plan.reflect import reflect_offline
 from xlebench.simulate.engine import Library, MatchParams, simulate_log
-from xlebench.simulate.filter import CandidateFilter, Level, scenario_iou, scene_ok, time_ok
+from xlebench.simulate.filter import CandidateFilter, Level, scene_ok, time_ok
 from xlebench.simulate.sampling import groups, sample_chunk_indices
 
 LEVELS = (Level("strict", 0.33, True, True), Level("iou_0.2", 0.2, True, True),

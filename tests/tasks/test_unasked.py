@@ -17,7 +17,7 @@ from tests.conftest import FAST, run_inprocess
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.embed import HashingEmbedder
 from xlebench.library.records import LibraryVideo
-from xlebench.simulate.filter import scenario_iou
+from xlebench.library.taxonomy import scenario_iou
 from xlebench.tasks.choices import unasked as U
 from xlebench.tasks.choices.mcq import NearDuplicate
 from xlebench.tasks.language.aggregate import offline_aggregate

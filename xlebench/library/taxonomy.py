@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -97,3 +98,10 @@ def load_object_aliases() -> dict[str, tuple[str, ...]]:
     would write them."""
     text = resources.files("xlebench").joinpath("data/object_aliases.yaml").read_text("utf-8")
     return {str(k): tuple(v) for k, v in (yaml.safe_load(text) or {}).items()}
+
+
+def scenario_iou(a: Sequence[str], b: Sequence[str]) -> float:
+    """Jaccard overlap of two scenario lists, each label normalised."""
+    sa = {normalize_scenario(x) for x in a}
+    sb = {normalize_scenario(x) for x in b}
+    return len(sa & sb) / len(sa | sb) if sa | sb else 0.0

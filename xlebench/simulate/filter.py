@@ -30,12 +30,6 @@ class Level:
     scenarios: str = "chunk"  # or "window": the scenarios of every activity the text names
 
 
-def scenario_iou(a: Sequence[str], b: Sequence[str]) -> float:
-    sa = {normalize_scenario(x) for x in a}
-    sb = {normalize_scenario(x) for x in b}
-    return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
-
-
 @dataclass(frozen=True)
 class Compatibility:
     """Which library scenes and time periods a chunk's scene and time class accept (the

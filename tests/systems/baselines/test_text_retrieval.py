@@ -53,3 +53,36 @@ def test_localisation_reads_the_other_name():
     spans = parse_spans(TextRetrievalBaseline(None)._localise(item, sorted(
         captions, key=lambda c: c.virtual_s)))
     assert spans and spans[0][0] <= 305.0 <= spans[0][1]
+
+
+def _choice(question: str, options: list[str], label: int) -> dict:
+    return {"item_id": "w-egoschema_mcq-000", "period": {"start_s": 0.0, "end_s": 180.0},
+            "query": question + " " + " ".join(f"Option {k}: {o}" for k, o in
+                                               enumerate(options)),
+            "answer": {"options": options, "label": label}}
+
+
+#: A window's three phases: washing, then cutting, then stirring, with one other act between.
+WINDOW = sorted([cap(t, "C washes the plate") for t in (5, 12, 20, 31)]
+                + [cap(t, "C cuts the onion") for t in (60, 70, 84, 95)]
+                + [cap(88, "C opens the drawer")]
+                + [cap(t, "C stirs the pot") for t in (130, 141, 150, 166)],
+                key=lambda c: c.virtual_s)
+
+
+def test_egoschemas_offline_forms_are_read_in_time():
+    """The same three acts in five orders: their words tie, their times do not; what C does
+    between two phases is what the captions between them say."""
+    orders = ["C cuts the onion, then washes the plate, then stirs the pot",
+              "C washes the plate, then cuts the onion, then stirs the pot",
+              "C stirs the pot, then cuts the onion, then washes the plate",
+              "C washes the plate, then stirs the pot, then cuts the onion",
+              "C washes the plate, then cuts the onion, then pours the milk"]
+    item = _choice("Which of the following best describes the order of what C does in the "
+                   "record provided for the 08:00 - 08:03 time period?", orders, 1)
+    assert TextRetrievalBaseline(None)._choose(item, WINDOW, None) == "Option 1"
+    between = ["C stirs the pot", "C washes the plate", "C cuts the onion",
+               "C pours the milk", "C folds the towel"]
+    item = _choice("What does C do after washing the plate and before stirring the pot in the "
+                   "record provided for the 08:00 - 08:03 time period?", between, 2)
+    assert TextRetrievalBaseline(None)._choose(item, WINDOW, None) == "Option 2"

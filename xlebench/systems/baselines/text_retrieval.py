@@ -116,8 +116,9 @@ class TextRetrievalBaseline:
     #: summaries from the main actions, moments as runs of captions, event verbs and roles
     #: apart; 6: short answers, MultiHop's places and events; 7: ordering by IDF-weighted
     #: one-to-one assignment of texts to records; 8: multiple choice through the short answer
-    #: where the question has one of Neptune's forms).
-    version = "8"
+    #: where the question has one of Neptune's forms; 9: EgoSchema's offline forms read in
+    #: time, the order of acts and what lies between two of them).
+    version = "9"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).
     no_source = ("There is no information available: the library has no narrations of "
@@ -285,17 +286,22 @@ class TextRetrievalBaseline:
 
     @staticmethod
     def _choose(item: dict, captions: Sequence[Caption], summary: Any) -> str:
-        """The option nearest (ROUGE-L over words, so order counts) the short answer the
-        question's form reads off the captions (`answer_short`, Neptune's forms); for other
-        questions, the option whose words the period's captions hold most (share of the
-        option's distinct words, so a long option gains nothing from its length)."""
+        """EgoSchema's offline forms read in time (`_in_time`); else the option nearest
+        (ROUGE-L over words, so order counts) the short answer the question's form reads off
+        the captions (`answer_short`, Neptune's forms); for other questions, the option whose
+        words the period's captions hold most (share of the option's distinct words, so a
+        long option gains nothing from its length)."""
         options = item["answer"]["options"]
         question = item["query"].split(" Option 0: ")[0]
+        lo, hi = item["period"]["start_s"], item["period"]["end_s"]
+        timed = _in_time(question, options, [(c.virtual_s, word_set(c.text)) for c in captions
+                                             if lo <= c.virtual_s <= hi])
+        if timed is not None:
+            return _pick(item, timed)
         opened = answer_short({**item, "query": question}, captions, word_set, summary)
         if opened != NO_INFO:
             near = [rouge_l(_stems(opened), _stems(o)) for o in options]
             return _pick(item, near) if max(near) > 0 else NO_INFO
-        lo, hi = item["period"]["start_s"], item["period"]["end_s"]
         seen = frozenset(w for c in captions if lo <= c.virtual_s <= hi for w in words(c.text))
         if not seen:
             return NO_INFO
@@ -334,6 +340,51 @@ class TextRetrievalBaseline:
             return segs[at[k]]["start_s"] if at[k] is not None else math.inf
         ranked = sorted(range(len(shown)), key=lambda k: (when(k), int(shown[k][0])))
         return ordering_answer([int(shown[k][0]) for k in ranked])
+
+
+_BETWEEN = re.compile(r"after (.+?) and before (.+?)(?: in the record\b|\?|$)", re.IGNORECASE)
+_THEN = ", then "
+
+
+def _in_time(question: str, options: Sequence[str], line: Sequence[tuple[float, frozenset]]
+             ) -> list[float] | None:
+    """Scores for options that only the narrations' times tell apart (EgoSchema's offline
+    forms), or None for other questions. *The order of what C does* (every option ``C a,
+    then b, then c``): how many of an option's consecutive acts the captions show in that
+    order (each act at the median time of the captions holding its words; an act no caption
+    holds scores nothing). *What C does after X and before Y*: how many captions between
+    the last one holding X and the first later one holding Y hold the option's words."""
+    def times(act: str) -> list[float]:
+        need = _undoubled(word_set(act) - {"c"})
+        return [t for t, ws in line if need and need <= _undoubled(ws)]
+    parts = [o.strip().removeprefix("C ").split(_THEN) for o in options]
+    if all(len(p) > 1 for p in parts):
+        def ordered(acts: list[str]) -> float:
+            when = [sorted(times(a)) for a in acts]
+            if not all(when):
+                return 0.0
+            mid = [w[len(w) // 2] for w in when]
+            return float(sum(a < b for a, b in zip(mid, mid[1:], strict=False)) + 1)
+        return [ordered(p) for p in parts]
+    m = _BETWEEN.search(question)
+    if m is None:
+        return None
+    first, last = times(m.group(1)), times(m.group(2))
+    if not first:
+        return None
+    start = max(first)
+    end = min((t for t in last if t > start), default=math.inf)
+    inside = [ws for t, ws in line if start < t < end]
+    return [float(sum(_undoubled(word_set(o) - {"c"}) <= _undoubled(ws) for ws in inside))
+            for o in options]
+
+
+@lru_cache(maxsize=1 << 14)
+def _undoubled(ws: frozenset[str]) -> frozenset[str]:
+    """Stems with a doubled last consonant undone, on both sides of a match ("stirring"
+    stems to "stirr", "stirs" to "stir")."""
+    return frozenset(w[:-1] if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiou" else w
+                     for w in ws)
 
 
 def _stems(text: str) -> str:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xlebench.library.records import LibraryVideo
-from xlebench.simulate.filter import scenario_iou
+from xlebench.library.taxonomy import scenario_iou
 from xlebench.tasks.choices.mcq import NearDuplicate, sampled_decoys
 from xlebench.tasks.recipe.context import Context
 

@@ -66,6 +66,11 @@ def multi_summary_query(phrase: str) -> str:
     return f"Summarize the activities performed in the recordings provided {phrase}."
 
 
+def multi_summary_phrase(query: str) -> str:
+    """The period phrase a `multi_summary_query` names (what its summary was aggregated for)."""
+    return query.removeprefix(multi_summary_query("")[:-1]).rstrip(".").strip()
+
+
 HOLISTIC_QUERY = "Summarize the activities performed in all provided life-log recordings."
 
 

@@ -52,11 +52,11 @@ from xlebench.tasks.choices.mcq import (
 from xlebench.tasks.choices.other_logs import pick_decoys
 from xlebench.tasks.choices.unasked import Spec, allocate
 from xlebench.tasks.language.actions import parse_narration
+from xlebench.tasks.language.wording import multi_summary_phrase
 from xlebench.tasks.recipe.context import Built, Context
 from xlebench.tasks.recipe.derived import source_items
 from xlebench.tasks.recipe.registry import Recipe
 from xlebench.tasks.screening.filters import QAD_PROMPT, RecipeParams
-from xlebench.tasks.xlebench.multi_summary import phrase_of
 
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 _WRONG = re.compile(r"^\W*wrong\s+answer\s*\d+\s*[:.)\-]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -236,7 +236,7 @@ def _remake(ctx: Context, item: dict, summaries: list[str]) -> str:
     aggregated as its source recipe aggregates it."""
     if item["subtask"] == "single_summary":
         return summaries[0]
-    return ctx.aggregate(summaries, phrase_of(item))
+    return ctx.aggregate(summaries, multi_summary_phrase(item["query"]))
 
 
 def build(ctx: Context, p: SummaryMCQParams) -> Built:

@@ -58,12 +58,8 @@ def oracle(ctx: Context, p: MultiSummaryParams, item: dict) -> str:
     """The library summaries of the records inside the item's period, aggregated."""
     lo, hi = float(item["period"]["start_s"]), float(item["period"]["end_s"])
     segs = [s for s in ctx.log["segments"] if lo <= float(s["start_s"]) < hi]
-    return ctx.aggregate([summary_of(ctx.videos, s) for s in segs], phrase_of(item))
-
-
-def phrase_of(item: dict) -> str:
-    """The period phrase an item's query names (what its summary was aggregated for)."""
-    return item["query"].removeprefix(W.multi_summary_query("")[:-1]).rstrip(".").strip()
+    return ctx.aggregate([summary_of(ctx.videos, s) for s in segs],
+                         W.multi_summary_phrase(item["query"]))
 
 
 RECIPE = Recipe(
