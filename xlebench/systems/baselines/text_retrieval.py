@@ -342,15 +342,18 @@ class TextRetrievalBaseline:
         return ordering_answer([int(shown[k][0]) for k in ranked])
 
 
-_BETWEEN = re.compile(r"after (.+?) and before (.+?)(?: in the record\b|\?|$)", re.IGNORECASE)
+#: EgoSchema's offline forms (`xlebench.tasks.egoschema.egoschema_offline.question`); Neptune's
+#: own ordered forms are read by `answer_short`.
+_ORDER = "the order of what C does"
+_BETWEEN = re.compile(r"^What does C do after (.+?) and before (.+?)(?: in the record\b|\?|$)")
 _THEN = ", then "
 
 
 def _in_time(question: str, options: Sequence[str], line: Sequence[tuple[float, frozenset]]
              ) -> list[float] | None:
     """Scores for options that only the narrations' times tell apart (EgoSchema's offline
-    forms), or None for other questions. *The order of what C does* (every option ``C a,
-    then b, then c``): how many of an option's consecutive acts the captions show in that
+    forms), or None for other questions. *The order of what C does* (options ``C a, then
+    b, then c``): how many of an option's consecutive acts the captions show in that
     order (each act at the median time of the captions holding its words; an act no caption
     holds scores nothing). *What C does after X and before Y*: how many captions between
     the last one holding X and the first later one holding Y hold the option's words."""
@@ -358,7 +361,7 @@ def _in_time(question: str, options: Sequence[str], line: Sequence[tuple[float, 
         need = _undoubled(word_set(act) - {"c"})
         return [t for t, ws in line if need and need <= _undoubled(ws)]
     parts = [o.strip().removeprefix("C ").split(_THEN) for o in options]
-    if all(len(p) > 1 for p in parts):
+    if _ORDER in question and all(len(p) > 1 for p in parts):
         def ordered(acts: list[str]) -> float:
             when = [sorted(times(a)) for a in acts]
             if not all(when):
