@@ -307,7 +307,9 @@ def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp
                           .read_text().splitlines())]
     assert len(set(windows)) == len(windows), "one question per window: two answer each other"
     ego = table["rows"]["egoschema_mcq"]["all"]
-    assert ego["mean"] <= 0.7, ego  # the floor on 40-odd items is noise: measured on the demo
+    # the narrations read in time answer them (the oracle baseline), words alone do not (the
+    # blind panel's floor)
+    assert ego["mean"] >= ego["floor"]["mean"] + 0.3, ego
     assert stats["certificates"]["egoschema_mcq"]["all"]["median_s"] >= 60
     assert set(table["positions"]) == {"egoschema_mcq", "summary_mcq"}
     ego = bench / "export" / "egoschema"
