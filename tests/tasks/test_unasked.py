@@ -12,8 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tests.conftest import FAST, run_inprocess
+from xlebench.errors import ConfigError
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.embed import HashingEmbedder
 from xlebench.library.records import LibraryVideo
@@ -21,6 +23,7 @@ from xlebench.library.taxonomy import scenario_iou
 from xlebench.tasks.choices import unasked as U
 from xlebench.tasks.choices.mcq import NearDuplicate
 from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.neptune import summary_mcq as S
 from xlebench.tasks.recipe.context import Context
 
 KINDS = {"cook": ("Cooking",), "clean": ("Cleaning / laundry",), "desk": ("Working at desk",)}
@@ -164,3 +167,15 @@ def test_summary_choices_compiled_beside_themselves(tmp_path: Path) -> None:
         for row in it["provenance"]["decoys"]["stand_ins"]:
             assert all(scenario_iou(library.loc[r, "scenarios"], library.loc[u, "scenarios"])
                        >= 0.5 for r, u in zip(records, row, strict=True))
+
+
+def test_unasked_stands_alone() -> None:
+    """Its records are spent across the benchmark: mixed with another technique it refuses,
+    naming the setting."""
+
+    videos, logs = _library({"cook": 4})
+    ctx = Context("summary_mcq", "multiple_choice", logs["log0"], videos, AnnotationIndex(),
+                  random.Random(0), offline_aggregate, logs=logs)
+    params = S.SummaryMCQParams(decoys=S.Decoys(techniques=["unasked", "other_logs"]))
+    with pytest.raises(ConfigError, match="decoys.techniques: unasked stands alone"):
+        S.build(ctx, params)
