@@ -179,3 +179,17 @@ def test_unasked_stands_alone() -> None:
     params = S.SummaryMCQParams(decoys=S.Decoys(techniques=["unasked", "other_logs"]))
     with pytest.raises(ConfigError, match="decoys.techniques: unasked stands alone"):
         S.build(ctx, params)
+
+
+def test_built_on_its_own_only_its_log_is_counted() -> None:
+    """A recipe built without the annotate stage knows its own log's source items only:
+    each is asked or counted with its reason, once, in its own log (the last by id here)."""
+    videos, logs = _library({"cook": 12, "desk": 12, "clean": 12})
+    ctx = Context("summary_mcq", "multiple_choice", logs["log2"], videos, AnnotationIndex(),
+                  random.Random(0), offline_aggregate, encode=HashingEmbedder(64).encode,
+                  logs=logs)
+    params = S.SummaryMCQParams()
+    sources = S.source_items(ctx, list(params.source))
+    built = S.build(ctx, params)
+    counted = sum(n for why, n in built.stats.items() if why.startswith("source items"))
+    assert built.items and len(built.items) + counted == len(sources)

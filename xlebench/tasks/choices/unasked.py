@@ -72,6 +72,8 @@ class Made:
 
 @dataclass
 class Allocation:
+    """Every life log's questions, and per log why source items were not asked."""
+
     by_log: dict[str, list[Made]] = field(default_factory=dict)
     stats: dict[str, Counter] = field(default_factory=dict)
 
@@ -118,7 +120,7 @@ class _Ranker:
                  segments: Sequence[dict]) -> None:
         self.ctx, self.donors, self.spec = ctx, donors, spec
         self.vecs = np.asarray(ctx.encode([d.summary for d in donors]), dtype=np.float32)
-        self.words = np.array([max(1, len(d.summary.split())) for d in donors], dtype=float)
+        self.words = np.array([_words(d.summary) for d in donors], dtype=float)
         queries = sorted({self.query(s) for s in segments})
         self.queries = dict(zip(queries, np.asarray(ctx.encode(queries), dtype=np.float32),
                                 strict=True)) if queries else {}
@@ -136,7 +138,7 @@ class _Ranker:
         if video is None:
             return np.empty(0, dtype=int)
         lo, hi = self.spec.length_ratio
-        ratio = self.words / max(1, len(video.summary.split()))
+        ratio = self.words / _words(video.summary)
         outside = (ratio < lo) | (ratio > hi)
         cos = self.vecs @ self.queries[self.query(seg)]
         order = np.lexsort((np.arange(len(self.donors)), -cos, outside))
@@ -167,7 +169,7 @@ def _allocate(ctx: Context, spec: Spec, sources: Callable[[str], list[dict]],
     ranker = _Ranker(ctx, donors, spec, [s for _, lid, it in queue
                                          for s in _records(logs[lid], it)]
                      ) if donors else None
-    spent: set[int] = set()
+    spent = np.zeros(len(donors), dtype=bool)
     asked: set[str] = set()
     for _, lid, item in queue:
         records = _records(logs[lid], item)
@@ -182,23 +184,24 @@ def _allocate(ctx: Context, spec: Spec, sources: Callable[[str], list[dict]],
         if picked is None:
             out.stats[lid][TOO_FEW] += 1
             continue
-        spent |= {i for column in picked for i in column}
+        spent[[i for row in picked for i in row]] = True
         asked |= uids
         out.by_log[lid].append(_made(item, picked, donors, remake))
     return out
 
 
-def _stand_ins(ctx: Context, ranker: _Ranker | None, records: list[dict], spent: set[int],
+def _stand_ins(ctx: Context, ranker: _Ranker | None, records: list[dict], spent: np.ndarray,
                spec: Spec, item_id: str) -> list[list[int]] | None:
     """Per record, ``spec.n`` unspent stand-ins drawn from its ``spec.pool`` best (none a
     paraphrase of the record's summary or of each other), or None where too few remain."""
     if ranker is None:
         return None
     rng = random.Random(_order(item_id))
-    taken = set(spent)
+    taken = spent.copy()
     columns = []
     for seg in records:
-        best = [int(i) for i in ranker.rank(seg) if i not in taken][: spec.pool]
+        ranked = ranker.rank(seg)
+        best = ranked[~taken[ranked]][: spec.pool].tolist()
         texts = [ranker.donors[i].summary for i in best]
         video = ctx.videos.get(seg["video_uid"])
         wrong, _ = sampled_decoys(video.summary if video else "", texts, spec.n, ctx.encode,
@@ -207,7 +210,7 @@ def _stand_ins(ctx: Context, ranker: _Ranker | None, records: list[dict], spent:
             return None
         index = {t: i for t, i in zip(texts, best, strict=True)}
         column = [index[t] for t in wrong]
-        taken |= set(column)
+        taken[column] = True
         columns.append(column)
     return [list(row) for row in zip(*columns, strict=True)]
 
@@ -215,8 +218,12 @@ def _stand_ins(ctx: Context, ranker: _Ranker | None, records: list[dict], spent:
 def _made(item: dict, picked: list[list[int]], donors: Sequence[LibraryVideo],
           remake: Callable[[dict, list[str]], str]) -> Made:
     decoys = [remake(item, [donors[i].summary for i in row]) for row in picked]
-    words = max(1, len(item["answer"]["text"].split()))
+    words = _words(item["answer"]["text"])
     return Made(item, decoys, {
         "generator": "offline", "techniques": ["unasked"],
         "stand_ins": [[donors[i].video_uid for i in row] for row in picked],
-        "length_ratios": [round(max(1, len(d.split())) / words, 3) for d in decoys]})
+        "length_ratios": [round(_words(d) / words, 3) for d in decoys]})
+
+
+def _words(text: str) -> int:
+    return max(1, len(text.split()))

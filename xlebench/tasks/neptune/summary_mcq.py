@@ -222,8 +222,8 @@ def _unasked(ctx: Context, p: SummaryMCQParams, out: Built) -> list[tuple[dict, 
                 NearDuplicate(d.near_duplicate_cos, d.near_duplicate_words), d.same_kind)
 
     def sources(lid: str) -> list[dict]:
-        if ctx.source_items is None:  # built on its own: this log alone
-            return source_items(ctx, list(p.source))
+        if ctx.source_items is None:  # built on its own: only this log's items are known
+            return source_items(ctx, list(p.source)) if lid == ctx.log["lifelog_id"] else []
         return [it for name in p.source for it in ctx.source_items(name, lid)]
     shares = allocate(ctx, spec, sources, partial(_remake, ctx))
     lid = ctx.log["lifelog_id"]
