@@ -38,7 +38,7 @@ GROUPS = {"demo": [r for r in RECIPES if r not in APART],
 RULES = ("centroid", "outlier", "longest", "shortest", "question_overlap")
 #: summary_mcq's wrong options are made from library videos no life log holds, about four of a
 #: record's kind per record asked (`xlebench.tasks.choices.unasked`): the demo's 400-video
-#: library has 249 such videos and gives 20 questions after the filters, so its benchmark is
+#: library has 239 such videos and gives 16 questions after the filters, so its benchmark is
 #: compiled on a 4000-video synthetic library (the authors' library holds 7852 summarised
 #: Ego4D videos); the other groups keep the demo's.
 LIBRARY = {"summary_mcq": ["library.n_videos=4000"]}

@@ -9,7 +9,7 @@ right one was — a record's library summary, a period's records aggregated — 
 life log holds, of the record's kind, each printed once in the benchmark, each record asked
 once; which questions every life log asks is decided for the whole benchmark. It needs about
 ``n`` unused library videos of a record's kind per record asked: the demo's 400-video library
-gives 20 questions after the filters, a 4000-video one 125 (`benchmarks/validity.py`).
+gives 16 questions after the filters, a 4000-video one 125 (`benchmarks/validity.py`).
 
 ``other_logs`` draws the references other life logs have for the same question (the same
 subtask and query shape, at the nearest clock times), as neighbours of a hidden anchor so the
