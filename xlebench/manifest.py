@@ -28,6 +28,10 @@ LOCAL_KEYS = ("paths", "force", "stages", "hydra", "overwrite", "shard", "benchm
 #: they may differ between the runs that evaluate one published benchmark and are recorded
 #: per evaluation (``manifest["evaluations"]``, ``results/<system>/evaluation.json``).
 EVALUATION_SECTIONS = ("eval", "vlm", "answerer", "judge")
+#: Config sections that choose views of the benchmark, not what it holds: a run over a
+#: published benchmark may add an export (``stages=[export] export.formats=[human_eval]``)
+#: without a recompile; each format's folder is its own (the exports published before stay).
+VIEW_SECTIONS = ("export",)
 
 
 def package_versions() -> dict[str, str]:

@@ -49,7 +49,7 @@ from typing import Any
 
 from xlebench.config.schema import is_schema_default
 from xlebench.errors import ConfigError
-from xlebench.manifest import EVALUATION_SECTIONS
+from xlebench.manifest import EVALUATION_SECTIONS, VIEW_SECTIONS
 from xlebench.runner.atomic import read_json
 from xlebench.runner.stage_dir import pid_alive
 
@@ -147,6 +147,7 @@ def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool,
     final.parent.mkdir(parents=True, exist_ok=True)
     with _locked(final):
         settle_leftovers(final)
+        check_replaceable(final)
         base = _manifest_digest(final)
         previous = _read_manifest(final)
         if previous is not None and not overwrite:
@@ -162,6 +163,26 @@ def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool,
             previous = None
     return Publication(final, staging, previous, config=dict(config), base=base,
                        overwrite=overwrite, evaluating=evaluating)
+
+
+def check_replaceable(final: Path) -> None:
+    """Refuse to publish over anything but a benchmark xlebench published (a folder holding
+    its own ``manifest.json``) or an empty folder: publication swaps the target out and
+    deletes it, and a user's folder under that name must survive."""
+    if final.is_symlink() or (final.exists() and not final.is_dir()):
+        what = "a link" if final.is_symlink() else "a file"
+        raise ConfigError(f"{final}: is {what}, not a benchmark xlebench published; it is left "
+                          "as it is: choose another name=, or move it away")
+    if not final.is_dir() or not any(final.iterdir()):
+        return
+    manifest = _read_manifest(final)  # one that cannot be read is refused there
+    if manifest is not None and isinstance(manifest, dict) and "xlebench_version" in manifest:
+        return
+    held = f"a {MANIFEST} that xlebench did not write" if manifest is not None else \
+        f"files but no {MANIFEST}"
+    raise ConfigError(f"{final}: this folder holds {held}, so it is not a benchmark xlebench "
+                      "published and publishing there would delete what it holds; it is left "
+                      "as it is: choose another name=, or move the folder away")
 
 
 def _manifest_digest(final: Path) -> str | None:
@@ -183,9 +204,15 @@ def _read_manifest(final: Path) -> dict[str, Any] | None:
                           "away or rerun with overwrite=true") from None
 
 
+def identity(content_config: Mapping[str, Any]) -> dict[str, Any]:
+    """What two runs over one benchmark must agree on: its `benchmark_config` without the
+    views chosen of it (`VIEW_SECTIONS`: which exports are written)."""
+    return {k: v for k, v in benchmark_config(content_config).items() if k not in VIEW_SECTIONS}
+
+
 def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
                        meanwhile: bool = False, evaluating: bool = False) -> None:
-    diff = config_diff(benchmark_config(previous.get("config", {})), benchmark_config(config),
+    diff = config_diff(identity(previous.get("config", {})), identity(config),
                        added_at_default=is_schema_default)
     if diff:
         shown = "; ".join(diff[:4]) + (f"; and {len(diff) - 4} more" if len(diff) > 4 else "")
@@ -277,6 +304,7 @@ def publish(pub: Publication,
     """
     final = pub.final
     with _locked(final):
+        check_replaceable(final)  # another process may have put a folder there meanwhile
         if _manifest_digest(final) != pub.base:
             _rebase(pub)
         if finalize is not None:

@@ -4,6 +4,7 @@ server, failures that fail loudly, ordering refused, and the judges through the 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -34,28 +35,35 @@ def test_equivalence_judge_replies(tmp_path: Path, reply: str, value: float | No
 
 
 @pytest.mark.parametrize(("logprob", "reply", "read"), [
-    (-0.1, "FALSE", 0.909), (1000.0, "FALSE", 0.0), (1000.0, "TRUE", 1.0)])
+    (-0.1, "FALSE", 0.909), (1000.0, "FALSE", 0.0), (1000.0, "TRUE", 1.0),
+    (float("nan"), "TRUE", 1.0), (float("inf"), "FALSE", 0.0), (-float("inf"), "TRUE", 1.0),
+    (-float("inf"), "FALSE", 0.0)])
 def test_p_true_reads_only_log_probabilities(tmp_path: Path, logprob: float, reply: str,
                                              read: float) -> None:
-    """A server's log-probability of 1000 is no verdict (it raised OverflowError): the
-    reply's text is read instead, and the fallback is counted."""
+    """A server's log-probability of 1000, NaN or +-inf is no verdict (1000 raised
+    OverflowError; a non-finite one stopped the evaluation where the reply was cached): the
+    reply's text is read instead, the fallback is counted, and a rerun reads the same from
+    the cache without asking the server again."""
     alts = {" TRUE": logprob, " FALSE": -2.4}
+    way = "P(TRUE)" if math.isfinite(logprob) and logprob <= 0 else \
+        "text (no usable log-probabilities)"
     with LoopbackLLMServer(lambda body: Reply(reply, logprobs=[alts])) as srv:
-        judges = Judges(["gem"], make_client(srv, tmp_path / "c"), p_true=True)
-        value = judges.score("gem", "Q?", "a", "b", Usage())
-    assert value == pytest.approx(read, abs=1e-3)
-    way = "P(TRUE)" if logprob <= 0 else "text (no usable log-probabilities)"
-    assert judges.read == {way: 1}
+        for _ in range(2):
+            judges = Judges(["gem"], make_client(srv, tmp_path / "c"), p_true=True)
+            value = judges.score("gem", "Q?", "a", "b", Usage())
+            assert value == pytest.approx(read, abs=1e-3)
+            assert judges.read == {way: 1}
+        assert srv.request_count == 1  # the second run read the cached reply
 
 
 @pytest.mark.parametrize(("logprob", "text", "read"), [
     (float("inf"), "FALSE", 0.0), (float("nan"), "TRUE", 1.0), ("-0.1", "FALSE", 0.0),
-    (True, "FALSE", 0.0), (-float("inf"), "TRUE", 0.0)])
+    (True, "FALSE", 0.0), (-float("inf"), "TRUE", 1.0), (None, "TRUE", 1.0)])
 def test_p_true_falls_back_to_the_text_where_a_log_probability_is_not_one(
         logprob: object, text: str, read: float) -> None:
-    """inf and NaN (a JSON ``Infinity`` / ``NaN``; inf gave a NaN P(TRUE), scored "not
-    equivalent"), a string or a bool are not log-probabilities; -inf is one (TRUE
-    impossible)."""
+    """inf, -inf and NaN (a JSON ``Infinity`` / ``NaN``; inf gave a NaN P(TRUE), scored "not
+    equivalent"), null (how the cache stores them), a string or a bool are not
+    log-probabilities."""
     from types import SimpleNamespace
 
     judges = Judges(["gem"], None, p_true=True)  # type: ignore[arg-type]

@@ -6,8 +6,8 @@ week or another machine; asking the user to retype every compile override (and r
 run when one is missed) invites the one thing that must never happen, ``overwrite=true``.
 With ``benchmark=``, the config groups it was composed from (``manifest.json`` ``choices``)
 are composed again and its published configuration is laid over them; only the evaluation's
-own settings (``eval``, ``vlm``, ``answerer``, ``judge``) and machine-local ones come from
-the command line. An override of the benchmark's configuration is refused in one line.
+own settings (``eval``, ``vlm``, ``answerer``, ``judge``), the exports it writes (``export``)
+and machine-local ones come from the command line. An override of the benchmark's configuration is refused in one line.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
-from xlebench.manifest import EVALUATION_SECTIONS
+from xlebench.manifest import EVALUATION_SECTIONS, VIEW_SECTIONS
 
 KEY = "benchmark"
 #: Groups whose option is the ``kind`` (``backend``) their config names: manifests written
@@ -40,7 +40,8 @@ def adopt_args(args: list[str], conf_dir: Path) -> list[str]:
     for arg in args:
         key = arg.split("=", 1)[0].lstrip("+~")
         top = key.split("/", 1)[0].split(".", 1)[0]
-        if "=" in arg and not arg.startswith("-") and (top in content or top == "experiment"):
+        if "=" in arg and not arg.startswith("-") and top not in VIEW_SECTIONS \
+                and (top in content or top == "experiment"):
             raise ConfigError(f"{arg}: benchmark={given[-1]} is evaluated as published "
                               f"({folder}), its configuration read from its manifest; drop "
                               f"{key}, or compile another benchmark with name=<new name>")
@@ -71,8 +72,8 @@ def adopt_config(cfg: DictConfig) -> None:
         return
     folder = Path(str(cfg.paths.benchmarks)) / str(cfg.name)
     for key, value in _manifest(folder).get("config", {}).items():
-        if key == "name" or key in EVALUATION_SECTIONS:
-            continue
+        if key == "name" or key in EVALUATION_SECTIONS or key in VIEW_SECTIONS:
+            continue  # this run's own: from its command line
         try:
             if isinstance(value, dict) and OmegaConf.is_dict(cfg.get(key)):
                 cfg[key] = OmegaConf.merge(cfg[key], value)

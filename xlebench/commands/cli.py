@@ -304,10 +304,11 @@ def main() -> None:
     # BERTScore's encoder): noise in a compile's output, and garbage in a log file
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from xlebench.commands.adopt import adopt_args
-    from xlebench.commands.hydra_errors import install
+    from xlebench.commands.hydra_errors import check_group_options, install
 
     install(CONF_DIR, _fail)
     try:
+        check_group_options(sys.argv[1:], CONF_DIR)
         sys.argv[1:] = adopt_args(sys.argv[1:], CONF_DIR)
     except UserError as exc:
         sys.exit(_fail(str(exc)))

@@ -84,3 +84,21 @@ def _override(message: str, key: str) -> str:
 def _suggest(name: str, choices: list[str]) -> str:
     near = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     return f"; did you mean {near[0]}?" if near else ""
+
+
+def check_group_options(args: list[str], conf_dir: Path) -> None:
+    """A config group's option names a file of that group, never a path out of it: Hydra
+    reads ``tasks=[../persona/grid]`` as the persona group's file laid under ``tasks``
+    (which then failed as "tasks.: no such recipe"). One line naming the override instead."""
+    from xlebench.config.declared import is_name
+    from xlebench.errors import ConfigError
+
+    for arg in args:
+        key, eq, value = arg.lstrip("+~").partition("=")
+        if not eq or arg.startswith("-") or not (conf_dir / key).is_dir():
+            continue
+        for option in (o.strip() for o in value.strip("[]").split(",")):
+            if option and option != "null" and not is_name(option):
+                options = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
+                raise ConfigError(f"{arg}: {option!r} is not an option of {key} (an option "
+                                  f"is a name, not a path); choose from {', '.join(options)}")

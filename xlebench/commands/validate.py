@@ -15,7 +15,9 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from xlebench.config.declared import NAME_RULE, is_name
 from xlebench.config.knobs import check_of
+from xlebench.config.schema import SimulationConfig
 from xlebench.errors import ConfigError
 from xlebench.persona.locations import unknown_location
 
@@ -60,6 +62,8 @@ def _walk(node: Any, path: str) -> Iterator[str]:
             continue
         value = node[key]
         check = check_of(fields[key]) if key in fields else None
+        if check is not None and check.nonempty and not _plain(value):
+            yield f"{sub}=[]: expected at least one value (an empty list makes nothing)"
         if check is not None:
             values = _elements(value, sub) if check.each else [(sub, _plain(value))]
             for where, v in values:
@@ -89,6 +93,7 @@ def _show(value: Any) -> str:
 # -- rules across knobs --------------------------------------------------------------------------
 
 def _cross_checks(cfg: DictConfig) -> Iterator[str]:
+    yield from _name(cfg)
     yield from _lengths(cfg)
     yield from _persona(cfg)
     if int(cfg.shard.index) >= int(cfg.shard.count):
@@ -105,21 +110,41 @@ def _cross_checks(cfg: DictConfig) -> Iterator[str]:
                    f"tasks.{name}.max_actions={params.max_actions}")
 
 
+def _name(cfg: DictConfig) -> Iterator[str]:
+    """``name`` becomes ``paths.benchmarks/<name>``: one plain folder name, never a path that
+    leaves ``paths.benchmarks`` (``../../thesis``, ``/home/me``, ``..``). With ``benchmark=``
+    the name is the published folder's own, already found holding a manifest."""
+    if cfg.get("benchmark"):
+        return
+    name = cfg.get("name")
+    if not is_name(str(name) if isinstance(name, int) and not isinstance(name, bool) else name):
+        yield (f"name={name!r}: not a benchmark name ({NAME_RULE}); it names the "
+               "folder paths.benchmarks/<name>, so choose another name, or set "
+               "paths.benchmarks to publish somewhere else")
+
+
 def _lengths(cfg: DictConfig) -> Iterator[str]:
     """A life log samples N chunks of each day's plan, which has at least
-    planner.min_chunks."""
+    planner.min_chunks; a length past its own range is named by that range alone."""
     sim, floor = cfg.simulation, int(cfg.planner.min_chunks)
     asked = ({"n_chunks": int(sim.n_chunks)} if sim.get("n_chunks") is not None
              else {f"lengths.{k}": int(v) for k, v in (sim.lengths or {}).items()})
+    top, max_days = _bound(SimulationConfig, "n_chunks"), _bound(SimulationConfig, "days")
     for key, n in asked.items():
-        if n > floor:
+        if floor < n <= top:
             days = -(-n // floor)
+            over = (f"set simulation.days={days} and simulation.{key}={-(-n // days)} (chunks "
+                    "per day; each day keeps its own end), or " if days <= max_days else "")
             yield (f"simulation.{key}={n}: a day plan guarantees only planner.min_chunks="
-                   f"{floor} chunks to sample from; for {n} chunks over several days set "
-                   f"simulation.days={days} and simulation.{key}={-(-n // days)} (chunks per "
-                   "day; each day keeps its own end), or choose at most "
+                   f"{floor} chunks to sample from; for {n} chunks {over}choose at most "
                    f"{floor}, or add planner.min_chunks={n} (one day cut finer: its chunks "
                    "get shorter, it does not get longer)")
+
+
+def _bound(kind: type, name: str) -> int:
+    """A knob's upper bound, as its schema declares it."""
+    field = next(f for f in dataclasses.fields(kind) if f.name == name)
+    return int(check_of(field).le)
 
 
 def _persona(cfg: DictConfig) -> Iterator[str]:
@@ -128,6 +153,11 @@ def _persona(cfg: DictConfig) -> Iterator[str]:
 
     if cfg.persona.get("kind") != "grid":
         return
+    for key, example in (("locations", "Japan"), ("mbti", "INTJ")):
+        if not cfg.persona.get(key):
+            yield (f"persona.{key}=[]: the persona grid is locations x mbti, so an empty list "
+                   f"makes no life log; give at least one (e.g. persona.{key}=[{example}]), or "
+                   "drop the override for the paper's list")
     for i, loc in enumerate(cfg.persona.locations):
         if loc not in LOCATIONS:
             yield f"persona.locations[{i}]={loc!r}: {unknown_location(loc)}"

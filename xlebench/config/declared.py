@@ -22,12 +22,22 @@ T = TypeVar("T")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
+#: What to say of a name that is not one.
+NAME_RULE = ("use letters, digits, '_', '-' and '.' (at most 64, starting with a letter or "
+             "digit, no '..')")
+
+
+def is_name(name: Any) -> bool:
+    """A plain name: one path component that cannot leave its folder (no ``/``, no ``..``,
+    not absolute, not hidden)."""
+    return isinstance(name, str) and bool(_NAME.fullmatch(name)) and ".." not in name
+
+
 def check_name(what: str, name: Any) -> None:
     """Refuse a declared name that is not a plain name (``../../PWN``, ``a b``, ``""``): one
     line, at declaration, before it names a folder."""
-    if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
-        raise ConfigError(f"{what} {name!r} is not a name: use letters, digits, '_', '-' and "
-                          "'.' (at most 64, starting with a letter or digit, no '..')")
+    if not is_name(name):
+        raise ConfigError(f"{what} {name!r} is not a name: {NAME_RULE}")
 
 
 def read_declarations(folder: Path, variable: str, cls: type[T]) -> list[tuple[str, T]]:

@@ -49,8 +49,8 @@ class EvalConfig:
     #: read them: end_to_end_neptune asks Neptune's "with transcript" prompts.
     transcripts: str | None = None
     #: Recall@K ranks (the official NLQ evaluator prints 1, 3, 5; the paper reports 1 and 5).
-    ks: list[int] = knob(factory=lambda: [1, 3, 5], ge=1, le=100, each=True)
-    tious: list[float] = knob(factory=lambda: [0.3, 0.5], ge=0, lt=1, each=True)
+    ks: list[int] = knob(factory=lambda: [1, 3, 5], ge=1, le=100, each=True, nonempty=True)
+    tious: list[float] = knob(factory=lambda: [0.3, 0.5], ge=0, lt=1, each=True, nonempty=True)
     bertscore: bool = True
     #: null = the bundled all-MiniLM-L6-v2; or a local model folder (e.g. roberta-large).
     bertscore_model: str | None = None

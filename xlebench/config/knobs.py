@@ -30,6 +30,8 @@ class Check:
     #: which a plug-in may add after this schema was defined.
     choices: tuple[Any, ...] | Mapping[Any, Any] | None = None
     each: bool = False
+    #: A list that must hold at least one value (an empty one would silently make nothing).
+    nonempty: bool = False
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with one value, or None (None values are checked by their type)."""
@@ -58,10 +60,11 @@ def _num(x: float) -> str:
 def knob(default: Any = MISSING, *, factory: Callable[[], Any] | None = None,
          ge: float | None = None, gt: float | None = None, le: float | None = None,
          lt: float | None = None, choices: Sequence[Any] | None = None,
-         each: bool = False) -> Any:
+         each: bool = False, nonempty: bool = False) -> Any:
     """A dataclass field carrying its valid range (see `Check`)."""
     live = isinstance(choices, Mapping)
-    check = Check(ge, gt, le, lt, choices if live or choices is None else tuple(choices), each)
+    check = Check(ge, gt, le, lt, choices if live or choices is None else tuple(choices), each,
+                  nonempty)
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata={"check": check})
     return dataclasses.field(default=default, metadata={"check": check})

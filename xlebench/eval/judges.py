@@ -51,17 +51,18 @@ TOP_LOGPROBS = 5
 
 
 def usable(logprob: Any) -> bool:
-    """A log-probability: a number at most 0 (a server's rounding may put 0 a hair above;
-    -inf is an impossible token), never NaN, +inf or more."""
+    """A log-probability: a finite number at most 0 (a server's rounding may put 0 a hair
+    above). NaN, +-inf (JSON has none of them: the cache stores null) and 1000 are a server's
+    errors, not verdicts."""
     return isinstance(logprob, int | float) and not isinstance(logprob, bool) \
-        and not math.isnan(logprob) and logprob <= 1e-6
+        and math.isfinite(logprob) and logprob <= 1e-6
 
 
 def p_true(top_logprobs: Sequence[dict[str, float]]) -> float | None:
     """P(TRUE) / (P(TRUE) + P(FALSE)) at the first generated token whose alternatives name
     either (`` TRUE``, ``True``, ``true``...); None when no token does, or when that token's
-    alternatives are not all log-probabilities (`usable`: 1000 or ``inf`` is a server's
-    error, not a verdict)."""
+    alternatives are not all log-probabilities (`usable`: 1000, NaN or ``-inf`` is a
+    server's error, not a verdict)."""
     for alts in top_logprobs:
         named = [(token.strip().lower(), lp) for token, lp in alts.items()
                  if token.strip().lower() in ("true", "false")]

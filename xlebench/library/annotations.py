@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlebench.library.jsonio import expect, load_json
+from xlebench.library.jsonio import expect, load_json, objects
 
 if TYPE_CHECKING:  # the pydantic models load only when annotations are read (not at --help)
     from xlebench.library.ego4d import Ego4DLayout
@@ -120,14 +120,15 @@ def _videos(path: Path):
 
 
 def _entries(path: Path, wanted: set, key: str):
-    """(video_uid, clip, annotation, index, entry) for every query / label of wanted videos."""
-    for video in _videos(path):
+    """(video_uid, clip, annotation, index, entry) for every query / label of wanted videos;
+    a clip, annotation or entry that is not an object is an error naming its JSON path."""
+    for v, video in objects(_videos(path), path, "$.videos"):
         uid = video.get("video_uid")
         if uid not in wanted:
             continue
-        for clip in video.get("clips") or []:
-            for ann in clip.get("annotations") or []:
-                for i, entry in enumerate(ann.get(key) or []):
+        for c, clip in objects(video.get("clips"), path, f"{v}.clips"):
+            for a, ann in objects(clip.get("annotations"), path, f"{c}.annotations"):
+                for i, (_, entry) in enumerate(objects(ann.get(key), path, f"{a}.{key}")):
                     yield uid, clip, ann, i, entry
 
 

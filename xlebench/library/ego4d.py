@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from xlebench.errors import DataError
 from xlebench.library.ego4d_facts import UNIVERSITY_COUNTRY
-from xlebench.library.jsonio import expect, load_json, validate
+from xlebench.library.jsonio import expect, load_json, objects, validate
 from xlebench.library.records import ClipSummary
 from xlebench.library.uids import MAX_VIDEO_S, UID_RULE, check_uid, is_safe_uid
 
@@ -167,10 +167,10 @@ def annotated_uids(paths: tuple[Path, ...], label_key: str) -> set[str]:
         for i, video in enumerate(data["videos"]):
             expect(isinstance(video, dict) and is_safe_uid(video.get("video_uid")), path,
                    f"$.videos[{i}].video_uid", f"expected an object whose video_uid is {UID_RULE}")
-            for clip in video.get("clips") or []:
-                for ann in clip.get("annotations") or []:
+            for c, clip in objects(video.get("clips"), path, f"$.videos[{i}].clips"):
+                for a, ann in objects(clip.get("annotations"), path, f"{c}.annotations"):
                     if any((q.get("query") if label_key == "language_queries" else q.get("label"))
-                           for q in ann.get(label_key) or []):
+                           for _, q in objects(ann.get(label_key), path, f"{a}.{label_key}")):
                         uids.add(video["video_uid"])
     return uids
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +61,15 @@ def validate(adapter: TypeAdapter, value: Any, file: Path, where: str, hint: str
 def expect(cond: bool, file: Path, where: str, expected: str) -> None:
     if not cond:
         raise DataError(str(file), where, expected)
+
+
+def objects(value: Any, file: Path, where: str) -> Iterator[tuple[str, dict]]:
+    """``(JSON path, object)`` of each element of a list of objects (absent or null: none); a
+    list of anything else, or no list, is a `DataError` naming the path (``clips: "abc"``)."""
+    if value is None:
+        return
+    expect(isinstance(value, list), file, where, "expected a list of objects")
+    for k, element in enumerate(value):
+        expect(isinstance(element, dict), file, f"{where}[{k}]",
+               f"expected an object, got {type(element).__name__}")
+        yield f"{where}[{k}]", element

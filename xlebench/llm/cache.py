@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,5 +67,14 @@ class ResponseCache:
             "usage": {"prompt_tokens": response.prompt_tokens,
                       "completion_tokens": response.completion_tokens,
                       "cost_usd": response.cost_usd},
-            **({"top_logprobs": list(response.top_logprobs)} if response.top_logprobs else {}),
+            **({"top_logprobs": _json_logprobs(response.top_logprobs)}
+               if response.top_logprobs else {}),
         }), durable=False)  # a stage's runner syncs once at its end; a lost answer is asked again
+
+
+def _json_logprobs(top: tuple[dict[str, float], ...]) -> list[dict[str, float | None]]:
+    """The alternatives as JSON can hold them: a server's NaN or +-inf is no log-probability
+    and JSON has no such number, so it is stored as null (the P(TRUE) reader falls back to
+    the reply's text for it, on the first run and on every rerun alike)."""
+    return [{token: lp if isinstance(lp, int | float) and math.isfinite(lp) else None
+             for token, lp in alts.items()} for alts in top]

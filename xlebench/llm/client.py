@@ -11,6 +11,7 @@ the environment variable named by ``api_key_env`` at call time and is never cach
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -53,10 +54,19 @@ def _top_logprobs(resp: Any) -> tuple[dict[str, float], ...]:
     content = getattr(getattr(choices[0], "logprobs", None), "content", None) if choices else None
     out = []
     for tok in (content or [])[:LOGPROB_TOKENS]:
-        alts = {a.token: float(a.logprob) for a in (getattr(tok, "top_logprobs", None) or [])}
-        alts.setdefault(tok.token, float(tok.logprob))
+        alts = {a.token: _logprob(a.logprob) for a in (getattr(tok, "top_logprobs", None) or [])}
+        alts.setdefault(tok.token, _logprob(tok.logprob))
         out.append(alts)
     return tuple(out)
+
+
+def _logprob(value: Any) -> float:
+    """A server's log-probability as a float; anything that is no number (null, a string)
+    as NaN, which the readers refuse like any other non-finite value."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def sampling(s: LLMConfig) -> dict[str, Any]:

@@ -156,11 +156,10 @@ def load_persona_file(path: Path, seed: int) -> Persona:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise DataError(str(path), _json_path(err["loc"]), err["msg"]) from None
-    base = generate_persona(model.location, model.mbti, seed)
+    base = generate_persona(model.location, model.mbti, seed, model.occupation,
+                            work_scenario_for(model.occupation) if model.occupation else None)
     given = model.model_dump(exclude_none=True, exclude={"location", "mbti", "schedule"})
     schedule = dict(base.schedule)
-    if model.occupation and (scenario := work_scenario_for(model.occupation)):
-        schedule["work_scenario"] = scenario
     schedule.update(routine_schedule(given.get("daily_routine", [])))
     if model.schedule is not None:
         schedule.update(model.schedule.model_dump(exclude_none=True))

@@ -116,13 +116,18 @@ def _routine(s: dict, occupation: str, hobbies: tuple[str, ...]) -> tuple[Routin
     )
 
 
-def generate_persona(location: str, mbti: str, seed: int) -> Persona:
-    """A complete persona that depends only on (location, mbti, seed)."""
+def generate_persona(location: str, mbti: str, seed: int, occupation: str | None = None,
+                     work_scenario: str | None = None) -> Persona:
+    """A complete persona that depends only on (location, mbti, seed); a hand-written
+    persona's ``occupation`` (and the work scenario it implies) replaces the drawn one
+    everywhere it is said — lifestyle, routine, age — with every other draw unchanged."""
     rng = unit_random(seed, "persona", location, mbti)
     facts = facts_for(location)
-    title, work_scenario, _ = _weighted(
+    title, drawn_scenario, _ = _weighted(
         rng, list(facts.occupations), [w for _, _, w in facts.occupations]
     )
+    title = occupation or title
+    work_scenario = work_scenario or drawn_scenario
     traits = tuple(rng.choice(TRAITS[ch]) for ch in mbti)
     hobbies = _hobbies(rng, mbti)
     schedule = _schedule(rng, location, mbti, work_scenario)

@@ -10,12 +10,12 @@ answers (``annotations/``), the recipes' validity checks (``stats/tasks.json``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from xlebench.eval.leaderboard import LEADERBOARD_FILES, write_leaderboard
 from xlebench.report import pages
 from xlebench.runner.atomic import write_text
+from xlebench.runner.textfile import read_published_json, read_published_jsonl
 
 
 def derive(folder: Path) -> None:
@@ -31,14 +31,13 @@ def write_results_page(folder: Path) -> None:
     tables, scores = {}, {}
     for sub in sorted((folder / "results").glob("*/")):
         if (sub / "table.json").is_file():
-            tables[sub.name] = json.loads((sub / "table.json").read_text("utf-8"))
+            tables[sub.name] = read_published_json(sub / "table.json")
             path = sub / "scores.jsonl"
-            scores[sub.name] = [json.loads(x) for x in path.read_text("utf-8")
-                                .splitlines()] if path.is_file() else []
+            scores[sub.name] = read_published_jsonl(path) if path.is_file() else []
     board = folder / LEADERBOARD_FILES[1]
-    leaderboard = json.loads(board.read_text("utf-8")) if board.is_file() else None
+    leaderboard = read_published_json(board) if board.is_file() else None
     stats = folder / "stats" / "tasks.json"
-    validity = json.loads(stats.read_text("utf-8")).get("validity") if stats.is_file() else None
+    validity = read_published_json(stats).get("validity") if stats.is_file() else None
     items = _items(folder)
     scripts = pages.results_items_scripts(scores, items)
     write_text(folder / "report" / "results.html",
@@ -54,9 +53,6 @@ def _items(folder: Path) -> dict[str, dict]:
     """Each item's query and answer text, by item id (in id order)."""
     out: dict[str, dict] = {}
     for path in sorted((folder / "annotations").glob("*.jsonl")):
-        for line in path.read_text("utf-8").splitlines():
-            if line.strip():
-                it = json.loads(line)
-                out[it["item_id"]] = {"query": it["query"],
-                                      "answer": {"text": it["answer"]["text"]}}
+        for it in read_published_jsonl(path):
+            out[it["item_id"]] = {"query": it["query"], "answer": {"text": it["answer"]["text"]}}
     return dict(sorted(out.items()))

@@ -50,6 +50,15 @@ def segment_bounds(chunk_start_s: int, duration_s: float, p: MatchParams) -> tup
     return start, end
 
 
+class PoolExhausted(Exception):
+    """Every candidate video is already used by this life log (a log uses a video once): the
+    candidate pool is smaller than the log. The stage names the setting that made it so."""
+
+    def __init__(self, chunk_id: str) -> None:
+        super().__init__(f"no unused library video is left for chunk {chunk_id}")
+        self.chunk_id = chunk_id
+
+
 @dataclass
 class Library:
     videos: Sequence[LibraryVideo]
@@ -67,7 +76,7 @@ def _match(lib: Library, chunk: PlanChunk, qvec: np.ndarray, country: str, used:
                                    time_class=chunk.time_class, country=country, used=used,
                                    levels=p.levels, window=chunk.window_scenarios)
     if level < 0:
-        raise RuntimeError(f"no unused library video is left for chunk {chunk.chunk_id}")
+        raise PoolExhausted(chunk.chunk_id)
     k = max(p.top_k_sample, p.max_candidates_in_trace)
     scores, found, ranked = ranked_search(lib.index, qvec, k, ids, p.penalty)
     pick = rng.randrange(min(p.top_k_sample, len(found)))

@@ -134,6 +134,9 @@ class AnnotateStage(BaseStage):
         self._logs: dict = {}
         self._seed = self.validity_seed = seed
         self._compiled: dict[tuple[str, str], tuple[list[dict], Counter]] = {}
+        #: (life log, recipe) -> every item id the recipe generated there, before its filters
+        #: (recipes with a ``raters`` filter: the ids a rater sheet may name).
+        self._generated: dict[tuple[str, str], list[str]] = {}
         self._owned: dict[str, dict[str, str]] = {}
         self._shared: dict = {}
 
@@ -145,7 +148,7 @@ class AnnotateStage(BaseStage):
         self._videos = {v.video_uid: v for v in LibraryView(ctx["library"].unit_dir(uid)).videos}
         self._ann = stage_annotations(ctx, self.annotations_root, self.min_duration_s)
         self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
-        self._owned, self._shared = {}, {}
+        self._owned, self._shared, self._generated = {}, {}, {}
         self._preferred = self._rendered_among(self._logs)
 
     def units(self, ctx: StageContext) -> list[Unit]:
@@ -168,6 +171,8 @@ class AnnotateStage(BaseStage):
         uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
         return {"subtask": name, "lifelog_id": log["lifelog_id"], "category": log["category"],
                 "items": items, "stats": dict(sorted(stats.items())),
+                **({"generated": generated} if (generated := self._generated.get(
+                    (log["lifelog_id"], name))) is not None else {}),
                 "oracle": self.oracle(log["lifelog_id"], name, items),
                 "annotation_skips": {u: dict(sorted(self._ann.skips_by_uid[u].items()))
                                      for u in uids}}
@@ -233,6 +238,8 @@ class AnnotateStage(BaseStage):
             items, dropped = apply_filters(built.items, self.filters.get(name, []), fctx)
             built.stats.update(dropped)
             self._compiled[key] = (items, built.stats)
+            if any(spec.get("kind") == "raters" for spec in self.filters.get(name, [])):
+                self._generated[key] = sorted(it["item_id"] for it in built.items)
         return self._compiled[key]
 
     def source_params(self, name: str) -> Any:
@@ -345,7 +352,8 @@ class AnnotateStage(BaseStage):
                  "other_queries": read,
                  "settled": settled(reasons, by_sub, self.recipes),
                  "period_fingerprint": fingerprint(every),
-                 **({"raters": raters} if (raters := self._rater_stats()) else {}),
+                 **({"raters": raters} if (raters := self._rater_stats(result.records))
+                    else {}),
                  **({"splits": split_stats(every)} if self.heldout > 0 else {}),
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
                  "certificates": {s: certificate_stats(v, self.certificate.buckets_s)
@@ -382,12 +390,20 @@ class AnnotateStage(BaseStage):
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
 
-    def _rater_stats(self) -> dict[str, dict]:
-        """Per subtask with a ``raters`` filter: Neptune's discard statistics of its sheet."""
-        return {sub: rating_summary(spec["verdicts"], spec.get("agreement", "majority"),
-                                    spec["drop"])
-                for sub in sorted(self.filters) for spec in self.filters[sub]
-                if spec.get("kind") == "raters"}
+    def _rater_stats(self, records: dict[str, dict]) -> dict[str, dict]:
+        """Per subtask with a ``raters`` filter: Neptune's discard statistics of its sheet,
+        over the items the recipe generated (a sheet naming another benchmark's is refused)."""
+        out = {}
+        for sub in sorted(self.filters):
+            mine = [rec for rec in records.values() if rec["subtask"] == sub]
+            # records cached before the ids were kept know none: the sheet is then read whole
+            generated = {i for rec in mine for i in rec.get("generated", ())} \
+                if all("generated" in rec for rec in mine) else None
+            for spec in self.filters[sub]:
+                if spec.get("kind") == "raters":
+                    out[sub] = rating_summary(spec["verdicts"], spec.get("agreement", "majority"),
+                                              spec["drop"], generated, sub)
+        return out
 
     @staticmethod
     def metric_settings() -> Any:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from omegaconf import DictConfig, OmegaConf
 
-from xlebench.errors import ConfigError
+from xlebench.errors import ConfigError, DataError
 from xlebench.eval.bertscore import BERTScorer
 from xlebench.eval.blind import Panel, panel_rows, strongest
 from xlebench.eval.human import human_agreement, human_lines, sheet_agreement
@@ -94,10 +94,10 @@ class EvaluateStage(BaseStage):
                  min_dev_f1: float = 0.7,
                  models: dict[str, Any] | None = None,
                  records: dict[str, dict] | None = None,
-                 human_replies: dict[str, str] | None = None) -> None:
+                 human_sheet: Path | None = None) -> None:
         self.judges, self.judged = judges, set(judged or ())
-        #: People's replies of a filled human-evaluation sheet (``eval.human_sheet``).
-        self.human_replies = human_replies
+        #: A filled human-evaluation sheet (``eval.human_sheet``): people's replies.
+        self.human_sheet = human_sheet
         self.min_dev_f1 = min_dev_f1
         #: Results key -> the model answering (None: no model), and what each evaluation
         #: records about itself (config, fingerprint) in results/<key>/evaluation.json.
@@ -138,6 +138,19 @@ class EvaluateStage(BaseStage):
                        key=lambda it: (order[it["subtask"]], it["item_id"]))
         return items, logs, len(all_logs)
 
+    def _human_replies(self, items: list[dict], upstream: StageContext) -> dict[str, str]:
+        """The sheet's replies, each row of an item the benchmark's sample draws (another
+        benchmark's sheet is refused), and at least one of an item this evaluation scores."""
+        every = [it for r in upstream["annotate"].records.values() for it in r["items"]]
+        replies = read_sheet(self.human_sheet, {it["item_id"] for it in sample(every)})
+        drawn = {it["item_id"] for it in sample(items)}
+        if drawn and not set(replies) & drawn:
+            raise DataError(str(self.human_sheet), "answer", f"none of its {len(replies)} "
+                            f"answered rows is of the {len(drawn)} sampled items this "
+                            "evaluation scores", "fill in the answer column of the rows of "
+                            "the life logs evaluated (eval.lifelogs, eval.split)")
+        return replies
+
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
         items, logs, n_logs = self._items(ctx.upstream)
         system = self.systems[unit.id]
@@ -172,10 +185,10 @@ class EvaluateStage(BaseStage):
         primary = {n: r.primary for n, r in self.recipes.items()}
         table["human"] = human_agreement(items, self.recipes, self.settings, primary,
                                          corpus_metrics(self.recipes), self.n_boot, ctx.seed)
-        if self.human_replies is not None:
+        if self.human_sheet is not None:
             table["human"].update(sheet_agreement(
-                items, sample(items), self.human_replies, self.recipes, self.settings, primary,
-                self.n_boot, ctx.seed))
+                items, sample(items), self._human_replies(items, ctx.upstream), self.recipes,
+                self.settings, primary, self.n_boot, ctx.seed))
         table["filter_notes"] = filter_notes(items, ctx.upstream["annotate"].records,
                                              self.recipes)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
@@ -336,10 +349,11 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                    if k not in ("predictions", "name", "replace", "human_sheet")
                    and (k, v) not in (("split", "all"), ("transcripts", None))},
           "predictions_sha256": digest}
-    human_replies = None
-    if ec.get("human_sheet"):  # read once, here: a malformed sheet stops the run before work
-        human_replies = read_sheet(ec["human_sheet"], None)
-        fp["human_sheet_sha256"] = predictions_digest(Path(ec["human_sheet"]))
+    human_sheet = None
+    if ec.get("human_sheet"):  # its form read here: a malformed sheet stops the run before work
+        human_sheet = Path(ec["human_sheet"])
+        read_sheet(human_sheet, None)
+        fp["human_sheet_sha256"] = predictions_digest(human_sheet)
     if judge_fp is not None:
         fp["judge_llm"] = judge_fp
     own = {**fp, "predictions_sha256": None}  # a built-in system read no predictions file
@@ -354,5 +368,5 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])),
                           min_dev_f1=float(ec["judging"]["min_dev_f1"]),
                           models=built.models, records=records,
-                          human_replies=human_replies)
+                          human_sheet=human_sheet)
     return StageSpec(stage, fp)

@@ -66,6 +66,11 @@ class ExportStage(BaseStage):
         self.library_kind = library_kind
         self.seed, self.heldout = seed, heldout
 
+    def owned_paths(self) -> list[str]:
+        """Each written format's own folder: a run adding one export over a published
+        benchmark keeps the exports published before."""
+        return [f"export/{fmt}" for fmt in self.formats]
+
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(f) for f in self.formats]
 

@@ -14,6 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.clock import DAY, parse_hhmm, time_class
 from xlebench.config.schema import DiversityConfig
+from xlebench.errors import ConfigError
 from xlebench.library.embed import make_encoder
 from xlebench.library.records import LibraryVideo
 from xlebench.library.view import LibraryView
@@ -29,7 +30,14 @@ from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.simulate.diversity_sample import SampleSpec, diversity_sample
-from xlebench.simulate.engine import Library, MatchParams, Reflector, popularity_prior, simulate_log
+from xlebench.simulate.engine import (
+    Library,
+    MatchParams,
+    PoolExhausted,
+    Reflector,
+    popularity_prior,
+    simulate_log,
+)
 from xlebench.simulate.filter import (
     AUTHORS,
     CandidateFilter,
@@ -104,6 +112,21 @@ class SimulateStage(BaseStage):
             # LLM reflection may rewrite descriptions; those are embedded here (cached).
             self._encode = make_encoder(self.embedder_cfg, self.embedding_store)
 
+    def _pool_error(self, exc: PoolExhausted, chunks: int) -> ConfigError:
+        """A life log ran out of unused candidates: one line naming what set the pool."""
+        if self.sample is not None:
+            return ConfigError(
+                f"matcher.diversity.sample.n={self.sample.n}: life log chunk {exc.chunk_id} "
+                f"found no unused video among the {self.sample.n} sampled (a life log uses "
+                f"each video once and this one has {chunks} chunks); sample at least as many "
+                "videos as a log has chunks, several times more for variety, or set "
+                "matcher.diversity.sample.n=null to match against the whole library")
+        return ConfigError(
+            f"library: life log chunk {exc.chunk_id} found no unused video among the "
+            f"{len(self._lib.videos)} of the library (a life log uses each video once and this "
+            f"one has {chunks} chunks); use a larger library (library.n_videos=...) or shorter "
+            "logs (simulation.n_chunks=...)")
+
     def _prior_queries(self, ctx: StageContext) -> list[tuple[PlanChunk, np.ndarray, str]]:
         """Every chunk of every plan (sorted by persona), with its vector and country."""
         out = []
@@ -136,11 +159,14 @@ class SimulateStage(BaseStage):
         chunk_dict = shared_chunk_dicts()
         reflect = (self._llm_reflector(Persona.from_dict(persona), ctx.seed, usage)
                    if self.llm else self._offline_reflector(plan.chunks, picked, n))
-        segments, revisions, notes = simulate_log(
-            lib=self._lib, chunks=plan.chunks, embed=partial(self._embed, plan, vectors),
-            country=persona["location"], picked=picked, reflect=reflect,
-            params=self.params, rng=rng,
-        )
+        try:
+            segments, revisions, notes = simulate_log(
+                lib=self._lib, chunks=plan.chunks, embed=partial(self._embed, plan, vectors),
+                country=persona["location"], picked=picked, reflect=reflect,
+                params=self.params, rng=rng,
+            )
+        except PoolExhausted as exc:
+            raise self._pool_error(exc, len(picked)) from None
         if self.llm:
             save_usage(ctx.workdir, usage)
         record = {

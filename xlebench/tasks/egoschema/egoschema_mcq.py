@@ -91,7 +91,7 @@ class EgoSchemaParams(PeriodParams):
     generator: str = knob("offline_windows",
                           choices=("offline_windows", "llm", "offline_summaries"))
     #: offline_windows: the kinds asked, and how often a window part's act repeats there.
-    kinds: list[str] = knob(factory=lambda: list(O.KINDS), choices=O.KINDS, each=True)
+    kinds: list[str] = knob(factory=lambda: list(O.KINDS), choices=O.KINDS, each=True, nonempty=True)
     min_repeats: int = knob(2, ge=1, le=100)
     #: EgoSchema's four chainings: one_shot (Q, A and W in one call), n_shot (one call per
     #: question), qaw_shot (Q, then A, then W: three calls), q_aw (Q, then A and W: the

@@ -11,14 +11,14 @@ evaluate stage scores them with the recipe's own scorer (``eval.human_sheet``).
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from xlebench.errors import ConfigError, DataError
 from xlebench.eval.parse import grounded_reply
+from xlebench.runner.textfile import read_csv_rows
 
 SUBTASK = "multihop_qa"
 #: The paper's share of the test split.
@@ -43,28 +43,35 @@ def _draw(item_id: str) -> float:
     return int(digest[:15], 16) / 16 ** 15
 
 
-def read_sheet(path: str | Path, known: set[str] | None) -> dict[str, str]:
+def read_sheet(path: str | Path, known: Collection[str] | None) -> dict[str, str]:
     """``{item_id: reply}`` of a filled sheet's answered rows, in the paper's reply layout.
-    A missing column, an unknown item or evidence that is not ``[start, end]`` pairs of
-    seconds from the clip's start is an error naming the file, the row and what to write
-    (``known``: the benchmark's item ids; None reads the sheet's form alone)."""
+    A missing column, an item answered on two rows, an unknown item or evidence that is not
+    ``[start, end]`` pairs of seconds from the clip's start is an error naming the file, the
+    row and what to write (``known``: the item ids the sheet may answer, the benchmark's
+    sampled items; None reads the sheet's form alone)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"eval.human_sheet={p}: no such file; export the sheet with "
                           "export.formats=[human_eval] and give it back filled in")
-    rows = list(csv.DictReader(p.read_text(encoding="utf-8-sig").splitlines()))
+    rows = read_csv_rows(p)
     if not rows or not {"item_id", "answer", "evidence"} <= set(rows[0]):
         raise DataError(str(p), "header", "the columns item_id, answer and evidence",
                         "as export/human_eval/sheet.csv has them")
     out: dict[str, str] = {}
+    first: dict[str, int] = {}
     for k, row in enumerate(rows, start=2):
         answer, evidence = (row.get("answer") or "").strip(), (row.get("evidence") or "").strip()
         if not answer:
             continue
         item = (row.get("item_id") or "").strip()
+        if item in first:
+            raise DataError(str(p), f"row {k}.item_id", f"{item!r} is answered on row "
+                            f"{first[item]} already", "keep one answered row per item")
+        first[item] = k
         if known is not None and item not in known:
             raise DataError(str(p), f"row {k}.item_id", f"{item!r} is not an item of this "
-                            "benchmark", "keep the item_id the exported sheet gives")
+                            "benchmark's human-evaluation sample",
+                            "keep the item_id the exported sheet gives")
         pairs = _PAIR.findall(evidence)
         if evidence and (not pairs or any(float(a) > float(b) for a, b in pairs)):
             raise DataError(str(p), f"row {k}.evidence", f"{evidence!r} is not a list of "

@@ -46,7 +46,7 @@ class MultiHopParams(RecipeParams):
     narrations: NarrationRule = field(default_factory=NarrationRule)
     #: action (A), dobj (B), verb (C), pobj (D: an object's places).
     nodes: list[str] = knob(factory=lambda: ["action", "dobj", "verb", "pobj"],
-                            choices=("action", "dobj", "verb", "pobj"), each=True)
+                            choices=("action", "dobj", "verb", "pobj"), each=True, nonempty=True)
     recurrence: Recurrence = field(default_factory=Recurrence)
     #: scope=log counts a node over the whole day: more occurrences are expected.
     log_recurrence: Recurrence = field(default_factory=lambda: Recurrence(2, 9))
@@ -54,7 +54,7 @@ class MultiHopParams(RecipeParams):
     #: The paper's categories the templates write (Table 6): A repeated activities, B multiple
     #: actions, C multiple objects, D multiple locations, E event composition, F comparison.
     categories: list[str] = knob(factory=lambda: list("ABCDEF"), choices=tuple("ABCDEF"),
-                                 each=True)
+                                 each=True, nonempty=True)
     #: Shares of the categories among a log's items where candidates allow (MultiHop-EgoQA,
     #: Table 6); a category's candidates share its weight.
     category_shares: dict[str, float] = knob(factory=lambda: {

@@ -94,7 +94,7 @@ class NeptuneQAParams(PeriodParams):
     #: offline: the capabilities asked (of those rules can write: TO, CT, PR, ID, SC, SUM,
     #: CMP, GR).
     capabilities: list[str] = knob(factory=lambda: list(N.OFFLINE_CAPABILITIES),
-                                   choices=tuple(CAPABILITIES), each=True)
+                                   choices=tuple(CAPABILITIES), each=True, nonempty=True)
     #: A record is asked about when it has this many C narrations.
     min_narrations: int = knob(20, ge=1, le=100_000)
     order_items: int = knob(3, ge=3, le=5)

@@ -71,7 +71,7 @@ class Decoys:
     #: `xlebench.tasks.choices.unasked`); the others draw on the benchmark's own texts.
     techniques: list[str] = knob(factory=lambda: ["unasked"],
                                  choices=("unasked", "other_logs", "confusing_similarity",
-                                          "subtle_tweak"), each=True)
+                                          "subtle_tweak"), each=True, nonempty=True)
     prompt: str = DECOY_PROMPT
     length_ratio: list[float] = knob(factory=lambda: [0.8, 1.25], gt=0, le=10, each=True)
     #: unasked: stand-ins considered per record, the best ranked first; other_logs: other

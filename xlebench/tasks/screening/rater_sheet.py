@@ -17,15 +17,15 @@ detail, subjective or ambiguous — and a wrong marked answer.
 
 from __future__ import annotations
 
-import csv
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from xlebench.errors import ConfigError, DataError
+from xlebench.runner.textfile import read_csv_rows
 
 VERDICTS = ("GOOD", "BAD", "MAYBE")
 NEEDS = ("video", "audio", "both", "neither")
@@ -68,7 +68,7 @@ def read_ratings(path: str | Path) -> dict[str, list[dict[str, str]]]:
 
 @lru_cache(maxsize=16)
 def _parsed(p: Path, _mtime_ns: int, _size: int) -> dict[str, list[dict[str, str]]]:
-    rows = list(csv.DictReader(p.read_text(encoding="utf-8-sig").splitlines()))
+    rows = read_csv_rows(p)
     if not rows or not {"item_id", "verdict"} <= set(rows[0]):
         raise DataError(str(p), "header", "the columns item_id and verdict (and optionally "
                         "rater, verdict_2, cond_A..cond_E, valuable_*, duplicate_of, needs)",
@@ -103,11 +103,17 @@ def agreed(rows: Sequence[dict[str, str]], agreement: str = "majority") -> dict[
             "failed": ",".join(failed), "raters": len(rows), "marks": marks}
 
 
-def rating_summary(path: str | Path, agreement: str, drop: Sequence[str]) -> dict[str, Any]:
+def rating_summary(path: str | Path, agreement: str, drop: Sequence[str],
+                   known: Collection[str] | None = None, where: str = "recipe"
+                   ) -> dict[str, Any]:
     """Neptune's discard statistics for a sheet: items rated, raters per item, how many the
     ``drop`` marks discard under the agreement rule (and by which mark), and how often an
-    item's raters agree on keeping it or not."""
+    item's raters agree on keeping it or not. ``known``: the item ids the filter judged; a
+    sheet rating any other item is refused (it belongs to another benchmark or another
+    recipe), naming them (``where``: the recipe filtered)."""
     ratings = read_ratings(path)
+    if known is not None:
+        check_known(Path(path), ratings, known, where)
     dropping = {str(d).strip().lower() for d in drop}
     discarded, by_mark, unanimous = 0, Counter(), 0
     for rows in ratings.values():
@@ -124,6 +130,19 @@ def rating_summary(path: str | Path, agreement: str, drop: Sequence[str]) -> dic
             "discarded_share": round(discarded / n, 4) if n else None,
             "discarded_by_mark": dict(sorted(by_mark.items())),
             "raters_unanimous_share": round(unanimous / n, 4) if n else None}
+
+
+def check_known(path: Path, ratings: Mapping[str, Any], known: Collection[str],
+                where: str) -> None:
+    """Every rated item is one the recipe generated: one line naming those that are not."""
+    unknown = sorted(set(ratings) - set(known))
+    if unknown:
+        shown = ", ".join(unknown[:3]) + (f" and {len(unknown) - 3} more" if len(unknown) > 3
+                                          else "")
+        raise DataError(str(path), "item_id", f"{len(unknown)} of its {len(ratings)} rated "
+                        f"items are not items of this benchmark's {where} ({shown})",
+                        "a sheet of another benchmark or recipe? export this one's with "
+                        "export.formats=[curation] and rate that")
 
 
 def _cell(p: Path, k: int, row: dict, column: str, allowed: tuple[str, ...]) -> str:

@@ -18,7 +18,7 @@ from xlebench.tasks.screening.filters import PeriodParams
 @dataclass
 class CountingParams(PeriodParams):
     window_lengths_s: list[int] = knob(factory=lambda: [60, 120, 180], ge=1, le=86_400,
-                                       each=True)
+                                       each=True, nonempty=True)
     min_window_s: int = knob(60, ge=1, le=86_400)
     min_actions: int = knob(2, ge=1, le=50)
     max_actions: int = knob(5, ge=1, le=50)

@@ -1,0 +1,295 @@
+"""Nothing lost, round 2 (issue 66): a benchmark's name never reaches outside
+``paths.benchmarks`` nor replaces a folder xlebench did not publish, bad input to the sheets,
+the persona grid and the recipes' settings ends in one line (exit 2, nothing published), and a
+published benchmark takes one more export without a recompile. Every case runs the real CLI.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAST, run_inprocess
+
+Q = ("matcher/embedder=hashing", "persona.locations=[Japan]", "persona.mbti=[INTJ]",
+     "library.n_videos=60", "stages=[persona]")
+
+
+def _digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def _one_error(text: str) -> str:
+    assert "Traceback" not in text, text[-3000:]
+    errors = [line for line in text.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, text[-3000:]
+    return errors[0]
+
+
+# -- where a benchmark may be published --------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["../../precious", "ABSOLUTE", "..", ".", "../x", "a/b",
+                                  ".hidden", ""])
+def test_a_name_that_is_a_path_is_refused_and_touches_nothing(tmp_path: Path,
+                                                              name: str) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.txt").write_text("data")
+    name = str(precious) if name == "ABSOLUTE" else name
+    ran = run_inprocess(tmp_path / "out" / "OT", *Q, f"name={name}")
+    assert ran.rc == 2
+    assert "not a benchmark name" in _one_error(ran.text)
+    assert (precious / "thesis.txt").read_text() == "data"
+    assert sorted(p.name for p in precious.iterdir()) == ["thesis.txt"]
+    assert not (tmp_path / "out" / "OT" / "benchmarks").exists(), "nothing ran"
+
+
+@pytest.mark.parametrize("held", ["files", "foreign manifest", "a file", "a link"])
+def test_a_folder_xlebench_did_not_publish_is_never_replaced(tmp_path: Path,
+                                                             held: str) -> None:
+    out = tmp_path / "out"
+    notes = out / "benchmarks" / "notes"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("keep")
+    notes.parent.mkdir(parents=True)
+    if held == "a file":
+        notes.write_text("my notes")
+    elif held == "a link":
+        notes.symlink_to(elsewhere)
+    else:
+        notes.mkdir()
+        (notes / "todo.txt").write_text("todo")
+        if held == "foreign manifest":
+            (notes / "manifest.json").write_text('{"name": "my web app"}')
+    before = notes.read_text() if held == "a file" else _digest(notes)
+    for extra in ((), ("overwrite=true",)):
+        ran = run_inprocess(out, *Q, "name=notes", *extra)
+        assert ran.rc == 2, ran.text[-2000:]
+        line = _one_error(ran.text)
+        assert str(notes) in line and ("not a benchmark xlebench published" in line)
+        assert (notes.read_text() if held == "a file" else _digest(notes)) == before
+    assert (elsewhere / "keep.txt").read_text() == "keep"
+    assert not list((out / "benchmarks").glob(".notes.staging*"))
+
+
+def test_an_empty_folder_and_a_published_benchmark_are_replaced(tmp_path: Path) -> None:
+    (tmp_path / "benchmarks" / "fresh").mkdir(parents=True)
+    assert run_inprocess(tmp_path, *Q, "name=fresh").rc == 0
+    assert (tmp_path / "benchmarks" / "fresh" / "manifest.json").is_file()
+    ran = run_inprocess(tmp_path, *Q, "name=fresh", "persona.mbti=[ENFP]", "overwrite=true")
+    assert ran.rc == 0, ran.text[-2000:]
+
+
+# -- settings that can make nothing, or name the wrong thing -----------------------------------
+
+@pytest.mark.parametrize(("override", "needle"), [
+    ("persona.locations=[]", "persona.locations=[]: the persona grid"),
+    ("persona.mbti=[]", "persona.mbti=[]: the persona grid"),
+    ("tasks.summary_mcq.decoys.techniques=[]", "decoys.techniques=[]: expected at least one"),
+    ("tasks.neptune_qa.capabilities=[]", "capabilities=[]: expected at least one"),
+    ("tasks=[../persona/grid]", "'../persona/grid' is not an option of tasks"),
+    ("library=../persona/grid", "'../persona/grid' is not an option of library"),
+])
+def test_a_setting_that_makes_nothing_is_refused_before_any_stage(tmp_path: Path,
+                                                                  override: str,
+                                                                  needle: str) -> None:
+    tasks = ("tasks=[summary_mcq,neptune_qa]",) if "decoys" in override or "capab" in override \
+        else ()
+    ran = run_inprocess(tmp_path, "matcher/embedder=hashing", *tasks, override)
+    assert ran.rc == 2
+    assert needle in _one_error(ran.text)
+    assert not (tmp_path / "cache").exists(), "a stage ran"
+
+
+def test_a_length_past_its_range_is_not_told_to_take_billions_of_days(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, "simulation.n_chunks=100000000000")
+    line = _one_error(ran.text)
+    assert ran.rc == 2 and "<= 200" in line and "simulation.days" not in line
+    ran = run_inprocess(tmp_path, "simulation.n_chunks=200", "planner.min_chunks=2")
+    line = _one_error(ran.text)
+    assert ran.rc == 2 and "simulation.days" not in line and "planner.min_chunks=200" in line
+
+
+def test_a_candidate_pool_smaller_than_a_log_names_its_setting(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *Q[:-1], "stages=[simulate]", "matcher.diversity.sample.n=3")
+    assert ran.rc == 2
+    line = _one_error(ran.text)
+    assert "matcher.diversity.sample.n=3" in line and "among the 3 sampled" in line
+
+
+def test_a_hand_written_occupation_is_the_personas_everywhere(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    ran = run_inprocess(tmp_path, "persona=files", f"persona.dir={root / 'personas'}",
+                        "stages=[persona]")
+    assert ran.rc == 0, ran.text[-2000:]
+    rows = [json.loads(x) for x in (tmp_path / "benchmarks" / "demo" / "personas.jsonl")
+            .read_text().splitlines()]
+    grace = next(r for r in rows if r["occupation"] == "farmer")
+    assert grace["lifestyle"].startswith("A farmer in Rwanda")
+    assert "start the day's work as farmer" in [r["activity"] for r in grace["daily_routine"]]
+    assert "carpenter" not in json.dumps(grace)
+
+
+# -- a published file that does not read back ---------------------------------------------------
+
+def test_an_annotation_replaced_by_a_link_to_garbage_is_one_line(tmp_path: Path) -> None:
+    args = (*FAST[1:], "stages=[annotate]", "tasks=[object_retrieval]", "eval.bootstrap=10",
+            "eval.bertscore=false", "render=none")
+    assert (ran := run_inprocess(tmp_path, *args)).rc == 0, ran.text[-2000:]
+    bench = tmp_path / "benchmarks" / "demo"
+    assert run_inprocess(tmp_path, *args, "stages=[evaluate,report]").rc == 0
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("<html>not json</html>\n")
+    target = bench / "annotations" / "object_retrieval.jsonl"
+    target.unlink()
+    target.symlink_to(garbage)
+    before = _digest(bench)
+    ran = run_inprocess(tmp_path, *args, "stages=[evaluate]")
+    assert ran.rc == 2, ran.text[-2000:]
+    line = _one_error(ran.text)
+    assert "object_retrieval.jsonl: line 1" in line and "by hand" in line
+    assert _digest(bench) == before
+
+
+# -- a rater sheet ---------------------------------------------------------------------------------
+
+NEPTUNE = (*FAST, "stages=[library,persona,plan,simulate,annotate]", "tasks=[neptune_qa]",
+           "render=none", "export.formats=[curation]")
+
+
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory) -> tuple[Path, list[dict]]:
+    """A neptune_qa compile with its exported rater sheet."""
+    out = tmp_path_factory.mktemp("rated")
+    ran = run_inprocess(out, *NEPTUNE[:-1], "stages=[library,persona,plan,simulate,annotate,"
+                        "export]", NEPTUNE[-1])
+    assert ran.rc == 0, ran.text[-2000:]
+    sheet = out / "benchmarks" / "demo" / "export" / "curation" / "items.csv"
+    return out, list(csv.DictReader(io.StringIO(sheet.read_text())))
+
+
+def _write_rows(rows: list[dict], path: Path, encoding: str = "utf-8") -> Path:
+    buffer = io.StringIO()
+    w = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    path.write_bytes(buffer.getvalue().encode(encoding))
+    return path
+
+
+def _raters(sheet: Path, drop: str = "[BAD]") -> str:
+    return f"tasks.neptune_qa.filters=[{{kind: raters, verdicts: {sheet}, drop: {drop}}}]"
+
+
+def test_a_rater_sheet_of_other_items_is_refused(rated, tmp_path: Path) -> None:
+    out, rows = rated
+    other = [{**r, "item_id": f"nosuch-{r['item_id']}", "verdict": "BAD"} for r in rows[:8]]
+    ran = run_inprocess(out, *NEPTUNE, _raters(_write_rows(other, tmp_path / "o.csv")),
+                        "name=other")
+    assert ran.rc == 2
+    line = _one_error(ran.text)
+    assert "8 of its 8 rated items are not items of this benchmark's neptune_qa" in line
+    assert "nosuch-" in line and not (out / "benchmarks" / "other").exists()
+
+
+def test_a_rater_sheets_statistics_count_only_what_happened(rated, tmp_path: Path) -> None:
+    out, rows = rated
+    mine = [dict(r) for r in rows]
+    mine[0]["verdict"] = "BAD"
+    ran = run_inprocess(out, *NEPTUNE, _raters(_write_rows(mine, tmp_path / "m.csv")),
+                        "name=mine")
+    assert ran.rc == 0, ran.text[-2000:]
+    stats = json.loads((out / "benchmarks" / "mine" / "stats" / "tasks.json").read_text())
+    assert stats["raters"]["neptune_qa"]["discarded"] == 1
+    assert stats["skipped"]["neptune_qa"]["dropped by the raters filter"] == 1
+
+
+def test_a_rater_sheet_that_is_not_utf8_is_one_line(rated, tmp_path: Path) -> None:
+    out, rows = rated
+    mine = [dict(r) for r in rows]
+    mine[0]["notes"] = "caf\u00e9"
+    sheet = _write_rows(mine, tmp_path / "latin.csv", "latin-1")
+    ran = run_inprocess(out, *NEPTUNE, _raters(sheet), "name=latin")
+    assert ran.rc == 2 and "latin.csv: $: expected UTF-8 text" in _one_error(ran.text)
+
+
+# -- MultiHop's human-evaluation sheet ---------------------------------------------------------
+
+HOP = ("tasks=[multihop_qa]", "library.n_videos=120", "matcher/embedder=hashing",
+       "persona.locations=[Japan,UK]", "persona.mbti=[INTJ,ESFP]", "render=none",
+       "eval.bertscore=false", "eval.bootstrap=20")
+
+
+@pytest.fixture(scope="module")
+def hop(tmp_path_factory) -> Path:
+    """A MultiHop benchmark published with the default exports, then given its human sheet
+    by an export-only run (no recompile)."""
+    out = tmp_path_factory.mktemp("hop")
+    assert (ran := run_inprocess(out, *HOP)).rc == 0, ran.text[-2000:]
+    return out
+
+
+def test_an_export_is_added_to_a_published_benchmark(hop: Path) -> None:
+    bench = hop / "benchmarks" / "demo"
+    before = {p.name for p in (bench / "export").iterdir()}
+    annotations = _digest(bench / "annotations")
+    ran = run_inprocess(hop, *HOP, "stages=[export]", "export.formats=[human_eval]")
+    assert ran.rc == 0, ran.text[-2000:]
+    assert (bench / "export" / "human_eval" / "sheet.csv").is_file()
+    assert before <= {p.name for p in (bench / "export").iterdir()}, "an export was lost"
+    assert _digest(bench / "annotations") == annotations
+    # the same by benchmark=, with nothing of the compile repeated
+    shutil.rmtree(bench / "export" / "human_eval")
+    ran = run_inprocess(hop, "benchmark=demo", "stages=[export]", "export.formats=[human_eval]")
+    assert ran.rc == 0, ran.text[-2000:]
+    assert (bench / "export" / "human_eval" / "sheet.csv").is_file()
+    assert before <= {p.name for p in (bench / "export").iterdir()}
+
+
+def _human_rows(hop: Path) -> list[dict]:
+    bench = hop / "benchmarks" / "demo"
+    if not (bench / "export" / "human_eval").is_dir():
+        run_inprocess(hop, *HOP, "stages=[export]", "export.formats=[human_eval]")
+    return list(csv.DictReader(io.StringIO(
+        (bench / "export" / "human_eval" / "sheet.csv").read_text())))
+
+
+@pytest.mark.parametrize("case", ["two rows", "unknown item", "not utf-8", "none sampled"])
+def test_a_bad_human_sheet_is_one_line_and_publishes_nothing(hop: Path, tmp_path: Path,
+                                                             case: str) -> None:
+    rows = _human_rows(hop)
+    assert rows
+    for row in rows:
+        row["answer"], row["evidence"] = "C opened the fridge", "[1, 2]"
+    encoding, needle = "utf-8", ""
+    if case == "two rows":
+        rows.append(dict(rows[0]))
+        needle = f"row {len(rows) + 1}.item_id: {rows[0]['item_id']!r} is answered on row 2"
+    elif case == "unknown item":
+        rows[0]["item_id"] = "someone-else-multihop_qa-001"
+        needle = "row 2.item_id: 'someone-else-multihop_qa-001' is not an item"
+    elif case == "not utf-8":
+        rows[0]["notes"] = "caf\u00e9"
+        encoding, needle = "latin-1", "expected UTF-8 text"
+    else:
+        for row in rows:
+            row["answer"] = ""
+        needle = "none of its 0 answered rows"
+    sheet = _write_rows(rows, tmp_path / "filled.csv", encoding)
+    results = hop / "benchmarks" / "demo" / "results"
+    before = _digest(results)
+    ran = run_inprocess(hop, *HOP, "stages=[evaluate]", f"eval.human_sheet={sheet}")
+    assert ran.rc == 2, ran.text[-2000:]
+    assert needle in _one_error(ran.text)
+    assert _digest(results) == before
