@@ -11,7 +11,8 @@ import pytest
 
 from tests.conftest import run_inprocess, tree_bytes
 from xlebench.config.schema import is_schema_default
-from xlebench.publish import config_diff, settle_leftovers, stale_outputs
+from xlebench.manifest import config_diff, stale_outputs
+from xlebench.publish import settle_leftovers
 
 SMALL = ("name=small", "library.n_videos=60", "matcher/embedder=hashing",
          "persona.locations=[Japan]", "persona.mbti=[INTJ,ENFP]", "eval.bertscore=false",

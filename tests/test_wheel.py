@@ -3,7 +3,10 @@ data, and the installed CLI compiles a small benchmark from a folder outside the
 
 from __future__ import annotations
 
+import ast
+import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -56,3 +59,45 @@ def test_the_wheel_holds_the_configuration_and_its_cli_compiles_elsewhere(tmp_pa
                  cwd=elsewhere, env=env).stdout
     assert where.startswith(str(site)), f"the installed package ran, not the checkout: {where}"
     assert (elsewhere / "outputs" / "benchmarks" / "wheel" / "manifest.json").is_file()
+
+    # the README's notebook example, as a script, from the installed wheel; its leaderboard
+    # is the one the installed CLI publishes for the same overrides
+    script = readme_example()
+    notebook = tmp_path / "notebook"
+    notebook.mkdir()
+    (notebook / "example.py").write_text(script)
+    ran = _run([str(venv / "bin" / "python"), "example.py"], cwd=notebook, env=env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    printed = ran.stdout
+    overrides = ast.literal_eval(re.search(r"xb\.compile\((\[.*?\])\)", script, re.S).group(1))
+    cli = tmp_path / "cli"
+    cli.mkdir()
+    ran = _run([str(venv / "bin" / "xlebench"), *overrides, "progress=false"], cwd=cli, env=env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    name = next(o.split("=", 1)[1] for o in overrides if o.startswith("name="))
+    board = json.loads((cli / "outputs" / "benchmarks" / name / "results" / "leaderboard.json")
+                       .read_text())
+    published = {(r["subtask"], system): round(c["mean"], 4)
+                 for r in board["rows"] for system, c in r["cells"].items()}
+    assert leaderboard_means(printed, {s for _, s in published}) == published
+
+
+def readme_example() -> str:
+    """The README's Python example (the fenced block after "**From Python**")."""
+    text = (ROOT / "README.md").read_text()
+    after = text[text.index("**From Python**"):]
+    return after[after.index("```python\n") + 10:after.index("\n```", after.index("```python"))]
+
+
+def leaderboard_means(printed: str, systems: set[str]) -> dict[tuple[str, str], float]:
+    """(subtask, system) -> mean, read off the leaderboard table the example prints last
+    (columns subtask, metric, system, mean, ...; a subtask may hold a space)."""
+    lines = printed.splitlines()
+    start = max(k for k, line in enumerate(lines) if line.split()[:3] == ["subtask", "metric",
+                                                                          "system"])
+    out = {}
+    for line in lines[start + 1:]:
+        parts = line.split()
+        at = next(k for k, p in enumerate(parts) if p in systems)
+        out[(" ".join(parts[:at - 1]), parts[at])] = round(float(parts[at + 1]), 4)
+    return out

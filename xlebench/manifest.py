@@ -9,7 +9,9 @@ folder), so the same configuration always yields a byte-identical manifest.
 from __future__ import annotations
 
 import functools
+import json
 import subprocess
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -128,3 +130,86 @@ def compose_choices() -> dict[str, str] | None:
     return {g: str(o) for g, o in sorted(choices.items())
             if o is not None and not g.startswith("hydra/") and g != "experiment"
             and g.split("/")[0] not in EVALUATION_SECTIONS}
+
+
+# -- what two runs over one benchmark compare -----------------------------------------------------
+
+def benchmark_config(content_config: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a run's content config that defines the benchmark itself.
+
+    How systems answer and are judged is not part of it (`EVALUATION_SECTIONS`), nor how LLM
+    answers are fetched (``llm=replay`` answers from the cache a ``llm=litellm`` run filled;
+    endpoints and thread counts are volatile keys, absent from the content config), only what
+    changes them; nor its ``name``, which is the folder it sits in (a benchmark copied to
+    another folder is the same benchmark).
+    """
+    out = {k: v for k, v in content_config.items()
+           if k not in EVALUATION_SECTIONS and k != "name"}
+    if isinstance(out.get("llm"), Mapping):
+        llm = dict(out["llm"])
+        if llm.get("backend") == "replay":
+            llm["backend"] = "litellm"
+        out["llm"] = llm
+    return out
+
+
+def config_diff(old: Any, new: Any, prefix: str = "",
+                added_at_default: Callable[[str, Any], bool] | None = None) -> list[str]:
+    """Dotted keys whose values differ, with both values (``simulation.n_chunks: 4 -> 9``).
+    ``added_at_default(path, value)``: whether a key only ``new`` has is a knob at its
+    default, which is no difference (the old config predates the knob)."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in old:
+                if not (added_at_default and added_at_default(path, new[key])):
+                    out.append(f"{path}: (absent) -> {_short(new[key])}")
+            elif key not in new:
+                out.append(f"{path}: {_short(old[key])} -> (absent)")
+            else:
+                out += config_diff(old[key], new[key], path, added_at_default)
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) and old != new:
+        # item by item: a knob added to the items' schema is no difference at its default
+        out = []
+        for k, (a, b) in enumerate(zip(old, new, strict=True)):
+            out += config_diff(a, b, f"{prefix}.{k}", added_at_default)
+        return out
+    return [] if old == new else [f"{prefix}: {_short(old)} -> {_short(new)}"]
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def identity(content_config: Mapping[str, Any]) -> dict[str, Any]:
+    """What two runs over one benchmark must agree on: its `benchmark_config` without the
+    views chosen of it (`VIEW_SECTIONS`: which exports are written)."""
+    return {k: v for k, v in benchmark_config(content_config).items() if k not in VIEW_SECTIONS}
+
+
+def stale_outputs(previous: Mapping[str, Any] | None, ran: Mapping[str, str]) -> list[str]:
+    """Published outputs this run keeps but whose inputs it changed.
+
+    ``ran`` maps the stages run now to their fingerprints. A stage that ran with another
+    fingerprint than the published one changed its outputs; every carried-over stage or
+    evaluation computed from a changed (or itself stale) stage is stale.
+    """
+    if not previous:
+        return []
+    published = previous.get("fingerprints", {})
+    bad = {st for st, fp in ran.items() if published.get(st) not in (None, fp)}
+    inputs = {st: up for st, up in previous.get("upstream", {}).items() if st not in ran}
+    inputs.update({f"results/{name}": rec.get("upstream", {})
+                   for name, rec in previous.get("evaluations", {}).items()})
+    stale: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for out, up in inputs.items():
+            if out not in stale and set(up) & (bad | stale):
+                stale.add(out)
+                changed = True
+    return sorted(stale)

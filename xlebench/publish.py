@@ -49,63 +49,13 @@ from typing import Any
 
 from xlebench.config.schema import is_schema_default
 from xlebench.errors import ConfigError
-from xlebench.manifest import EVALUATION_SECTIONS, VIEW_SECTIONS
+from xlebench.manifest import config_diff, identity, stale_outputs
 from xlebench.runner.atomic import read_json
 from xlebench.runner.stage_dir import pid_alive
 
 log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
-
-
-def benchmark_config(content_config: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of a run's content config that defines the benchmark itself.
-
-    How systems answer and are judged is not part of it (`EVALUATION_SECTIONS`), nor how LLM
-    answers are fetched (``llm=replay`` answers from the cache a ``llm=litellm`` run filled;
-    endpoints and thread counts are volatile keys, absent from the content config), only what
-    changes them; nor its ``name``, which is the folder it sits in (a benchmark copied to
-    another folder is the same benchmark).
-    """
-    out = {k: v for k, v in content_config.items()
-           if k not in EVALUATION_SECTIONS and k != "name"}
-    if isinstance(out.get("llm"), Mapping):
-        llm = dict(out["llm"])
-        if llm.get("backend") == "replay":
-            llm["backend"] = "litellm"
-        out["llm"] = llm
-    return out
-
-
-def config_diff(old: Any, new: Any, prefix: str = "",
-                added_at_default: Callable[[str, Any], bool] | None = None) -> list[str]:
-    """Dotted keys whose values differ, with both values (``simulation.n_chunks: 4 -> 9``).
-    ``added_at_default(path, value)``: whether a key only ``new`` has is a knob at its
-    default, which is no difference (the old config predates the knob)."""
-    if isinstance(old, Mapping) and isinstance(new, Mapping):
-        out: list[str] = []
-        for key in sorted(set(old) | set(new), key=str):
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if key not in old:
-                if not (added_at_default and added_at_default(path, new[key])):
-                    out.append(f"{path}: (absent) -> {_short(new[key])}")
-            elif key not in new:
-                out.append(f"{path}: {_short(old[key])} -> (absent)")
-            else:
-                out += config_diff(old[key], new[key], path, added_at_default)
-        return out
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) and old != new:
-        # item by item: a knob added to the items' schema is no difference at its default
-        out = []
-        for k, (a, b) in enumerate(zip(old, new, strict=True)):
-            out += config_diff(a, b, f"{prefix}.{k}", added_at_default)
-        return out
-    return [] if old == new else [f"{prefix}: {_short(old)} -> {_short(new)}"]
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass
@@ -204,12 +154,6 @@ def _read_manifest(final: Path) -> dict[str, Any] | None:
                           "away or rerun with overwrite=true") from None
 
 
-def identity(content_config: Mapping[str, Any]) -> dict[str, Any]:
-    """What two runs over one benchmark must agree on: its `benchmark_config` without the
-    views chosen of it (`VIEW_SECTIONS`: which exports are written)."""
-    return {k: v for k, v in benchmark_config(content_config).items() if k not in VIEW_SECTIONS}
-
-
 def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
                        meanwhile: bool = False, evaluating: bool = False) -> None:
     diff = config_diff(identity(previous.get("config", {})), identity(config),
@@ -226,31 +170,6 @@ def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
                "rerun with overwrite=true to replace it, or name=<new name> to publish beside "
                "it")
         raise ConfigError(f"{final} {when} from another configuration ({shown}){hint}; {fix}")
-
-
-def stale_outputs(previous: Mapping[str, Any] | None, ran: Mapping[str, str]) -> list[str]:
-    """Published outputs this run keeps but whose inputs it changed.
-
-    ``ran`` maps the stages run now to their fingerprints. A stage that ran with another
-    fingerprint than the published one changed its outputs; every carried-over stage or
-    evaluation computed from a changed (or itself stale) stage is stale.
-    """
-    if not previous:
-        return []
-    published = previous.get("fingerprints", {})
-    bad = {st for st, fp in ran.items() if published.get(st) not in (None, fp)}
-    inputs = {st: up for st, up in previous.get("upstream", {}).items() if st not in ran}
-    inputs.update({f"results/{name}": rec.get("upstream", {})
-                   for name, rec in previous.get("evaluations", {}).items()})
-    stale: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for out, up in inputs.items():
-            if out not in stale and set(up) & (bad | stale):
-                stale.add(out)
-                changed = True
-    return sorted(stale)
 
 
 def check_not_stale(pub: Publication, ran: Mapping[str, str], rerun: Sequence[str]) -> None:

@@ -22,6 +22,7 @@ from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.library.records import LibraryVideo
 from xlebench.llm.client import Usage
 from xlebench.tasks.language.aggregate import offline_aggregate
+from xlebench.tasks.neptune import neptune_llm as L
 from xlebench.tasks.neptune import neptune_offline as N
 from xlebench.tasks.neptune import neptune_qa as Q
 from xlebench.tasks.recipe.context import Context
@@ -229,12 +230,12 @@ Correct Answer: Red.
 
 
 def test_the_papers_presentation_parses_with_capability_codes() -> None:
-    parsed = Q.parse_qa(PAPER_STYLE, 5)
+    parsed = L.parse_qa(PAPER_STYLE, 5)
     assert [c for c, _, _ in parsed] == ["CE", "CT", "TO", "ID"]
     assert parsed[1][2] == "4" and parsed[0][1].startswith("Why does C go back")
-    assert Q.capability_code("SUM") == "SUM" and Q.capability_code("mood") == "OTH"
+    assert L.capability_code("SUM") == "SUM" and L.capability_code("mood") == "OTH"
     with pytest.raises(ValueError):
-        Q.parse_qa("no questions here", 3)
+        L.parse_qa("no questions here", 3)
 
 
 VIDEOS = {f"v{k}": LibraryVideo(f"v{k}", 600.0, "UK", None, ("Cooking",), "daytime", "indoor",
@@ -571,7 +572,7 @@ def test_a_question_without_its_answer_is_skipped_not_given_the_next_ones() -> N
     text = ("QUESTION 1: (temporal ordering) What does C do first?\n"
             "QUESTION 2: (counting) How many times does C cut the onion?\n"
             "CORRECT ANSWER: three times")
-    assert Q.parse_qa(text, 5) == [("CT", "How many times does C cut the onion?",
+    assert L.parse_qa(text, 5) == [("CT", "How many times does C cut the onion?",
                                     "three times")]
 
 
@@ -610,9 +611,9 @@ def test_a_place_decoy_is_of_the_answers_kind() -> None:
 
 def test_the_generator_reads_timestamped_captions() -> None:
     """Neptune's input: one ``MM:SS - caption`` line each, timed from the clip's start."""
-    assert Q._captions([(3.2, "C opens the fridge"), (65.0, "C cuts the onion")], 0.0) == (
+    assert L.captions([(3.2, "C opens the fridge"), (65.0, "C cuts the onion")], 0.0) == (
         "00:03 - C opens the fridge\n01:05 - C cuts the onion")
-    assert Q._captions([(130.0, "C sits")], 60.0) == "01:10 - C sits"
+    assert L.captions([(130.0, "C sits")], 60.0) == "01:10 - C sits"
 
 
 def test_a_prompted_decoy_that_is_the_answer_is_not_a_decoy(monkeypatch) -> None:
@@ -622,11 +623,11 @@ def test_a_prompted_decoy_that_is_the_answer_is_not_a_decoy(monkeypatch) -> None
 
     reply = ("WRONG ANSWER 1: Three times\nWRONG ANSWER 2: twice\nWRONG ANSWER 3: once\n"
              "WRONG ANSWER 4: five times\nWRONG ANSWER 5: six times")
-    monkeypatch.setattr(Q, "ask_text", lambda llm, messages, parse, **kw: parse(reply))
+    monkeypatch.setattr(L, "ask_text", lambda llm, messages, parse, **kw: parse(reply))
     ctx = SimpleNamespace(llm=SimpleNamespace(settings=SimpleNamespace(max_retries=1)))
-    got = Q._llm_decoys(ctx, Q.NeptuneQAParams(decoys=4), "How many?", "three times", "",
+    got = L.llm_decoys(ctx, Q.NeptuneQAParams(decoys=4), "How many?", "three times", "",
                         Usage())
     assert got == ["twice", "once", "five times", "six times"]
     with pytest.raises(ValueError, match="expected 5"):
-        Q._llm_decoys(ctx, Q.NeptuneQAParams(decoys=5), "How many?", "three times", "",
+        L.llm_decoys(ctx, Q.NeptuneQAParams(decoys=5), "How many?", "three times", "",
                       Usage())

@@ -297,12 +297,9 @@ def _skip_mode_probe() -> None:
 
 def main() -> None:
     """Console-script entry point."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    # transformers draws a "Loading weights" bar for every model it loads (the embedder,
-    # BERTScore's encoder): noise in a compile's output, and garbage in a log file
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from xlebench.commands.compose import offline_defaults
+
+    offline_defaults()
     from xlebench.commands.adopt import adopt_args
     from xlebench.commands.hydra_errors import check_group_options, install
 

@@ -44,8 +44,9 @@ def install(conf_dir: Path, fail: Any) -> None:
     utils.run_and_report = run_and_report
 
 
-def one_line(ex: Exception, conf_dir: Path) -> str | None:
-    """The error in one line, with the nearest valid name when there is one."""
+def one_line(ex: Exception, conf_dir: Path, args: list[str] | None = None) -> str | None:
+    """The error in one line, with the nearest valid name when there is one (``args``: the
+    overrides given, the command line's by default)."""
     if isinstance(ex, MissingConfigException) and ex.missing_cfg_file:
         group, _, option = str(ex.missing_cfg_file).rpartition("/")
         options = list(ex.options or []) or sorted(
@@ -57,7 +58,7 @@ def one_line(ex: Exception, conf_dir: Path) -> str | None:
     cause = ex.__cause__
     key = getattr(cause, "full_key", None)
     if isinstance(ex, ConfigCompositionException) and key:
-        override = _override(str(ex), key)
+        override = _override(str(ex), key, sys.argv[1:] if args is None else args)
         parent = getattr(cause, "parent_node", None)
         if type(cause).__name__ in ("ConfigAttributeError", "ConfigKeyError") and parent is not None:
             prefix = key.rpartition(".")[0]
@@ -72,9 +73,9 @@ def one_line(ex: Exception, conf_dir: Path) -> str | None:
     return None
 
 
-def _override(message: str, key: str) -> str:
-    """The command-line override that failed, as the user wrote it (the last one wins)."""
-    for arg in reversed(sys.argv[1:]):
+def _override(message: str, key: str, args: list[str]) -> str:
+    """The override that failed, as the user wrote it (the last one wins)."""
+    for arg in reversed(args):
         if arg.split("=", 1)[0].lstrip("+~") == key:
             return arg
     found = re.search(r"override '?([^'\s]+)'?", message)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 
@@ -39,21 +40,28 @@ def read_items(folder: Path) -> dict[str, list[dict]]:
     return out
 
 
-def score_folder(folder: Path, predictions: Path, *, bertscore: bool = True,
+def score_folder(folder: Path, predictions: Path | Mapping[str, str], *, bertscore: bool = True,
                  n_boot: int | None = None, seed: int = 0, allow_partial: bool = False
                  ) -> dict:
+    """The table and per-item rows of ``predictions`` (a JSONL file, or replies in memory
+    keyed by item or question id) over the folder's items."""
     from xlebench.eval.predictions import check_covers, check_known, load_predictions
     from xlebench.export.questions import resolve_ids
 
     defaults = {f.name: f.default_factory() if callable(f.default_factory) else f.default
                 for f in fields(EvalConfig)}
-    by_sub = _in_compile_order(folder, read_items(folder))
+    by_sub = in_compile_order(folder, read_items(folder))
     recipes = {sub: load_recipe(sub) for sub in by_sub}
     items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
-    responses = resolve_ids(predictions, load_predictions(predictions), items)
-    check_known(predictions, responses, {it["item_id"] for it in items})
+    if isinstance(predictions, Mapping):
+        source, given = Path("predictions"), {str(k): str(v) for k, v in predictions.items()}
+    else:
+        source, given = predictions, load_predictions(predictions)
+    responses = resolve_ids(source, given, items)
+    check_known(source, responses, {it["item_id"] for it in items})
     if not allow_partial:
-        check_covers(predictions, responses, items, partial="--allow-partial")
+        check_covers(source, responses, items,
+                     partial="--allow-partial" if source is predictions else "allow_partial=True")
     settings = ScoreSettings.from_eval({**defaults, "bertscore": bertscore})
     scorer = None
     if bertscore:
@@ -75,7 +83,7 @@ PAPER_ORDER = ("object_retrieval", "people_retrieval", "moment_retrieval", "sing
                "multi_summary", "holistic_summary", "action_counting", "summary_ordering")
 
 
-def _in_compile_order(folder: Path, by_sub: dict[str, list[dict]]) -> dict[str, list[dict]]:
+def in_compile_order(folder: Path, by_sub: dict[str, list[dict]]) -> dict[str, list[dict]]:
     """Subtasks in the order the evaluate stage lists them: the compiling run's recipe order
     (its manifest), else the paper's, then the rest by name."""
     order: list[str] = []

@@ -161,3 +161,13 @@ def folder_slug(identity: str, salt: str = "") -> str:
         return readable
     digest = hashlib.sha256(f"{identity}\0{salt}".encode()).hexdigest()[:8]
     return f"{readable[:80] or 'model'}-{digest}"
+
+
+def write_predictions(path: Path, responses: Mapping[str, str]) -> Path:
+    """A predictions file (``{"item_id", "response"}`` per line, in id order) of replies held
+    in memory, as `load_predictions` reads it back."""
+    from xlebench.runner.atomic import write_jsonl
+
+    write_jsonl(path, [{"item_id": str(k), "response": str(v)}
+                       for k, v in sorted(responses.items())])
+    return path

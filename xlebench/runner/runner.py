@@ -218,7 +218,8 @@ class Runner:
         if pending:
             stage.prepare(pending, ctx)
             ticker = ProgressLog(stage.name, len(units), counters.cached,
-                                 activity=counters.activity, enabled=not self._bars())
+                                 activity=counters.activity, enabled=not self._bars(),
+                                 workers=self.options.workers)
 
             def advance() -> None:
                 progress.advance(task)

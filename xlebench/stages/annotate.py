@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 import threading
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict
 from functools import partial
@@ -24,7 +24,6 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
 from xlebench.eval.provenance import keep_owned, owners, with_source
-from xlebench.eval.public import Public
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import LLMClient
@@ -35,7 +34,7 @@ from xlebench.runner.progress import timed
 from xlebench.runner.rng import unit_random
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
-from xlebench.split import log_split, split_stats
+from xlebench.split import split_stats
 from xlebench.stages.readers import (
     annotations_root,
     configured_recipes,
@@ -46,16 +45,21 @@ from xlebench.tasks.choices.mcq import clip_narrations
 from xlebench.tasks.language.aggregate import LLMAggregator, offline_aggregate
 from xlebench.tasks.recipe.configured import (
     derived_key,
-    empty_subtask_line,
     recipe_filters,
     recipe_key,
     refuse_model_use,
 )
 from xlebench.tasks.recipe.context import Context
+from xlebench.tasks.recipe.outcomes import (
+    PRINTED,
+    REPEATED,
+    SHOWN,
+    log_outcomes,
+    rater_stats,
+    settled,
+    tally,
+)
 from xlebench.tasks.recipe.registry import Recipe, load_recipe
-from xlebench.tasks.screening.aflite import DROPPED as AFLITE_DROPPED
-from xlebench.tasks.screening.aflite import KIND as AFLITE_KIND
-from xlebench.tasks.screening.aflite import aflite_verdicts
 from xlebench.tasks.screening.certificate import certificate, certificate_stats
 from xlebench.tasks.screening.filters import FilterContext, apply_filters
 from xlebench.tasks.screening.leaks import (
@@ -66,10 +70,7 @@ from xlebench.tasks.screening.leaks import (
     other_queries,
     settle,
 )
-from xlebench.tasks.screening.panel_filter import DROPPED as PANEL_DROPPED
-from xlebench.tasks.screening.panel_filter import KIND as PANEL_KIND
-from xlebench.tasks.screening.panel_filter import panel_verdicts
-from xlebench.tasks.screening.rater_sheet import rating_summary
+from xlebench.tasks.screening.set_filters import set_filters, split_records, without
 from xlebench.tasks.screening.shape import shape_stats
 
 log = logging.getLogger(__name__)
@@ -77,16 +78,6 @@ log = logging.getLogger(__name__)
 #: Guards the one computation of a recipe's source owners across threads (network-bound
 #: recipes run their units in threads); module-level so that the stage stays picklable.
 _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need its sources
-
-
-#: Why an item left the benchmark when its source is asked in another life log.
-REPEATED = "source asked in another life log (kept once)"
-#: ... when its query printed another item's answer, or another's query printed its answer.
-PRINTED = "printed another item's answer or was printed by one (one of the two kept)"
-#: ... when its query showed, in other words, what another item about one of its source videos
-#: answers in any life log (or the other way round): one of the two kept.
-SHOWN = ("showed what another item about one of its videos answers, in other words, or was "
-         "shown by one (one of the two kept, across life logs)")
 
 
 class AnnotateStage(BaseStage):
@@ -257,7 +248,8 @@ class AnnotateStage(BaseStage):
         is dropped and counted (`xlebench.tasks.screening.leaks.settle`: each meeting subtask
         keeps a fair share), unless ``printed_answers=keep`` (the paper's forms; the audit in
         stats/tasks.json still counts printed ones); then the filters over every log's items
-        of the recipes that list one (``panel``, ``aflite``: `_set_filters`)."""
+        of the recipes that list one (``panel``, ``aflite``:
+        `xlebench.tasks.screening.set_filters.set_filters`)."""
         if self.printed_answers != "keep":
             with timed(log, "annotate: settling printed and shown pairs"):
                 drop = settle([it for rec in records.values() for it in rec["items"]],
@@ -266,8 +258,11 @@ class AnnotateStage(BaseStage):
                               self.validity_seed, self._preferred_of(records))
             for why, name in ((PRINTED_PAIR, PRINTED), (SHOWN_PAIR, SHOWN)):
                 ids = {i for i, w in drop.items() if w == why}
-                records = {uid: _without(rec, ids, name) for uid, rec in records.items()}
-        return self._split(self._set_filters(records))
+                records = {uid: without(rec, ids, name) for uid, rec in records.items()}
+        recipes = {n: r for n, (r, _) in self.recipes.items()}
+        records = set_filters(records, recipes, self.filters, self.metric_settings(),
+                              self.validity_seed)
+        return split_records(records, self.validity_seed, self.heldout)
 
     def _preferred_of(self, records: dict[str, dict]) -> frozenset[str]:
         """The rendered life logs, from the records themselves: ``finish`` runs in the main
@@ -282,61 +277,8 @@ class AnnotateStage(BaseStage):
         ids = sorted(lifelog_ids)
         return frozenset(ids if self.rendered is None else ids[:self.rendered])
 
-    def _split(self, records: dict[str, dict]) -> dict[str, dict]:
-        """Each item marked with its life log's split (`xlebench.split`) when some are held
-        out."""
-        if self.heldout <= 0:
-            return records
-        return {uid: {**rec, "items": [{**it, "split": log_split(
-            it["lifelog_id"], self.validity_seed, self.heldout)} for it in rec["items"]]}
-            for uid, rec in records.items()}
-
-    def _set_filters(self, records: dict[str, dict]) -> dict[str, dict]:
-        """The filters over every life log's items at once, in order: the blind panel
-        (`xlebench.tasks.screening.panel_filter`), then AFLite's learned filter
-        (`xlebench.tasks.screening.aflite`); each reads the benchmark as it stands before it."""
-        for kind, why in ((PANEL_KIND, PANEL_DROPPED), (AFLITE_KIND, AFLITE_DROPPED)):
-            with timed(log, f"annotate: the {kind} filter"):
-                records = self._set_filter(records, kind, why)
-        return records
-
-    def _set_filter(self, records: dict[str, dict], kind: str, why: str) -> dict[str, dict]:
-        specs = {name: spec for name in self.recipes
-                 for spec in self.filters.get(name, []) if spec.get("kind") == kind}
-        by_sub: dict[str, list[dict]] = defaultdict(list)
-        for rec in records.values():
-            by_sub[rec["subtask"]] += rec["items"]
-        if not any(by_sub.get(name) for name in specs):
-            return records
-        public = Public([it for its in by_sub.values() for it in its])
-        verdicts: dict[str, dict] = {}
-        for name, spec in specs.items():
-            if not by_sub.get(name):
-                continue
-            recipe = self.recipes[name][0]
-            verdicts.update(panel_verdicts(by_sub[name], recipe, spec, self.metric_settings(),
-                                           self.validity_seed, public) if kind == PANEL_KIND
-                            else aflite_verdicts(by_sub[name], recipe, spec, public,
-                                                 self.validity_seed))
-        for rec in records.values():
-            for it in rec["items"]:
-                if it["item_id"] in verdicts:
-                    it["provenance"].setdefault("filters", {})[kind] = verdicts[it["item_id"]]
-        drop = {i for i, v in verdicts.items() if not v["kept"]}
-        return {uid: _without(rec, drop, why) for uid, rec in records.items()}
-
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
-        by_sub: dict[str, list] = defaultdict(list)
-        counts: dict[str, Counter] = defaultdict(Counter)
-        reasons: dict[str, Counter] = defaultdict(Counter)
-        per_video: dict[str, dict] = {}
-        for rec in result.records.values():
-            per_video.update(rec.get("annotation_skips", {}))
-            by_sub[rec["subtask"]] += rec["items"]
-            counts[rec["subtask"]][rec["category"]] += len(rec["items"])
-            if not rec["items"]:
-                counts[rec["subtask"]]["logs_without_items"] += 1
-            reasons[rec["subtask"]].update(rec["stats"])
+        by_sub, counts, reasons, per_video = tally(result.records)
         for sub in self.recipes:
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
@@ -352,7 +294,7 @@ class AnnotateStage(BaseStage):
                  "other_queries": read,
                  "settled": settled(reasons, by_sub, self.recipes),
                  "period_fingerprint": fingerprint(every),
-                 **({"raters": raters} if (raters := self._rater_stats(result.records))
+                 **({"raters": raters} if (raters := rater_stats(self.filters, result.records))
                     else {}),
                  **({"splits": split_stats(every)} if self.heldout > 0 else {}),
                  "skipped": {s: dict(sorted(c.items())) for s, c in sorted(reasons.items())},
@@ -362,48 +304,11 @@ class AnnotateStage(BaseStage):
                  "annotation_skips": dict(sorted(sum(
                      (Counter(v) for v in per_video.values()), Counter()).items()))}
         write_json(dest / "stats" / "tasks.json", stats)
-        for sub in self.recipes:
-            lost = stats["skipped"].get(sub, {}).get(PRINTED, 0)
-            if lost > len(by_sub[sub]):
-                log.warning("%s: %d items dropped, %d kept: their queries printed another "
-                            "recipe's answers or theirs were printed (stats/tasks.json); two "
-                            "recipes asking one source the same thing in two forms are better "
-                            "compiled as separate benchmarks", sub, lost, len(by_sub[sub]))
-        for sub, cell in stats["settled"].items():
-            if not cell["kept"] + cell["printed"] + cell["shown"]:
-                continue  # an empty subtask gets its own line below, saying why
-            log.info("%s: %d items kept, %d dropped for printing or showing another item's "
-                     "answer (%.0f%% kept)", sub, cell["kept"], cell["printed"] + cell["shown"],
-                     100 * cell["kept_share"])
-        for sub, leak in leaks.items():
-            log.warning("%s: %d items print the answer of another item of their life log or "
-                        "source video (%s; e.g. %s): a reader of the query answers it without "
-                        "the video; see stats/tasks.json (printed_answers)", sub, leak["items"],
-                        ", ".join(f"{n} of {s}" for s, n in leak["answers_of"].items()),
-                        leak["example"])
-        for sub in self.recipes:
-            if not by_sub[sub]:
-                log.warning("%s", empty_subtask_line(sub, self.recipes[sub][0],
-                                                     stats["skipped"].get(sub, {}),
-                                                     self.annotations_root, self.corpus))
+        log_outcomes(stats, by_sub, {n: r for n, (r, _) in self.recipes.items()},
+                     self.annotations_root, self.corpus)
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
-
-    def _rater_stats(self, records: dict[str, dict]) -> dict[str, dict]:
-        """Per subtask with a ``raters`` filter: Neptune's discard statistics of its sheet,
-        over the items the recipe generated (a sheet naming another benchmark's is refused)."""
-        out = {}
-        for sub in sorted(self.filters):
-            mine = [rec for rec in records.values() if rec["subtask"] == sub]
-            # records cached before the ids were kept know none: the sheet is then read whole
-            generated = {i for rec in mine for i in rec.get("generated", ())} \
-                if all("generated" in rec for rec in mine) else None
-            for spec in self.filters[sub]:
-                if spec.get("kind") == "raters":
-                    out[sub] = rating_summary(spec["verdicts"], spec.get("agreement", "majority"),
-                                              spec["drop"], generated, sub)
-        return out
 
     @staticmethod
     def metric_settings() -> Any:
@@ -428,26 +333,6 @@ class AnnotateStage(BaseStage):
             if v["consistent"] is False or v["headroom"] is False:
                 log.warning("%s: %s", sub, v["verdict"])
         return checks
-
-
-def settled(reasons: dict[str, Counter], by_sub: dict[str, list], recipes: dict
-            ) -> dict[str, dict[str, float]]:
-    """Per subtask: the items kept and those `AnnotateStage.finish` dropped for printing or
-    showing another item's answer (or being printed or shown), and the share kept of both."""
-    out = {}
-    for sub in recipes:
-        kept, pr, sh = len(by_sub[sub]), reasons[sub][PRINTED], reasons[sub][SHOWN]
-        out[sub] = {"kept": kept, "printed": pr, "shown": sh,
-                    "kept_share": round(kept / (kept + pr + sh), 4) if kept + pr + sh else 1.0}
-    return dict(sorted(out.items()))
-
-
-def _without(rec: dict, drop: set[str], why: str) -> dict:
-    kept = [it for it in rec["items"] if it["item_id"] not in drop]
-    if len(kept) == len(rec["items"]):
-        return rec
-    stats = {**rec["stats"], why: rec["stats"].get(why, 0) + len(rec["items"]) - len(kept)}
-    return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
 
 
 def rendered_logs(cfg: DictConfig) -> int | None:

@@ -18,8 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from xlebench.config.exports import FORMATS, WRITERS
 from xlebench.errors import ConfigError
 from xlebench.export.job import ExportJob
-from xlebench.manifest import content_config
-from xlebench.publish import benchmark_config
+from xlebench.manifest import benchmark_config, content_config
 from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.split import log_split

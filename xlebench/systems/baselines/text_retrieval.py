@@ -18,12 +18,9 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 from xlebench.clock import fmt_hhmmss
 from xlebench.eval.metrics import rouge_l
@@ -32,7 +29,9 @@ from xlebench.library.language import at_place, join_and, third_person
 from xlebench.systems.base import Made, SystemKind, Systems
 from xlebench.systems.baselines.captions import Caption
 from xlebench.systems.baselines.grounded_events import answer_event
+from xlebench.systems.baselines.in_time import in_time
 from xlebench.systems.baselines.short_answers import answer_short
+from xlebench.systems.baselines.words import QUERY_FRAME, similar_words, word_set, words
 from xlebench.tasks.language.actions import parse_narration
 from xlebench.tasks.language.aggregate import offline_aggregate
 from xlebench.tasks.language.wording import (
@@ -42,56 +41,8 @@ from xlebench.tasks.language.wording import (
     ordering_answer,
 )
 
-_WORD = re.compile(r"[a-z]+")
-STOP = frozenset("""a an the of in on at to for from with by and or is are was were be been
-did do does i my me c what where when who how many which in into onto out up down this that
-it its his her their record provided time period object objects state after before there
-some any x y""".split())
 NO_INFO = "There is no information available in the provided records."
 _CLOCK = r"\d{1,2}:\d{2}:\d{2}"
-
-
-def _stem(w: str) -> str:
-    for suf in ("ing", "ed", "es", "s"):
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            return w[: -len(suf)]
-    return w
-
-
-def words(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP]
-
-
-#: The words of Ego4D's NLQ templates, which say what is asked, not about what.
-QUERY_FRAME = frozenset(words("""location see state colour color where was were many
-leave left put use touch move before open closed talk who whom with"""))
-
-
-@lru_cache(maxsize=1 << 17)
-def word_set(text: str) -> frozenset[str]:
-    """Content-word stems of a caption (memoised: captions are scored many times)."""
-    return frozenset(words(text))
-
-
-def similar_words(query: set[str], vocab: Collection[str], at_least: float
-                  ) -> dict[str, float]:
-    """The vocabulary words (caption stems) nearest to each query stem that the vocabulary
-    lacks, with their cosine, where it is at least ``at_least`` (MiniLM, loaded only when a
-    query word is missing)."""
-    missing = sorted(query - set(vocab))
-    if not missing or not vocab or at_least <= 0:
-        return {}
-    from xlebench.eval.encoder import sentence_encoder
-
-    enc, pool = sentence_encoder(), sorted(vocab)
-    a, b = enc.encode(missing), enc.encode(pool)
-    sims = (a / np.linalg.norm(a, axis=1, keepdims=True)) @ (
-        b / np.linalg.norm(b, axis=1, keepdims=True)).T
-    found: dict[str, float] = {}
-    for row in sims:
-        for j in np.flatnonzero(row >= at_least):
-            found[pool[j]] = max(found.get(pool[j], 0.0), float(row[j]))
-    return found
 
 
 @dataclass(frozen=True)
@@ -294,7 +245,7 @@ class TextRetrievalBaseline:
         options = item["answer"]["options"]
         question = item["query"].split(" Option 0: ")[0]
         lo, hi = item["period"]["start_s"], item["period"]["end_s"]
-        timed = _in_time(question, options, [(c.virtual_s, word_set(c.text)) for c in captions
+        timed = in_time(question, options, [(c.virtual_s, word_set(c.text)) for c in captions
                                              if lo <= c.virtual_s <= hi])
         if timed is not None:
             return _pick(item, timed)
@@ -340,54 +291,6 @@ class TextRetrievalBaseline:
             return segs[at[k]]["start_s"] if at[k] is not None else math.inf
         ranked = sorted(range(len(shown)), key=lambda k: (when(k), int(shown[k][0])))
         return ordering_answer([int(shown[k][0]) for k in ranked])
-
-
-#: EgoSchema's offline forms (`xlebench.tasks.egoschema.egoschema_offline.question`); Neptune's
-#: own ordered forms are read by `answer_short`.
-_ORDER = "the order of what C does"
-_BETWEEN = re.compile(r"^What does C do after (.+?) and before (.+?)(?: in the record\b|\?|$)")
-_THEN = ", then "
-
-
-def _in_time(question: str, options: Sequence[str], line: Sequence[tuple[float, frozenset]]
-             ) -> list[float] | None:
-    """Scores for options that only the narrations' times tell apart (EgoSchema's offline
-    forms), or None for other questions. *The order of what C does* (options ``C a, then
-    b, then c``): how many of an option's consecutive acts the captions show in that
-    order (each act at the median time of the captions holding its words; an act no caption
-    holds scores nothing). *What C does after X and before Y*: how many captions between
-    the last one holding X and the first later one holding Y hold the option's words."""
-    def times(act: str) -> list[float]:
-        need = _undoubled(word_set(act) - {"c"})
-        return [t for t, ws in line if need and need <= _undoubled(ws)]
-    parts = [o.strip().removeprefix("C ").split(_THEN) for o in options]
-    if _ORDER in question and all(len(p) > 1 for p in parts):
-        def ordered(acts: list[str]) -> float:
-            when = [sorted(times(a)) for a in acts]
-            if not all(when):
-                return 0.0
-            mid = [w[len(w) // 2] for w in when]
-            return float(sum(a < b for a, b in zip(mid, mid[1:], strict=False)) + 1)
-        return [ordered(p) for p in parts]
-    m = _BETWEEN.search(question)
-    if m is None:
-        return None
-    first, last = times(m.group(1)), times(m.group(2))
-    if not first:
-        return None
-    start = max(first)
-    end = min((t for t in last if t > start), default=math.inf)
-    inside = [ws for t, ws in line if start < t < end]
-    return [float(sum(_undoubled(word_set(o) - {"c"}) <= _undoubled(ws) for ws in inside))
-            for o in options]
-
-
-@lru_cache(maxsize=1 << 14)
-def _undoubled(ws: frozenset[str]) -> frozenset[str]:
-    """Stems with a doubled last consonant undone, on both sides of a match ("stirring"
-    stems to "stirr", "stirs" to "stir")."""
-    return frozenset(w[:-1] if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiou" else w
-                     for w in ws)
 
 
 def _stems(text: str) -> str:

@@ -25,7 +25,6 @@ GEM judge on top with ``eval.judges=[gem]``).
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,25 +33,23 @@ from itertools import permutations
 import numpy as np
 
 from xlebench.config.knobs import knob
-from xlebench.eval.scorers.short import ShortAnswer, parse_number, token_f1
-from xlebench.library.annotations import clean_narration
+from xlebench.eval.scorers.short import ShortAnswer, token_f1
 from xlebench.library.language import INSIDE
-from xlebench.llm.client import Usage
-from xlebench.llm.prompts import load_prompt
-from xlebench.llm.structured import ask_text
 from xlebench.tasks.choices.other_logs import nearest_summaries
 from xlebench.tasks.language import wording as W
 from xlebench.tasks.neptune import neptune_offline as N
+from xlebench.tasks.neptune.neptune_llm import (
+    CAPABILITIES,
+    llm_decoys,
+    llm_questions,
+    record_summary,
+)
 from xlebench.tasks.recipe.context import Built, Context
 from xlebench.tasks.recipe.items import to_day
 from xlebench.tasks.recipe.records import evidence, record_period, segment_of, whole
 from xlebench.tasks.recipe.registry import Recipe
 from xlebench.tasks.screening.filters import QAD_PROMPT, PeriodParams
 
-CAPABILITIES = {"TO": "temporal ordering", "CE": "cause and effect", "SC": "state changes",
-                "VN": "visual narrative", "CI": "creator intent", "CT": "counting",
-                "PR": "predictive", "GR": "goal reasoning", "CMP": "comparison",
-                "ID": "identification", "SUM": "summarization", "OTH": "other"}
 QA_PROMPT = "tasks/neptune_qa.v1"
 #: A candidate decoy this close to the answer (token F1 over content words) says the same thing
 #: (another log's summary with the same acts in another order) and is never a wrong option.
@@ -68,19 +65,6 @@ SUPPORT_PROMPT = "tasks/neptune_visual_support.v1"
 DECOY_PROMPT = "tasks/neptune_decoys.v1"
 FORMAT = ("Answer the question briefly (a number, a short phrase, or one sentence), from what "
           "the recordings show.")
-_QUESTION = re.compile(r"^\W*question\s*\d+\s*[:.)]\s*(?:\(([^)]*)\)\s*)?(.+?)\s*$",
-                       re.IGNORECASE | re.MULTILINE)
-_ANSWER = re.compile(r"^\W*correct\s+answer\s*[:.]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
-_WRONG = re.compile(r"^\W*wrong\s+answer\s*\d+\s*[:.)\-]\s*(.+?)\s*$",
-                    re.IGNORECASE | re.MULTILINE)
-#: Words of a generator's capability label -> Neptune's abbreviation (first match wins).
-_LABELS = (("order", "TO"), ("timeline", "TO"), ("temporal ordering", "TO"), ("cause", "CE"),
-           ("state", "SC"), ("visual narrative", "VN"), ("creator", "CI"), ("intent", "CI"),
-           ("message", "CI"), ("count", "CT"), ("predict", "PR"), ("goal", "GR"),
-           ("compar", "CMP"), ("identif", "ID"), ("visual-temporal", "ID"),
-           ("visual reasoning", "VN"), ("summar", "SUM"))
-
-
 @dataclass
 class NeptunePrompts:
     question: str = QA_PROMPT
@@ -116,11 +100,6 @@ class NeptuneQAParams(PeriodParams):
 def _rules(p: NeptuneQAParams) -> N.Rules:
     return N.Rules(p.order_items, p.min_gap_s, (p.count_range[0], p.count_range[-1]),
                    p.next_within_s)
-
-
-def _summary(ctx: Context, seg: dict) -> str:
-    video = ctx.videos.get(seg["video_uid"])
-    return video.summary if video else ""
 
 
 # -- decoys ----------------------------------------------------------------------------------
@@ -212,22 +191,6 @@ def _other_summaries(ctx: Context, seg: dict, answer: str, pool: int = 40) -> li
     return list(dict.fromkeys(t for t in texts if t.strip() and t != answer))[:pool]
 
 
-def _llm_decoys(ctx: Context, p: NeptuneQAParams, q: str, answer: str, context: str,
-                usage: Usage) -> list[str]:
-    messages = load_prompt(p.prompts.decoys).render(
-        question=q, answer=answer, context=context[:2000] or "(none)",
-        decoy_number=str(p.decoys), words=str(max(1, len(answer.split()))))
-
-    def parse(text: str) -> list[str]:
-        found = [w for w in _WRONG.findall(text) if w.strip().lower() != answer.lower()]
-        if len(found) < p.decoys:
-            raise ValueError(f'expected {p.decoys} lines "WRONG ANSWER k: ...", '
-                             f"found {len(found)}")
-        return found[: p.decoys]
-    return ask_text(ctx.llm, messages, parse, max_retries=ctx.llm.settings.max_retries,
-                    usage=usage, what="neptune_qa decoys")
-
-
 # -- generators ------------------------------------------------------------------------------
 
 def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
@@ -244,7 +207,7 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
             out.stats["records with too few narrations"] += 1
             continue
         for cap in (c for c in p.capabilities if c in N.OFFLINE_CAPABILITIES):
-            for subject in N.subjects(cap, evs, rules, ctx.rng, _summary(ctx, seg)):
+            for subject in N.subjects(cap, evs, rules, ctx.rng, record_summary(ctx, seg)):
                 answer = N.solve(cap, subject, evs, rules)
                 if answer is None:
                     continue
@@ -257,72 +220,6 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
                 found.append({"seg": seg, "cap": cap, "q": N.question(cap, subject),
                               "answer": answer, "subject": subject, "evs": evs,
                               "prov": {"generator": "offline"}})
-    return found
-
-
-def _captions(evs_text: list[tuple[float, str]], start: float) -> str:
-    """Neptune's input: timestamped dense captions, one ``MM:SS - caption`` line each."""
-    return "\n".join(f"{int(t - start) // 60:02d}:{int(t - start) % 60:02d} - {text}"
-                     for t, text in evs_text)
-
-
-def capability_code(label: str) -> str:
-    low = label.lower()
-    if label.strip().upper() in CAPABILITIES:
-        return label.strip().upper()
-    return next((code for word, code in _LABELS if word in low), "OTH")
-
-
-def parse_qa(text: str, n: int) -> list[tuple[str, str, str]]:
-    """``QUESTION k: (capability) question`` / ``CORRECT ANSWER: answer`` pairs, in order:
-    (capability code, question, answer)."""
-    qs = [(m.start(), m.group(1) or "", m.group(2)) for m in _QUESTION.finditer(text)]
-    ans = [(m.start(), m.group(1)) for m in _ANSWER.finditer(text)]
-    out = []
-    for k, (at, label, q) in enumerate(qs):
-        end = qs[k + 1][0] if k + 1 < len(qs) else len(text)
-        a = next((a for pos, a in ans if at < pos < end), None)
-        if a:
-            out.append((capability_code(label), q.strip(), a.strip()))
-    if not out:
-        raise ValueError('expected "QUESTION 1: (capability) ..." lines, each followed by '
-                         '"CORRECT ANSWER: ..."')
-    return out[:n]
-
-
-def _llm(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
-    if ctx.llm is None:
-        raise ValueError("tasks.neptune_qa.generator=llm needs llm=litellm (or llm=replay)")
-    usage, found = Usage(), []
-    kw = dict(max_retries=ctx.llm.settings.max_retries, usage=usage)
-    for seg in ctx.log["segments"]:
-        a = float(seg.get("source_start_s", 0.0))
-        passes = ctx.ann.narrations.get(seg["video_uid"]) or [[]]
-        lines = [(n.t, clean_narration(n.text)) for n in max(passes, key=len)
-                 if a <= n.t < float(seg["source_end_s"])]
-        if len(lines) < p.min_narrations:
-            out.stats["records with too few narrations"] += 1
-            continue
-        captions = _captions(lines, a)
-        if p.visual_support:
-            support = ask_text(ctx.llm, load_prompt(p.prompts.visual_support).render(
-                story=_summary(ctx, seg) or "(none)", captions=captions), str.strip,
-                what="neptune_qa visual support", **kw)
-            captions += f"\n\nVisual support: {support}"
-        messages = load_prompt(p.prompts.question).render(
-            target_number=str(p.n_questions), video_inputs_str=captions)
-        for cap, q, ans in ask_text(ctx.llm, messages, lambda t: parse_qa(t, p.n_questions),
-                                    what="neptune_qa questions", **kw):
-            single = re.fullmatch(r"\W*\w+\W*", ans)  # a bare number: an exact count
-            value = parse_number(ans) if cap == "CT" and single else None
-            answer = ({"text": str(value), "shape": "count", "value": value, "at": []}
-                      if value is not None else {"text": ans, "shape": "text", "at": []})
-            found.append({"seg": seg, "cap": cap, "q": q, "answer": answer, "subject": {},
-                          "evs": [], "context": captions, "usage": usage,
-                          "prov": {"generator": "llm", "model": ctx.llm.settings.model,
-                                   "prompts": {"question": p.prompts.question,
-                                               **({"visual_support": p.prompts.visual_support}
-                                                  if p.visual_support else {})}}})
     return found
 
 
@@ -348,7 +245,7 @@ def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int]
     if p.decoys == 0:
         return None
     if f["prov"]["generator"] == "llm" and f["answer"]["shape"] != "count":
-        wrong = _llm_decoys(ctx, p, f["q"], f["answer"]["text"], f["context"], f["usage"])
+        wrong = llm_decoys(ctx, p, f["q"], f["answer"]["text"], f["context"], f["usage"])
     else:
         wrong = _offline_decoys(ctx, p, f["seg"], f)
     if len(wrong) < p.decoys:
@@ -361,7 +258,7 @@ def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int]
 
 def build(ctx: Context, p: NeptuneQAParams) -> Built:
     out = Built()
-    found = (_llm if p.generator == "llm" else _offline)(ctx, p, out)
+    found = (llm_questions if p.generator == "llm" else _offline)(ctx, p, out)
     made = []
     for f in _balanced(ctx, found, p.max_items_per_log):
         qad = _options(ctx, p, f)
@@ -399,7 +296,7 @@ def oracle(ctx: Context, p: NeptuneQAParams, item: dict) -> str | None:
     seg = segment_of(ctx.log, item)
     subject = dict(prov["subject"])
     if prov["capability"] == "SUM":
-        subject["summary"] = _summary(ctx, seg)
+        subject["summary"] = record_summary(ctx, seg)
     answer = N.solve(prov["capability"], subject, N.record_events(ctx.ann, seg), _rules(p))
     return answer["text"] if answer else ""
 

@@ -1,0 +1,157 @@
+"""The Python API (`xlebench.api`) against the command line on the same benchmark: the same
+bytes where it publishes, the same numbers where it scores, the same line where it refuses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+import xlebench as xb
+from tests.conftest import run_cli
+from xlebench.commands.score import main as score_main
+from xlebench.errors import ConfigError, UserError
+
+BASE = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
+        "render=none", "eval.bertscore=false", "eval.bootstrap=20", "progress=false"]
+VARIANTS = {"one": [*BASE, "persona.mbti=[INTJ,ENFP]", "name=one"],
+            "two": [*BASE, "persona.mbti=[ISFJ]", "tasks=[moment_retrieval,single_summary]",
+                    "name=two"]}
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> dict[str, Path]:
+    """Both variants compiled in this process (one after the other), and by the CLI."""
+    api_out, cli_out = tmp_path_factory.mktemp("api"), tmp_path_factory.mktemp("cli")
+    out = {}
+    for name, overrides in VARIANTS.items():
+        bench = xb.compile(overrides, outputs=api_out)
+        assert isinstance(bench, xb.Benchmark) and bench.name == name
+        run_cli(cli_out, *overrides)
+        out[name] = bench.path
+        out[f"cli-{name}"] = cli_out / "benchmarks" / name
+    return out
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_two_variants_in_one_process_match_their_cli_compiles_byte_for_byte(compiled,
+                                                                            name: str) -> None:
+    ours, theirs = _files(compiled[name]), _files(compiled[f"cli-{name}"])
+    assert ours.keys() == theirs.keys()
+    differ = [k for k in ours if ours[k] != theirs[k]]
+    assert not differ, differ
+
+
+def test_open_reads_what_was_published(compiled) -> None:
+    folder = compiled["one"]
+    bench = xb.open(folder)
+    assert xb.open("one", outputs=folder.parent.parent).path == bench.path
+    assert bench.manifest == json.loads((folder / "manifest.json").read_text())
+    published = {p.stem for p in (folder / "annotations").glob("*.jsonl") if p.stat().st_size}
+    assert set(bench.subtasks) == published
+    for sub in bench.subtasks:
+        rows = [json.loads(x) for x in (folder / "annotations" / f"{sub}.jsonl")
+                .read_text().splitlines()]
+        assert bench.items(sub) == rows
+    frame = bench.to_pandas()
+    assert len(frame) == len(bench.items()) and {"item_id", "answer_text"} <= set(frame)
+    assert bench.to_dataset(bench.subtasks[0]).num_rows == len(bench.items(bench.subtasks[0]))
+    exported = folder / "export" / "questions"
+    for sub in bench.subtasks:
+        rows = [json.loads(x) for x in (exported / f"{sub}.jsonl").read_text().splitlines()]
+        assert bench.questions(sub) == rows, sub
+    assert not any("answer" in row for row in bench.questions())
+    assert set(bench.lifelogs()) == {p.stem for p in (folder / "lifelogs").glob("*.json")}
+    assert bench.videos() == {}  # render=none
+    with pytest.raises(UserError, match="no subtask 'nope'"):
+        bench.items("nope")
+
+
+def test_the_leaderboard_is_the_published_one(compiled) -> None:
+    bench = xb.open(compiled["one"])
+    board = json.loads((compiled["one"] / "results" / "leaderboard.json").read_text())
+    frame = bench.leaderboard()
+    assert len(frame) == sum(len(r["cells"]) for r in board["rows"])
+    for row in board["rows"]:
+        for system, cell in row["cells"].items():
+            got = frame[(frame.subtask == row["subtask"]) & (frame.system == system)]
+            assert got["mean"].item() == cell["mean"] and got["n"].item() == cell["n"]
+
+
+def _replies(bench: xb.Benchmark) -> dict[str, str]:
+    """A reply per item, some right (the reference text), some not."""
+    out = {}
+    for k, it in enumerate(bench.items()):
+        right = it["answer"].get("text") or ""
+        out[it["item_id"]] = right if k % 2 else "C walks around the house."
+    return out
+
+
+def test_an_in_memory_score_equals_xlebench_score(compiled, tmp_path: Path) -> None:
+    bench = xb.open(compiled["one"])
+    replies = _replies(bench)
+    scores = bench.score(replies, n_boot=30)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"item_id": k, "response": v}) + "\n"
+                             for k, v in replies.items()))
+    assert score_main([str(bench.path), str(preds), "--no-bertscore", "--bootstrap", "30",
+                       "--out", str(tmp_path / "cli")]) == 0
+    assert scores.table == json.loads((tmp_path / "cli" / "table.json").read_text())
+    summary = scores.summary()
+    assert {"mean", "ci_low", "ci_high", "n", "floor", "floor_member"} <= set(summary)
+    assert all(sub in scores.markdown for sub in bench.subtasks)
+    assert not (bench.path / "results" / "predictions").exists(), "nothing was written"
+    with pytest.raises(Exception, match="covers"):
+        bench.score(dict(list(replies.items())[:2]))
+
+
+def test_a_callable_answers_the_questions_view(compiled) -> None:
+    bench = xb.open(compiled["one"])
+    seen: list[dict] = []
+
+    def one(q: dict) -> str:
+        seen.append(q)
+        return "I do not know"
+    single = bench.evaluate(one, n_boot=20)
+    assert len(seen) == len(bench.items()) and all("answer" not in q for q in seen)
+    batched = bench.evaluate(lambda qs: ["I do not know"] * len(qs), batch=True, n_boot=20)
+    assert single.table["rows"] == batched.table["rows"]
+    with pytest.raises(Exception, match="one reply per question"):
+        bench.evaluate(lambda qs: ["x"], batch=True)
+
+
+def test_publishing_a_score_equals_the_clis_predictions_run(compiled, tmp_path: Path) -> None:
+    bench = xb.open(compiled["two"])
+    replies = _replies(bench)
+    published = bench.score(replies, system="mymodel", publish=True)
+    assert published.system == "predictions-mymodel"
+    ours = (bench.path / "results" / "predictions-mymodel" / "scores.jsonl").read_bytes()
+    preds = tmp_path / "mymodel.jsonl"
+    preds.write_text("".join(json.dumps({"item_id": k, "response": v}) + "\n"
+                             for k, v in sorted(replies.items())))
+    cli_bench = compiled["cli-two"]
+    run_cli(cli_bench.parent.parent, f"benchmark={cli_bench}", "stages=[evaluate]",
+            "eval.systems=[]", f"eval.predictions={preds}", "eval.name=mymodel")
+    theirs = cli_bench / "results" / "predictions-mymodel"
+    assert ours == (theirs / "scores.jsonl").read_bytes()
+    assert published.table == json.loads((theirs / "table.json").read_text())
+    assert "predictions-mymodel" in set(bench.leaderboard().system)
+
+
+@pytest.mark.parametrize("override", ["persona.mbti=[XXXX]", "library=synthtic",
+                                      "name=../../elsewhere", "library.n_vidoes=5"])
+def test_errors_carry_the_clis_line(tmp_path: Path, override: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        xb.compile([override], outputs=tmp_path)
+    ran = run_cli(tmp_path, override, check=False)
+    assert ran.returncode == 2
+    line = next(x for x in ran.stderr.splitlines() if x.startswith("error:"))
+    assert line == f"error: {caught.value}"
+    assert not (tmp_path / "benchmarks").exists()

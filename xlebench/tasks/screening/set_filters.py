@@ -1,0 +1,79 @@
+"""What the annotate stage does over every life log's items at once, once its units are done:
+the filters that read the whole benchmark (the blind panel, AFLite) and the held-out split.
+Each takes the records and returns new ones; an item a filter drops is counted in its
+record's ``stats`` under the filter's reason."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from xlebench.eval.public import Public
+from xlebench.runner.progress import timed
+from xlebench.split import log_split
+from xlebench.tasks.screening.aflite import DROPPED as AFLITE_DROPPED
+from xlebench.tasks.screening.aflite import KIND as AFLITE_KIND
+from xlebench.tasks.screening.aflite import aflite_verdicts
+from xlebench.tasks.screening.panel_filter import DROPPED as PANEL_DROPPED
+from xlebench.tasks.screening.panel_filter import KIND as PANEL_KIND
+from xlebench.tasks.screening.panel_filter import panel_verdicts
+
+log = logging.getLogger(__name__)
+
+
+def without(rec: dict, drop: set[str], why: str) -> dict:
+    """The record less the items ``drop`` names, counted under ``why``."""
+    kept = [it for it in rec["items"] if it["item_id"] not in drop]
+    if len(kept) == len(rec["items"]):
+        return rec
+    stats = {**rec["stats"], why: rec["stats"].get(why, 0) + len(rec["items"]) - len(kept)}
+    return {**rec, "items": kept, "stats": dict(sorted(stats.items()))}
+
+
+def split_records(records: dict[str, dict], seed: int, heldout: float) -> dict[str, dict]:
+    """Each item marked with its life log's split (`xlebench.split`) when some are held
+    out."""
+    if heldout <= 0:
+        return records
+    return {uid: {**rec, "items": [{**it, "split": log_split(it["lifelog_id"], seed, heldout)}
+                                   for it in rec["items"]]}
+            for uid, rec in records.items()}
+
+
+def set_filters(records: dict[str, dict], recipes: Mapping[str, Any],
+                filters: Mapping[str, list], settings: Any, seed: int) -> dict[str, dict]:
+    """The filters over every life log's items at once, in order: the blind panel
+    (`xlebench.tasks.screening.panel_filter`), then AFLite's learned filter
+    (`xlebench.tasks.screening.aflite`); each reads the benchmark as it stands before it."""
+    for kind, why in ((PANEL_KIND, PANEL_DROPPED), (AFLITE_KIND, AFLITE_DROPPED)):
+        with timed(log, f"annotate: the {kind} filter"):
+            records = _set_filter(records, recipes, filters, settings, seed, kind, why)
+    return records
+
+
+def _set_filter(records: dict[str, dict], recipes: Mapping[str, Any],
+                filters: Mapping[str, list], settings: Any, seed: int, kind: str, why: str
+                ) -> dict[str, dict]:
+    specs = {name: spec for name in recipes
+             for spec in filters.get(name, []) if spec.get("kind") == kind}
+    by_sub: dict[str, list[dict]] = defaultdict(list)
+    for rec in records.values():
+        by_sub[rec["subtask"]] += rec["items"]
+    if not any(by_sub.get(name) for name in specs):
+        return records
+    public = Public([it for its in by_sub.values() for it in its])
+    verdicts: dict[str, dict] = {}
+    for name, spec in specs.items():
+        if not by_sub.get(name):
+            continue
+        verdicts.update(panel_verdicts(by_sub[name], recipes[name], spec, settings, seed, public)
+                        if kind == PANEL_KIND
+                        else aflite_verdicts(by_sub[name], recipes[name], spec, public, seed))
+    for rec in records.values():
+        for it in rec["items"]:
+            if it["item_id"] in verdicts:
+                it["provenance"].setdefault("filters", {})[kind] = verdicts[it["item_id"]]
+    drop = {i for i, v in verdicts.items() if not v["kept"]}
+    return {uid: without(rec, drop, why) for uid, rec in records.items()}
