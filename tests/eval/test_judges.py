@@ -208,3 +208,16 @@ def test_judges_read_clean_references_and_skip_time_only_items() -> None:
     Recording(["gem"], llm=None).apply(rows, [grounded, timed], {"multihop_qa"}, Usage())
     assert seen == [("You opened it 3 times.", "You opened the fridge 3 times.")]
     assert rows[0]["scores"] == {"gem_judge": 1.0} and rows[1]["scores"] == {}
+
+
+@pytest.mark.parametrize(("threshold", "equivalent"), [(0.6, 1.0), (0.8, 0.0), (0.2, 1.0),
+                                                       (0.75, 0.0)])
+def test_gem_counts_a_reply_equivalent_at_its_fitted_threshold(tmp_path: Path, threshold: float,
+                                                               equivalent: float) -> None:
+    """A P(TRUE) of 0.7 is equivalent at a fitted threshold of 0.6 and not at 0.75 or 0.8:
+    the threshold fitted on the dev set decides, never a fixed 0.5."""
+    alts = {" TRUE": math.log(0.7), " FALSE": math.log(0.3)}
+    with LoopbackLLMServer(lambda body: Reply("TRUE", logprobs=[alts])) as srv:
+        judges = Judges(["gem"], make_client(srv, tmp_path / "c"), p_true=True,
+                        thresholds={"gem": threshold})
+        assert judges.judge("gem", "Q?", "a", "b", Usage()) == equivalent

@@ -122,7 +122,11 @@ def test_option_parsing_and_accuracy() -> None:
     assert parse_choice("Answer: E", opts) == 4 and parse_choice("option 7", opts) is None
     counts = ["1", "4", "5", "6", "3"]  # a count's options: "Option 4" is not the text "4"
     assert parse_choice("Option 4", counts) == 4 and parse_choice("(option 4)", counts) == 4
-    assert parse_choice("Option 4: 3", counts) == 4 and parse_choice("4", counts) is None
+    assert parse_choice("Option 4: 3", counts) == 4
+    # a reply that is an option's text is that option ("4" names the option saying 4, as a
+    # person and lmms-eval's Neptune parser read it); a number no option says is a position
+    assert parse_choice("4", counts) == 1 and parse_choice(" 4. ", counts) == 1
+    assert parse_choice("2", counts) == 2 and parse_choice("B", counts) == 1
 
 
 class _Ranker:
@@ -149,6 +153,24 @@ def test_filter_arithmetic_right_in_seeds(monkeypatch) -> None:
         verdict = (out or [None])[0]
         if verdict:
             assert verdict["provenance"]["filters"]["qad_rank"]["correct"] == 1
+
+
+@pytest.mark.parametrize(("reply", "kept"), [("ANSWER: C > A > B > D > E", False),
+                                             ("answer: a > b > d > e > c", True),
+                                             ("ANSWER: B > C > A > D > E", True)])
+def test_the_qad_filter_reads_the_top_of_the_ranking(monkeypatch, reply: str,
+                                                     kept: bool) -> None:
+    """Neptune's QAD filter drops an item whose right answer (C here) a text-only model ranks
+    first: the head of ``A > B > ...`` is its pick, not the tail, nor the runner-up."""
+    import xlebench.llm.structured as st
+
+    item = _mcq(["a b", "c d", "e f", "g h", "i j"], 2)
+    monkeypatch.setattr(st, "ask_text", lambda client, messages, parse, **kw: parse(reply))
+    llm = type("L", (), {"settings": type("S", (), {"max_retries": 0})()})()
+    spec = {"kind": "qad_rank", "seeds": 1, "drop_if_correct_at_least": 1}
+    out, _ = apply_filters([json.loads(json.dumps(item))], [spec],
+                           FilterContext(llm, random.Random(0)))
+    assert bool(out) == kept
 
 
 def test_rank_parsing_and_length_balance() -> None:

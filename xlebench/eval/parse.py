@@ -128,8 +128,10 @@ def parse_choice(text: str, options: Sequence[str]) -> int | None:
     """The option a reply picks: ``Option 2``, a bare ``2`` or ``C`` (or ``(C)``, ``Answer: C``),
     a choice leading the reply before a colon (Neptune's ``[CHOICE]: [REASON]``: ``B: C pours
     the water because …``), or an option's text, exactly or contained in the rest of the
-    reply. Several different options, or none, give None (unparseable): a reply that names two
-    options has not chosen one.
+    reply. A reply that is exactly one option's text picks that option, before any number in it
+    is read as a position ("4" to the options of a count, one of which says "4"). Several
+    different options, or none, give None (unparseable): a reply that names two options has
+    not chosen one.
 
     Letters count only in those anchored forms, never inside a sentence ("C washes a cup" is
     the camera wearer, not option C)."""
@@ -142,6 +144,9 @@ def parse_choice(text: str, options: Sequence[str]) -> int | None:
     leading = _LEADING.match(text.strip())
     if leading and index(leading.group(1)) is not None:
         return index(leading.group(1))  # the choice named first; the reason may quote others
+    whole = [k for k, o in enumerate(options) if _norm(o) and _norm(o) == _norm(text)]
+    if len(whole) == 1:  # the reply is an option's text: "4" to a count's options names the
+        return whole[0]  # option that says 4, as a person (and lmms-eval's parser) reads it
     picked = {index(m) for m in _OPTION.findall(text)}
     bare = _BARE.match(text.strip())
     if bare:
