@@ -293,3 +293,13 @@ def test_a_bad_human_sheet_is_one_line_and_publishes_nothing(hop: Path, tmp_path
     assert ran.rc == 2, ran.text[-2000:]
     assert needle in _one_error(ran.text)
     assert _digest(results) == before
+
+
+def test_a_folder_holding_only_xlebenchs_locks_is_published_over(tmp_path: Path) -> None:
+    """A sweep's or shard's jobs leave their locks in the folder named after the sweep; a
+    later plain run publishes there (nothing of the user's is in it)."""
+    folder = tmp_path / "benchmarks" / "swept"
+    (folder / ".shard.index=0.claims").mkdir(parents=True)
+    (folder / ".shard.index=0.lock").write_text("")
+    assert run_inprocess(tmp_path, *Q, "name=swept").rc == 0
+    assert (folder / "manifest.json").is_file()

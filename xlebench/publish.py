@@ -123,8 +123,8 @@ def check_replaceable(final: Path) -> None:
         what = "a link" if final.is_symlink() else "a file"
         raise ConfigError(f"{final}: is {what}, not a benchmark xlebench published; it is left "
                           "as it is: choose another name=, or move it away")
-    if not final.is_dir() or not any(final.iterdir()):
-        return
+    if not final.is_dir() or all(_bookkeeping(p) for p in final.iterdir()):
+        return  # empty, or holding only a sweep's or shard's locks and claims of xlebench
     manifest = _read_manifest(final)  # one that cannot be read is refused there
     if manifest is not None and isinstance(manifest, dict) and "xlebench_version" in manifest:
         return
@@ -133,6 +133,15 @@ def check_replaceable(final: Path) -> None:
     raise ConfigError(f"{final}: this folder holds {held}, so it is not a benchmark xlebench "
                       "published and publishing there would delete what it holds; it is left "
                       "as it is: choose another name=, or move the folder away")
+
+
+def _bookkeeping(path: Path) -> bool:
+    """A lock, claims folder or staging leftover that xlebench keeps beside a benchmark
+    (``.<name>.lock``, ``.<name>.claims``, ``.<name>.staging-<pid>``): a sweep's jobs leave
+    theirs in the folder named after the sweep, which a later run may publish over."""
+    name = path.name
+    return name.startswith(".") and (name.endswith((".lock", ".claims")) or any(
+        f".{kind}-" in name for kind in ("staging", "old", "rebase")))
 
 
 def _manifest_digest(final: Path) -> str | None:

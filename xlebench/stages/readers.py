@@ -78,3 +78,10 @@ def annotations_root(cfg: DictConfig) -> Path | None:
 def configured_recipes(cfg: DictConfig) -> dict[str, tuple[Recipe, Any]]:
     """The recipes of ``cfg.tasks``, resolved and with their parameters checked."""
     return recipes_from_config(OmegaConf.to_container(cfg.tasks, resolve=True) or {})
+
+
+def rendered_logs(cfg: DictConfig) -> int | None:
+    """How many life logs the render stage renders (None: all, 0: none)."""
+    if cfg.render.kind == "none":
+        return 0
+    return None if cfg.render.max_logs is None else int(cfg.render.max_logs)
