@@ -82,3 +82,18 @@ def with_source(item: dict[str, Any]) -> dict[str, Any]:
     """The item with its ``source`` field filled in (recipes that set their own keep it)."""
     item["source"] = source_of(item)
     return item
+
+
+def relaxation(item: dict[str, Any], log: dict[str, Any]) -> dict[str, Any]:
+    """How far the matcher relaxed its rules for the records an item is about: per source
+    video, the ladder step its segment was matched at (``strict``, ``iou_0.2``,
+    ``any_country``, ``any``), and the loosest of them, so that any score can be split by it
+    (an item's videos each appear once in its life log)."""
+    steps = {s["video_uid"]: (s.get("match") or {}) for s in log.get("segments", [])}
+    uids = [u for u in dict.fromkeys(e["video_uid"] for e in item["evidence"])
+            if "relaxation" in steps.get(u, {})]
+    if not uids:
+        return {}
+    loosest = max(uids, key=lambda u: int(steps[u].get("level", 0)))
+    return {"relaxation": steps[loosest]["relaxation"],
+            "relaxation_by_video": {u: steps[u]["relaxation"] for u in uids}}

@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
-from xlebench.eval.provenance import keep_owned, owners, with_source
+from xlebench.eval.provenance import keep_owned, owners, relaxation, with_source
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
 from xlebench.llm.client import LLMClient
@@ -87,7 +87,7 @@ class AnnotateStage(BaseStage):
     #: 6: stats/tasks.json says each recipe's words and hops. 7: items name their source and
     #: each source is asked once across the benchmark. 8: printed and shown pairs settled
     #: per source video across life logs, each meeting subtask keeping a fair share.
-    version: ClassVar[str] = "8"
+    version: ClassVar[str] = "9"  # 9: provenance names each record's relaxation step
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
@@ -243,6 +243,7 @@ class AnnotateStage(BaseStage):
             built = recipe.build(rctx, params)
             for item in built.items:
                 with_source(item)
+                item["provenance"].update(relaxation(item, self._logs[lifelog_id]))
                 item["certificate"] = certificate(item, self.certificate)
             fctx = FilterContext(self.llm, rctx.rng, partial(clip_narrations, rctx.ann))
             items, dropped = apply_filters(built.items, self.filters.get(name, []), fctx)
