@@ -155,12 +155,18 @@ class Benchmark:
 
     def to_pandas(self, subtask: str | None = None) -> pd.DataFrame:
         """The items as the Hugging Face export's rows (its column names and types)."""
-        return self.to_dataset(subtask).to_pandas()
+        from xlebench.export.hf import items_table
+
+        return items_table(self._select(subtask)).to_pandas()
 
     def to_dataset(self, subtask: str | None = None) -> datasets.Dataset:
-        """The items as a `datasets.Dataset` with the export's Arrow schema."""
-        import datasets
-
+        """The items as a `datasets.Dataset` with the export's Arrow schema (``pip install
+        'xlebench[hf]'``)."""
+        try:
+            import datasets
+        except ImportError:
+            raise UserError("to_dataset needs the datasets package: pip install "
+                            "'xlebench[hf]'") from None
         from xlebench.export.hf import items_table
 
         return datasets.Dataset(items_table(self._select(subtask)))

@@ -39,6 +39,7 @@ from xlebench.stages.readers import (
     annotations_root,
     configured_recipes,
     embedder_settings,
+    record_frames,
     rendered_logs,
     stage_annotations,
 )
@@ -56,13 +57,16 @@ from xlebench.tasks.recipe.outcomes import (
     REPEATED,
     SHOWN,
     log_outcomes,
+    metric_settings,
     rater_stats,
     settled,
     tally,
+    validity_checks,
 )
 from xlebench.tasks.recipe.registry import Recipe, load_recipe
 from xlebench.tasks.screening.certificate import certificate, certificate_stats
 from xlebench.tasks.screening.filters import FilterContext, apply_filters
+from xlebench.tasks.screening.frame_filters import RecordFrames
 from xlebench.tasks.screening.leaks import (
     PRINTED_PAIR,
     SHOWN_PAIR,
@@ -99,10 +103,13 @@ class AnnotateStage(BaseStage):
                  embedder: dict[str, Any] | None = None, embedding_store: Path | None = None,
                  seed: int = 0, repeat_sources: bool = False,
                  printed_answers: str = "drop", corpus: bool = False,
-                 heldout: float = 0.0, rendered: int | None = 0) -> None:
+                 heldout: float = 0.0, rendered: int | None = 0,
+                 record_frames: RecordFrames | None = None) -> None:
         if not recipes:
             raise ConfigError("tasks is empty: choose recipes, e.g. tasks=[object_retrieval]")
         self.recipes, self.keys = recipes, keys
+        #: Frames of the records (the talking_head and static_video filters), or None.
+        self.record_frames = record_frames
         self.filters = filters or {}
         self.certificate = certificate or CertificateConfig()
         self.annotations_root = annotations_root
@@ -245,7 +252,8 @@ class AnnotateStage(BaseStage):
                 with_source(item)
                 item["provenance"].update(relaxation(item, self._logs[lifelog_id]))
                 item["certificate"] = certificate(item, self.certificate)
-            fctx = FilterContext(self.llm, rctx.rng, partial(clip_narrations, rctx.ann))
+            fctx = FilterContext(self.llm, rctx.rng, partial(clip_narrations, rctx.ann),
+                                 self.record_frames and partial(self.record_frames, self._videos))
             items, dropped = apply_filters(built.items, self.filters.get(name, []), fctx)
             built.stats.update(dropped)
             self._compiled[key] = (items, built.stats)
@@ -280,7 +288,7 @@ class AnnotateStage(BaseStage):
                 ids = {i for i, w in drop.items() if w == why}
                 records = {uid: without(rec, ids, name) for uid, rec in records.items()}
         recipes = {n: r for n, (r, _) in self.recipes.items()}
-        records = set_filters(records, recipes, self.filters, self.metric_settings(),
+        records = set_filters(records, recipes, self.filters, metric_settings(),
                               self.validity_seed)
         return split_records(records, self.validity_seed, self.heldout)
 
@@ -305,7 +313,8 @@ class AnnotateStage(BaseStage):
         oracle = {k: v for rec in result.records.values() for k, v in rec.get("oracle", {}).items()}
         every = [it for sub in self.recipes for it in by_sub[sub]]
         with timed(log, "annotate: validity (oracle and blind panel)"):
-            checks = self.validity(every, oracle)
+            checks = validity_checks(every, oracle, {n: r for n, (r, _) in self.recipes.items()},
+                                     self.validity_seed)
         with timed(log, "annotate: leak audits"):
             leaks, read = audit(every), other_queries(every)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
@@ -329,30 +338,6 @@ class AnnotateStage(BaseStage):
         return {"items": {s: len(v) for s, v in sorted(by_sub.items())},
                 "skipped": stats["annotation_skips"],
                 "validity": {s: v["verdict"] for s, v in checks.items()}}
-
-    @staticmethod
-    def metric_settings() -> Any:
-        """The evaluation's default metric settings without model metrics: what the validity
-        check and the panel filter score with."""
-        from xlebench.config.schema import EvalConfig
-        from xlebench.eval.scorers import ScoreSettings
-
-        return ScoreSettings.from_eval({**vars(EvalConfig()), "bertscore": False})
-
-    def validity(self, items: list[dict], oracle: dict[str, str]) -> dict[str, Any]:
-        """Per recipe: its full-information oracle against its blind panel
-        (`xlebench.eval.validity`), with the evaluation's default metric settings; a recipe
-        that fails either check is logged."""
-        from xlebench.config.schema import EvalConfig
-        from xlebench.eval.validity import validity
-
-        recipes = {n: r for n, (r, _) in self.recipes.items()}
-        checks = validity(items, oracle, recipes, self.metric_settings(),
-                          seed=self.validity_seed, draws=int(EvalConfig().floor_draws))
-        for sub, v in checks.items():
-            if v["consistent"] is False or v["headroom"] is False:
-                log.warning("%s: %s", sub, v["verdict"])
-        return checks
 
 
 def build_annotate_stage(cfg: DictConfig) -> StageSpec:
@@ -379,7 +364,8 @@ def build_annotate_stage(cfg: DictConfig) -> StageSpec:
                           seed=int(cfg.seed),
                           repeat_sources=bool(cfg.annotate.repeat_sources),
                           printed_answers=str(cfg.annotate.printed_answers),
-                          heldout=float(cfg.annotate.heldout), rendered=rendered_logs(cfg))
+                          heldout=float(cfg.annotate.heldout), rendered=rendered_logs(cfg),
+                          record_frames=record_frames(cfg, tasks))
     prompts = sorted({p for r, _ in recipes.values() for p in r.prompts})
     # What every unit may depend on: a model answers LLM-generating recipes (and aggregation).
     shared = {"aggregator": str(cfg.aggregator), "embedder": embedder_settings(cfg),

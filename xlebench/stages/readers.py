@@ -85,3 +85,20 @@ def rendered_logs(cfg: DictConfig) -> int | None:
     if cfg.render.kind == "none":
         return 0
     return None if cfg.render.max_logs is None else int(cfg.render.max_logs)
+
+
+#: The recipe filters that read the records' frames.
+FRAME_FILTERS = ("talking_head", "static_video")
+
+
+def record_frames(cfg: DictConfig, tasks: dict[str, Any]) -> Any:
+    """The frames reader of Neptune's C.1 filters where a recipe lists one (None otherwise):
+    the library's media through the render stage's resolver, frames cached under
+    ``cache/frames``."""
+    if not any(isinstance(f, dict) and f.get("kind") in FRAME_FILTERS
+               for params in tasks.values() for f in (params or {}).get("filters") or []):
+        return None
+    from xlebench.render.settings import media_resolver
+    from xlebench.tasks.screening.frame_filters import RecordFrames
+
+    return RecordFrames(media_resolver(cfg), Path(cfg.paths.cache) / "frames")

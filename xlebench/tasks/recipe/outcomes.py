@@ -100,3 +100,28 @@ def log_outcomes(stats: dict[str, Any], by_sub: Mapping[str, list], recipes: Map
         if not by_sub[sub]:
             log.warning("%s", empty_subtask_line(sub, recipes[sub], stats["skipped"].get(sub, {}),
                                                  annotations_root, corpus))
+
+
+def metric_settings() -> Any:
+    """The evaluation's default metric settings without model metrics: what the validity
+    check and the panel filter score with."""
+    from xlebench.config.schema import EvalConfig
+    from xlebench.eval.scorers import ScoreSettings
+
+    return ScoreSettings.from_eval({**vars(EvalConfig()), "bertscore": False})
+
+
+def validity_checks(items: list[dict], oracle: dict[str, str], recipes: Mapping[str, Any],
+                    seed: int) -> dict[str, Any]:
+    """Per recipe: its full-information oracle against its blind panel
+    (`xlebench.eval.validity`), with the evaluation's default metric settings; a recipe
+    that fails either check is logged."""
+    from xlebench.config.schema import EvalConfig
+    from xlebench.eval.validity import validity
+
+    checks = validity(items, oracle, dict(recipes), metric_settings(), seed=seed,
+                      draws=int(EvalConfig().floor_draws))
+    for sub, v in checks.items():
+        if v["consistent"] is False or v["headroom"] is False:
+            log.warning("%s: %s", sub, v["verdict"])
+    return checks

@@ -73,6 +73,7 @@ from typing import Any
 
 from xlebench.config.knobs import knob
 from xlebench.errors import ConfigError
+from xlebench.tasks.screening.frame_filters import static_video, talking_head
 
 
 @dataclass
@@ -106,6 +107,9 @@ class FilterContext:
     #: ``narrations(item) -> text``: the Ego4D narrations of the item's evidence, serialized
     #: as EgoSchema's generator reads them (the ``no_q`` filter).
     narrations: Callable[[dict], str] | None = None
+    #: ``frames(item, fps, max_frames) -> {video_uid: frames}``: each source record's frames
+    #: (the ``talking_head`` and ``static_video`` filters; `frame_filters.RecordFrames`).
+    frames: Callable[[dict, float, int], dict[str, list]] | None = None
 
 
 Verdict = tuple[bool, dict[str, Any]]
@@ -307,6 +311,8 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
     "qad_rank": (_qad_rank, ("seeds", "drop_if_correct_at_least")),
     "option_only": (_option_only, ("drop_if_correct_at_least",)),
     "raters": (_raters, ("verdicts", "drop")),
+    "talking_head": (talking_head, ()),
+    "static_video": (static_video, ()),
     "panel": (lambda item, spec, fctx: (True, {}), ("seeds", "drop_if_correct_at_least")),
     "aflite": (lambda item, spec, fctx: (True, {}), ("partitions", "threshold", "rounds")),
     "transcript_only": (_transcript_only, ("seeds", "drop_if_correct_at_least",
