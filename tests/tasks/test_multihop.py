@@ -27,16 +27,16 @@ GT = [[0, 13], [26, 32], [44, 55], [145, 168]]  # the paper's Fig. 1 evidence, |
 
 def test_grounding_metrics_on_the_papers_numbers() -> None:
     m = grounding_overlap([[0, 10], [150, 170]], GT)
-    assert m["iou"] == pytest.approx(28 / 55) and m["iop"] == pytest.approx(28 / 30)
-    assert m["iog"] == pytest.approx(28 / 53) and m["iou@0.3"] == 1.0
+    assert m["iou_merged"] == pytest.approx(28 / 55) and m["iop_merged"] == pytest.approx(28 / 30)
+    assert m["iog_merged"] == pytest.approx(28 / 53) and m["iou_merged@0.3"] == 1.0
     one_hop = [[0, 13]]
     assert recall_grid(one_hop, GT, [5], [0.3])["R@5,0.3"] == 1.0, "retrieval: a hit"
     m = grounding_overlap(one_hop, GT)
-    assert m["iou"] == pytest.approx(13 / 53) and m["iou@0.3"] == 0.0, "grounding: a miss"
+    assert m["iou_merged"] == pytest.approx(13 / 53) and m["iou_merged@0.3"] == 0.0, "a miss"
     # exactly 0.3 is not a hit: the threshold is strict (IoU = 3 / 10)
     at = grounding_overlap([[0, 3]], [[0, 10]])
-    assert at["iou"] == pytest.approx(0.3) and at["iou@0.3"] == 0.0
-    assert grounding_overlap([], GT)["iou"] == 0.0
+    assert at["iou_merged"] == pytest.approx(0.3) and at["iou_merged@0.3"] == 0.0
+    assert grounding_overlap([], GT)["iou_merged"] == 0.0
 
 
 SEG = {"index": 0, "video_uid": "v", "start_s": 36000, "end_s": 36600, "source_start_s": 0.0,
@@ -216,7 +216,7 @@ def test_category_b_names_every_verb_and_its_oracle_agrees(monkeypatch) -> None:
     real = M.Mined.verbs_of
     monkeypatch.setattr(M.Mined, "verbs_of", lambda self, obj: real(self, obj)[:2])
     (short,) = [it for it in RECIPE.build(ctx, p).items if it["hop_category"] == "B"]
-    assert RECIPE.scorer.score(short, RECIPE.oracle(ctx, p, short), s)["iou"] < 0.95
+    assert RECIPE.scorer.score(short, RECIPE.oracle(ctx, p, short), s)["iou_merged"] < 0.95
 
 
 def test_category_c_names_every_object_of_a_verb_and_its_oracle_agrees() -> None:

@@ -99,16 +99,46 @@ def union(spans: Sequence[Span]) -> list[tuple[float, float]]:
 
 
 def grounding_overlap(pred: Sequence[Span], gt: Sequence[Span]) -> dict[str, float]:
-    """MultiHop-EgoQA's grounding metrics (its Eq. 11) over the exact unions of the spans:
+    """Grounding over the exact unions of the spans (the paper's Eq. 11, written as sets):
     with U_p, U_g the merged predicted and true spans and I = |U_p ∩ U_g| (seconds),
     IoU = I / (|U_p| + |U_g| - I), IoP = I / |U_p|, IoG = I / |U_g|, and IoU@0.3 a hit when
-    IoU is strictly above 0.3. Empty sides give 0."""
+    IoU is strictly above 0.3. Empty sides give 0. Named ``*_merged``: MultiHop-EgoQA's own
+    evaluator computes otherwise (`grounding_paper`)."""
     up, ug = union(pred), union(gt)
     inter = sum(max(0.0, min(b, d) - max(a, c)) for a, b in up for c, d in ug)
     lp, lg = sum(b - a for a, b in up), sum(b - a for a, b in ug)
     iou = inter / (lp + lg - inter) if lp + lg - inter > 0 else 0.0
-    return {"iou": iou, "iop": inter / lp if lp > 0 else 0.0,
-            "iog": inter / lg if lg > 0 else 0.0, "iou@0.3": float(iou > 0.3)}
+    return {"iou_merged": iou, "iop_merged": inter / lp if lp > 0 else 0.0,
+            "iog_merged": inter / lg if lg > 0 else 0.0, "iou_merged@0.3": float(iou > 0.3)}
+
+
+def grounding_paper(pred: Sequence[Span], gt: Sequence[Span], start: float = 0.0
+                    ) -> dict[str, float]:
+    """MultiHop-EgoQA's grounding as its evaluator computes it (``benchmark/metrics/
+    evaluate_grounding.py`` at ab32f81): spans in whole seconds from the clip's start
+    (``start``), each ``[s, e]`` holding e - s + 1 seconds, the intersection summed over every
+    (predicted, true) pair and the lengths over the spans as listed, not merged — so
+    overlapping or repeated predicted spans count again (a duplicated span scores an IoU up to
+    2, the evaluator's own bug; `grounding_overlap` is the corrected measure). IoU@0.3 is
+    strictly above 0.3, as there. Empty sides give 0."""
+    p = [(round(a - start), round(b - start)) for a, b in pred]
+    g = [(round(a - start), round(b - start)) for a, b in gt]
+    inter = sum(max(0, min(b, d) - max(a, c) + 1) for a, b in p for c, d in g)
+    lp, lg = sum(b - a + 1 for a, b in p), sum(b - a + 1 for a, b in g)
+    union_ = lp + lg - inter
+    iou = inter / union_ if union_ != 0 else 0.0
+    return {"iou": iou, "iop": inter / lp if lp != 0 else 0.0,
+            "iog": inter / lg if lg != 0 else 0.0, "iou@0.3": float(iou > 0.3)}
+
+
+def grounding_scores(pred: Sequence[Span], gt: Sequence[Span], start: float = 0.0
+                     ) -> dict[str, float]:
+    """The paper's evaluator's grounding (``iou``...) and the merged, corrected one
+    (``iou_merged``...) side by side."""
+    if not pred or not gt:
+        return {**dict.fromkeys(("iou", "iop", "iog", "iou@0.3"), 0.0),
+                **grounding_overlap(pred, gt)}
+    return {**grounding_paper(pred, gt, start), **grounding_overlap(pred, gt)}
 
 
 class _MemoStemmer:
@@ -272,10 +302,16 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("count_acc_item", "mean", True, "per-item share of actions counted exactly"),
     Metric("position_acc", "mean", True, "share of positions holding the right summary"),
     Metric("kendall_tau", "mean", True, "Kendall's tau-a of predicted vs true order"),
-    Metric("iou", "mean", True, "IoU of the merged predicted and true evidence spans (mIoU)"),
-    Metric("iop", "mean", True, "intersection over the predicted spans (mIoP)"),
-    Metric("iog", "mean", True, "intersection over the true spans (mIoG)"),
-    Metric("iou@0.3", "mean", True, "share of items whose IoU is above 0.3 (strict)"),
+    Metric("iou_merged", "mean", True,
+           "IoU of the merged predicted and true evidence spans (corrected mIoU)"),
+    Metric("iop_merged", "mean", True, "intersection over the merged predicted spans"),
+    Metric("iog_merged", "mean", True, "intersection over the merged true spans"),
+    Metric("iou_merged@0.3", "mean", True, "share of items whose merged IoU is above 0.3"),
+    Metric("iou", "mean", True, "MultiHop-EgoQA's mIoU as its evaluator computes it (whole "
+           "seconds, e - s + 1, intersections summed over span pairs: duplicates count twice)"),
+    Metric("iop", "mean", True, "MultiHop-EgoQA's mIoP as its evaluator computes it"),
+    Metric("iog", "mean", True, "MultiHop-EgoQA's mIoG as its evaluator computes it"),
+    Metric("iou@0.3", "mean", True, "share of items whose evaluator IoU is above 0.3 (strict)"),
     Metric("sent_sim", "mean", True, "cosine of MiniLM sentence vectors of answer texts, x1"),
     Metric("verb_r5", "corpus", True, "macro verb Recall@5 over verbs (VidSitu)"),
     Metric("acc@1", "mean", True, "share of events whose top verb is a true verb"),

@@ -1,5 +1,6 @@
-"""Multi-hop grounded QA (MultiHop-EgoQA): evidence spans by IoU / IoP / IoG over merged
-unions, the answer text by ROUGE-L and Sent.Sim; and its blind panel."""
+"""Multi-hop grounded QA (MultiHop-EgoQA): evidence spans by IoU / IoP / IoG as the paper's
+evaluator computes them and over merged unions (the corrected measure, the headline), the
+answer text by ROUGE-L and Sent.Sim; and its blind panel."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from xlebench.eval.cider import cider_d
-from xlebench.eval.metrics import bleu4, grounding_overlap, meteor, rouge_l, rouge_l_content
+from xlebench.eval.metrics import bleu4, grounding_scores, meteor, rouge_l, rouge_l_content
 from xlebench.eval.parse import clock_spans, grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
@@ -70,7 +71,8 @@ def _reply(item: dict, model: dict, text: str) -> str:
 
 
 class GroundedAnswer(Base):
-    """Evidence spans scored by IoU / IoP / IoG over the merged unions and IoU@0.3; the answer
+    """Evidence spans scored by IoU / IoP / IoG and IoU@0.3, as the paper's evaluator computes
+    them (``iou``...) and over the merged unions (``iou_merged``..., the headline); the answer
     text (tokens stripped) by ROUGE-L and Sent.Sim (100 x cosine of MiniLM vectors, stored as
     a share), except for time-only items, whose answer is the spans alone. Blind panel: random
     spans of other logs' widths and count with a generic text; spans where other logs' answers
@@ -83,20 +85,23 @@ class GroundedAnswer(Base):
         text, spans = split_evidence(reply, item["period"]["start_s"])
         if not spans:
             return None
-        out = grounding_overlap(spans, item["answer"]["spans"])
+        out = grounding_scores(spans, item["answer"]["spans"], item["period"]["start_s"])
         if not item["answer"].get("time_only"):
             out.update(_text_scores(text, split_evidence(item["answer"]["text"])[0]))
         return out
 
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        out = {"iou": 0.0, "iop": 0.0, "iog": 0.0, "iou@0.3": 0.0}
+        out = dict.fromkeys(("iou", "iop", "iog", "iou@0.3", "iou_merged", "iop_merged",
+                             "iog_merged", "iou_merged@0.3"), 0.0)
         if not item["answer"].get("time_only"):
             out.update(rougeL=0.0, rougeL_content=0.0, bleu4=0.0, meteor=0.0, cider_d_answer=0.0,
                        **({"sent_sim": 0.0} if s.bertscore else {}))
         return out
 
     def _random(self, item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
-        scores = random_windows(item, model["widths"], model["k"], ctx, grounding_overlap)
+        start = item["period"]["start_s"]
+        scores = random_windows(item, model["widths"], model["k"], ctx,
+                                lambda p, g: grounding_scores(p, g, start))
         if not item["answer"].get("time_only"):
             ref = split_evidence(item["answer"]["text"])[0]
             scores.update(_text_scores(self.GENERIC, ref))

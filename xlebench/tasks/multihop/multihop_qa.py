@@ -190,7 +190,7 @@ def build(ctx: Context, p: MultiHopParams) -> Built:
 
 RECIPE = Recipe(
     name="multihop_qa", task="grounded_qa", schema=MultiHopParams, build=build,
-    scorer=GroundedAnswer(), primary="iou", answer_format=FORMAT,
+    scorer=GroundedAnswer(), primary="iou_merged", answer_format=FORMAT,
     answer_source="Ego4D narrations", needs=("narrations",),
     prompts=("tasks/multihop_generate.v1", "tasks/multihop_generate_verb.v1",
              "tasks/multihop_generate_dobj.v1", "tasks/multihop_generate_pobj.v1",

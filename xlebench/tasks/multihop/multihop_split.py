@@ -31,7 +31,7 @@ def refined(item: dict, reply: str) -> bool:
     from xlebench.eval.scorers import GroundedAnswer, ScoreSettings
 
     scores = GroundedAnswer().score(item, reply, ScoreSettings(bertscore=False))
-    if not scores or scores["iou"] < EXACT:
+    if not scores or scores["iou_merged"] < EXACT:
         return False
     template = item["provenance"].get("generator", "template") == "template"
     return item["answer"].get("time_only") or not template or scores["rougeL"] >= EXACT
