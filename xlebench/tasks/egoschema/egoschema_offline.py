@@ -9,9 +9,8 @@ phases, so a single frame never decides:
 kind      question                                                     wrong answers
 ========  ===========================================================  =========================
 sequence  which best describes the order of what C does                the same three acts in
-                                                                       other orders; one with an
-                                                                       act of the record outside
-                                                                       the window
+                                                                       other orders, each built
+                                                                       as the answer is
 between   what C does after the first phase and before the last one    other acts of the window
                                                                        (outside that stretch),
                                                                        then of the record
@@ -125,13 +124,11 @@ def decoys(kind: str, answer: dict, evs: Sequence[Event], window: tuple[float, f
     in_window = {e.action for e in evs if lo <= e.t < hi}
     record = sorted({e.action for e in evs} - in_window)
     if kind == "sequence":
+        # every wrong order holds the answer's three acts: an option with another act was the
+        # only one whose set differed, and the one order agreeing with it in two places was
+        # the answer, every time (a reader of the options alone scored 72.8 against 22.2)
         orders = [said(o) for o in permutations(acts) if list(o) != acts]
-        wrong = rng.sample(orders, min(n - 1, len(orders)))
-        if record:
-            swapped = list(acts)
-            swapped[rng.randrange(3)] = rng.choice(record)
-            wrong.append(said(swapped))
-        return list(dict.fromkeys(wrong))[:n]
+        return rng.sample(orders, min(n, len(orders)))
     a, b = answer["spans"][0]
     during = {e.action for e in evs if a <= e.t <= b}
     window_only = sorted(in_window - during - set(acts[1:2]))
