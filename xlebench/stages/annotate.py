@@ -36,6 +36,7 @@ from xlebench.runner.runner import StageSpec
 from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, UnitContext
 from xlebench.split import split_stats
 from xlebench.stages.readers import (
+    RecordFrames,
     annotations_root,
     configured_recipes,
     embedder_settings,
@@ -66,7 +67,6 @@ from xlebench.tasks.recipe.outcomes import (
 from xlebench.tasks.recipe.registry import Recipe, load_recipe
 from xlebench.tasks.screening.certificate import certificate, certificate_stats
 from xlebench.tasks.screening.filters import FilterContext, apply_filters
-from xlebench.tasks.screening.frame_filters import RecordFrames
 from xlebench.tasks.screening.leaks import (
     PRINTED_PAIR,
     SHOWN_PAIR,

@@ -6,9 +6,7 @@ your Ego4D copy). Counted in ``stats/tasks.json`` like every other filter."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -39,38 +37,3 @@ def static_video(item: dict, spec: Mapping[str, Any], fctx: Any) -> tuple[bool, 
                 for uid, frames in _frames(item, spec, fctx).items() if frames}
     static = sorted(uid for uid, k in clusters.items() if k <= 1)
     return not static, {"clusters": clusters, "static": static}
-
-
-@dataclass
-class RecordFrames:
-    """Frames of an item's whole source records from the library's media (``resolver``:
-    the render stage's), decoded once per (video, time) into the frame cache ``root``
-    (`xlebench.render.frames.frames_at`). Called as ``frames(videos, item, fps, max_frames)``
-    with the library's videos by uid; the annotate stage binds ``videos``."""
-
-    resolver: Any
-    root: Path
-    width: int = 320
-    height: int = 240
-
-    def __call__(self, videos: Mapping[str, Any], item: dict, fps: float, max_frames: int
-                 ) -> dict[str, list[np.ndarray]]:
-        import cv2
-
-        from xlebench.render.frames import FrameSpec, frames_at
-
-        spec = FrameSpec(self.width, self.height)
-        out = {}
-        for uid in dict.fromkeys(e["video_uid"] for e in item["evidence"]):
-            video = videos[uid]
-            times = _times(float(video.duration_s), fps, max_frames)
-            files = frames_at(self.resolver.ensure(video), uid, times, self.root, spec)
-            out[uid] = [im for t in times if (im := cv2.imread(str(self.root / files[t])))
-                        is not None]
-        return out
-
-
-def _times(duration: float, fps: float, max_frames: int) -> Sequence[float]:
-    """Sample times over the whole record: ``fps`` per second, at most ``max_frames``."""
-    n = max(1, min(max_frames, int(duration * fps)))
-    return [round(duration * (k + 0.5) / n, 3) for k in range(n)]
