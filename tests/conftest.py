@@ -143,3 +143,15 @@ def make_client(server: LoopbackLLMServer, cache: Path, **overrides) -> LLMClien
                     api_key_env="XLEBENCH_TEST_KEY")
     settings.update(overrides)
     return LLMClient(LLMSettings(**settings), cache)
+
+
+def tree_digest(folder: Path) -> str:
+    """One digest of every file under ``folder``, names and bytes (a published benchmark
+    changed in any way changes it)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()

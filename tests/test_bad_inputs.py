@@ -8,7 +8,6 @@ byte for byte as it was.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_inprocess
+from tests.conftest import run_inprocess, tree_digest
 from xlebench.library.synthetic import SyntheticSpec, generate_corpus
 
 Mutate = Callable[[Path], None]
@@ -330,14 +329,6 @@ def _family_args(family: str, inputs: Path) -> tuple[str, ...]:
     }[family]
 
 
-def _digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     base = tmp_path_factory.mktemp("bad-inputs")
@@ -365,7 +356,7 @@ def published(world):
         ran = run_inprocess(out, *_family_args(family, inputs))
         assert ran.rc == 0, ran.text[-2000:]
     for name in ("release", "ego4d", "personas", "small"):
-        digests[name] = _digest(out / "benchmarks" / name)
+        digests[name] = tree_digest(out / "benchmarks" / name)
     return digests
 
 
@@ -386,7 +377,7 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(case, world, published)
     after = lines[errors[0] + 1:errors[0] + 2]  # one line: no excerpt or caret under it
     assert not after or not after[0].startswith((" ", "\t", "^")), ran.text[-3000:]
     name = {"predictions": "small", "config": "small"}.get(case.family, case.family)
-    assert _digest(out / "benchmarks" / name) == published[name], "the benchmark changed"
+    assert tree_digest(out / "benchmarks" / name) == published[name], "the benchmark changed"
     assert not list((out / "benchmarks").glob(".*staging*")), "a staging folder was left"
 
 
@@ -408,7 +399,7 @@ def test_a_full_disk_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None
 
     args = [*SMALL, "stages=[library]"]
     run_cli(tmp_path, *args)
-    before = _digest(tmp_path / "benchmarks" / "demo")
+    before = tree_digest(tmp_path / "benchmarks" / "demo")
 
     def limit() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -426,7 +417,7 @@ def test_a_full_disk_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     assert "cannot write" in proc.stderr and "File too large" in proc.stderr
-    assert _digest(tmp_path / "benchmarks" / "demo") == before
+    assert tree_digest(tmp_path / "benchmarks" / "demo") == before
 
 
 def test_sqlite_full_disk_is_a_storage_error() -> None:
@@ -450,7 +441,7 @@ def test_ctrl_c_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
 
     args = [*SMALL, "render=none", "progress=false"]
     run_cli(tmp_path, *args)
-    before = _digest(tmp_path / "benchmarks" / "demo")
+    before = tree_digest(tmp_path / "benchmarks" / "demo")
     hold = tmp_path / "hold"
     hold.mkdir()
     proc = subprocess.Popen(
@@ -474,7 +465,7 @@ def test_ctrl_c_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
                              + proc.communicate()[1][-3000:]) from None
     assert proc.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "interrupted" in err
-    assert _digest(tmp_path / "benchmarks" / "demo") == before
+    assert tree_digest(tmp_path / "benchmarks" / "demo") == before
     assert not list((tmp_path / "benchmarks").glob(".*staging*"))
 
 

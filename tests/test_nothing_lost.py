@@ -7,7 +7,6 @@ published benchmark takes one more export without a recompile. Every case runs t
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import shutil
@@ -15,18 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FAST, run_inprocess
+from tests.conftest import FAST, run_inprocess, tree_digest
 
 Q = ("matcher/embedder=hashing", "persona.locations=[Japan]", "persona.mbti=[INTJ]",
      "library.n_videos=60", "stages=[persona]")
-
-
-def _digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
 
 
 def _one_error(text: str) -> str:
@@ -72,13 +63,13 @@ def test_a_folder_xlebench_did_not_publish_is_never_replaced(tmp_path: Path,
         (notes / "todo.txt").write_text("todo")
         if held == "foreign manifest":
             (notes / "manifest.json").write_text('{"name": "my web app"}')
-    before = notes.read_text() if held == "a file" else _digest(notes)
+    before = notes.read_text() if held == "a file" else tree_digest(notes)
     for extra in ((), ("overwrite=true",)):
         ran = run_inprocess(out, *Q, "name=notes", *extra)
         assert ran.rc == 2, ran.text[-2000:]
         line = _one_error(ran.text)
         assert str(notes) in line and ("not a benchmark xlebench published" in line)
-        assert (notes.read_text() if held == "a file" else _digest(notes)) == before
+        assert (notes.read_text() if held == "a file" else tree_digest(notes)) == before
     assert (elsewhere / "keep.txt").read_text() == "keep"
     assert not list((out / "benchmarks").glob(".notes.staging*"))
 
@@ -154,12 +145,12 @@ def test_an_annotation_replaced_by_a_link_to_garbage_is_one_line(tmp_path: Path)
     target = bench / "annotations" / "object_retrieval.jsonl"
     target.unlink()
     target.symlink_to(garbage)
-    before = _digest(bench)
+    before = tree_digest(bench)
     ran = run_inprocess(tmp_path, *args, "stages=[evaluate]")
     assert ran.rc == 2, ran.text[-2000:]
     line = _one_error(ran.text)
     assert "object_retrieval.jsonl: line 1" in line and "by hand" in line
-    assert _digest(bench) == before
+    assert tree_digest(bench) == before
 
 
 # -- a rater sheet ---------------------------------------------------------------------------------
@@ -243,12 +234,12 @@ def hop(tmp_path_factory) -> Path:
 def test_an_export_is_added_to_a_published_benchmark(hop: Path) -> None:
     bench = hop / "benchmarks" / "demo"
     before = {p.name for p in (bench / "export").iterdir()}
-    annotations = _digest(bench / "annotations")
+    annotations = tree_digest(bench / "annotations")
     ran = run_inprocess(hop, *HOP, "stages=[export]", "export.formats=[human_eval]")
     assert ran.rc == 0, ran.text[-2000:]
     assert (bench / "export" / "human_eval" / "sheet.csv").is_file()
     assert before <= {p.name for p in (bench / "export").iterdir()}, "an export was lost"
-    assert _digest(bench / "annotations") == annotations
+    assert tree_digest(bench / "annotations") == annotations
     # the same by benchmark=, with nothing of the compile repeated
     shutil.rmtree(bench / "export" / "human_eval")
     ran = run_inprocess(hop, "benchmark=demo", "stages=[export]", "export.formats=[human_eval]")
@@ -288,11 +279,11 @@ def test_a_bad_human_sheet_is_one_line_and_publishes_nothing(hop: Path, tmp_path
         needle = "none of its 0 answered rows"
     sheet = _write_rows(rows, tmp_path / "filled.csv", encoding)
     results = hop / "benchmarks" / "demo" / "results"
-    before = _digest(results)
+    before = tree_digest(results)
     ran = run_inprocess(hop, *HOP, "stages=[evaluate]", f"eval.human_sheet={sheet}")
     assert ran.rc == 2, ran.text[-2000:]
     assert needle in _one_error(ran.text)
-    assert _digest(results) == before
+    assert tree_digest(results) == before
 
 
 def test_a_folder_holding_only_xlebenchs_locks_is_published_over(tmp_path: Path) -> None:
