@@ -126,7 +126,7 @@ def check_replaceable(final: Path) -> None:
     if not final.is_dir() or all(_bookkeeping(p) for p in final.iterdir()):
         return  # empty, or holding only a sweep's or shard's locks and claims of xlebench
     manifest = _read_manifest(final)  # one that cannot be read is refused there
-    if manifest is not None and isinstance(manifest, dict) and "xlebench_version" in manifest:
+    if isinstance(manifest, dict) and "xlebench_version" in manifest:
         return
     held = f"a {MANIFEST} that xlebench did not write" if manifest is not None else \
         f"files but no {MANIFEST}"

@@ -7,7 +7,8 @@ run when one is missed) invites the one thing that must never happen, ``overwrit
 With ``benchmark=``, the config groups it was composed from (``manifest.json`` ``choices``)
 are composed again and its published configuration is laid over them; only the evaluation's
 own settings (``eval``, ``vlm``, ``answerer``, ``judge``), the exports it writes (``export``)
-and machine-local ones come from the command line. An override of the benchmark's configuration is refused in one line.
+and machine-local ones come from the command line. An override of the benchmark's
+configuration is refused in one line.
 """
 
 from __future__ import annotations

@@ -21,10 +21,10 @@ from omegaconf import DictConfig
 from rich.console import Console
 from rich.table import Table
 
+from xlebench.commands.compose import CONF_DIR
 from xlebench.commands.configstore import register
 from xlebench.errors import UserError, storage_error
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 log = logging.getLogger("xlebench")
 
 register()

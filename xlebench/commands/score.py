@@ -53,15 +53,15 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str], *, bertsco
     by_sub = in_compile_order(folder, read_items(folder))
     recipes = {sub: load_recipe(sub) for sub in by_sub}
     items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
-    if isinstance(predictions, Mapping):
-        source, given = Path("predictions"), {str(k): str(v) for k, v in predictions.items()}
+    if isinstance(predictions, Mapping):  # replies in memory (`xlebench.api`)
+        source, partial = Path("predictions"), "allow_partial=True"
+        given = {str(k): str(v) for k, v in predictions.items()}
     else:
-        source, given = predictions, load_predictions(predictions)
+        source, partial, given = predictions, "--allow-partial", load_predictions(predictions)
     responses = resolve_ids(source, given, items)
     check_known(source, responses, {it["item_id"] for it in items})
     if not allow_partial:
-        check_covers(source, responses, items,
-                     partial="--allow-partial" if source is predictions else "allow_partial=True")
+        check_covers(source, responses, items, partial=partial)
     settings = ScoreSettings.from_eval({**defaults, "bertscore": bertscore})
     scorer = None
     if bertscore:

@@ -135,9 +135,6 @@ def grounding_scores(pred: Sequence[Span], gt: Sequence[Span], start: float = 0.
                      ) -> dict[str, float]:
     """The paper's evaluator's grounding (``iou``...) and the merged, corrected one
     (``iou_merged``...) side by side."""
-    if not pred or not gt:
-        return {**dict.fromkeys(("iou", "iop", "iog", "iou@0.3"), 0.0),
-                **grounding_overlap(pred, gt)}
     return {**grounding_paper(pred, gt, start), **grounding_overlap(pred, gt)}
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 from xlebench.library.annotations import AnnotationIndex, load_annotations
 from xlebench.llm.setup import llm_client
 from xlebench.plan.llm import LLMPlanner, PlannerPrompts
