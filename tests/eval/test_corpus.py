@@ -15,7 +15,6 @@ from xlebench.eval.corpus import (
     cider_by_verb,
     cider_micro,
     class_averaged_accuracy,
-    lea_soft_cider,
     verb_recall_macro,
 )
 from xlebench.eval.table import _corpus_estimate
@@ -74,69 +73,28 @@ def test_values_and_bootstrap_match_recomputing(metric, naive) -> None:
     assert est["mean"] == round(naive(details), 4) and est["n"] == 40
 
 
-def test_cider_micro_pools_slots_and_per_argument_averages_types() -> None:
+def test_cider_micro_pools_slots_and_per_argument_reruns_cider_within_each_type() -> None:
+    """VidSitu's C-Arg reruns CIDEr inside each argument type (document frequencies and N of
+    that type's slots), then averages over types."""
     slots = [("Arg0", "the man", "the man"), ("Arg0", "a woman", "the man"),
              ("Arg0", "the man", "a man"), ("Arg1", "a cup", "a knife")]
     details = [{"roles": slots[:2]}, {"roles": slots[2:]}]
     scores = cider_d([p for *_, p in slots], [[g] for _, g, _ in slots])
     assert cider_micro(details) == pytest.approx(np.mean(scores))
-    assert cider_by_argument(details) == pytest.approx(np.mean([np.mean(scores[:3]), scores[3]]))
+    arg0 = cider_d([p for *_, p in slots[:3]], [[g] for _, g, _ in slots[:3]])
+    arg1 = cider_d([slots[3][2]], [[slots[3][1]]])
+    assert cider_by_argument(details) == pytest.approx(np.mean([np.mean(arg0), arg1[0]]))
+    assert np.mean(arg0) != pytest.approx(np.mean(scores[:3]))  # not the corpus IDF
     assert np.isnan(cider_by_argument([]))
 
 
 def test_cider_per_verb_averages_each_verbs_slots_then_the_verbs() -> None:
-    """VidSitu's C-Vb: the slots grouped by their event's verb (slot[3]), CIDEr-D averaged
-    within each verb and then over verbs, whatever their argument types."""
+    """VidSitu's C-Vb: the slots grouped by their event's verb (slot[3]), CIDEr-D computed
+    within each verb and averaged over verbs, whatever their argument types."""
     slots = [("Arg0", "the man", "the man", "cut"), ("Arg1", "a cup", "a knife", "cut"),
              ("Arg0", "the man", "a man", "cut"), ("Arg1", "a door", "a door", "open")]
     details = [{"roles": slots[:2]}, {"roles": slots[2:]}]
-    scores = cider_d([s[2] for s in slots], [[s[1]] for s in slots])
-    assert cider_by_verb(details) == pytest.approx(np.mean([np.mean(scores[:3]), scores[3]]))
+    cut = cider_d([s[2] for s in slots[:3]], [[s[1]] for s in slots[:3]])
+    opened = cider_d([slots[3][2]], [[slots[3][1]]])
+    assert cider_by_verb(details) == pytest.approx(np.mean([np.mean(cut), opened[0]]))
     assert cider_by_verb(details) != pytest.approx(cider_by_argument(details))
-
-
-def test_lea_soft_weighs_each_slot_by_its_corpus_cider() -> None:
-    """Lea-S per item with every slot's CIDEr-D from the whole corpus (document frequencies
-    over both items), averaged over items."""
-    from xlebench.eval.lea import lea_soft
-
-    a = [("Arg0", "the man", "the man", "cut", [], 1), ("Arg0", "the man", "the man", "wash",
-                                                         [], 2),
-         ("Arg1", "a cup", "a knife", "cut", ["the cup"], 1)]
-    b = [("Arg0", "a woman", "the man", "open", [], 1), ("Arg1", "a door", "a door", "open",
-                                                         [], 1)]
-    slots = a + b
-    c = cider_d([s[2] for s in slots], [[s[1], *s[4]] for s in slots])
-    want = [lea_soft({(s[5], s[0]): s[1] for s in rows}, {(s[5], s[0]): s[2] for s in rows},
-                     {(s[5], s[0]): v for s, v in zip(rows, cs, strict=True)})
-            for rows, cs in ((a, c[:3]), (b, c[3:]))]
-    assert lea_soft_cider([{"roles": a}, {"roles": b}]) == pytest.approx(np.mean(want))
-    assert 0 < want[0] != want[1]
-
-
-def test_lea_soft_is_averaged_over_the_annotators_keys() -> None:
-    """VidSitu computes Lea-S against each annotator's key and averages: a reply that links
-    what annotator 1 linked scores 1 against that key and less against annotator 2's."""
-    from xlebench.eval.lea import lea_soft
-    from xlebench.eval.scorers.events import annotator_keys
-
-    events = [{"roles": {"Arg1": "onion"}, "roles_by_annotator": [{"Arg1": "onion"},
-                                                                  {"Arg1": "knife"}]},
-              {"roles": {"Arg1": "onion"}}]
-    keys = annotator_keys(events)
-    assert keys == [[[1, "Arg1", "onion"], [2, "Arg1", "onion"]],
-                    [[1, "Arg1", "knife"], [2, "Arg1", "onion"]]]
-    assert annotator_keys([{"roles": {"Arg1": "x"}}]) == []
-    rows = [("Arg1", "onion", "onion", "cut", ["knife"], 1),
-            ("Arg1", "onion", "onion", "cut", [], 2)]
-    other = [("Arg1", "bread", "bread", "eat", [], 1), ("Arg0", "man x", "man x", "eat", [], 1)]
-    details = [{"roles": rows, "keys": keys}, {"roles": other}]
-    c = cider_d([s[2] for s in rows + other], [[s[1], *s[4]] for s in rows + other])
-    weights = {(1, "Arg1"): c[0], (2, "Arg1"): c[1]}
-    said = {(1, "Arg1"): "onion", (2, "Arg1"): "onion"}
-    want = [lea_soft({(k, r): v for k, r, v in key}, said, weights) for key in keys]
-    assert want[0] > 0 == want[1]  # annotator 2 linked nothing: its singletons are missed
-    alone = lea_soft({(1, "Arg1"): "bread", (1, "Arg0"): "man x"},
-                     {(1, "Arg1"): "bread", (1, "Arg0"): "man x"},
-                     {(1, "Arg1"): c[2], (1, "Arg0"): c[3]})
-    assert lea_soft_cider(details) == pytest.approx((np.mean(want) + alone) / 2)

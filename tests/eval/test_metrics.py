@@ -111,15 +111,19 @@ def test_lea_matches_the_papers_worked_example() -> None:
     assert lea_soft(key, renamed, dict.fromkeys(key, 0.0)) == 0.0
 
 
-def test_lea_soft_weighs_precision_by_mean_cider_as_vidsitu_supplement_e1() -> None:
-    """VidSitu E.3: recall unchanged; precision sums |r| x mean C(r) x resolution(r) over
-    response entities. Key {a,b} {c}; response {a,b} with C 1 and 0.5, {c} with C 2."""
+def test_lea_soft_weighs_precision_as_coval_lea_soft() -> None:
+    """VidSitu's coval ``lea_soft``: recall unchanged; in precision a response entity adds
+    sum C(r) x |r| x resolution(r) over |r| x |r| (E.3's "the sum of cider scores in the
+    numerator and len of cider scores in the denominator", times the importance |r|).
+    Key {a,b} {c}; response {a,b} with C 1 and 0.5, {c} with C 2; a resolved pair and a
+    singleton weigh 4 and 1, not 2 and 1."""
     from xlebench.eval.lea import lea_soft
 
     key = {(1, "Arg0"): "x", (2, "Arg0"): "x", (3, "Arg1"): "y"}
     said = {(1, "Arg0"): "p", (2, "Arg0"): "p", (3, "Arg1"): "q", (4, "Arg1"): "extra"}
     cider = {(1, "Arg0"): 1.0, (2, "Arg0"): 0.5, (3, "Arg1"): 2.0}
     recall = 1.0  # both key entities fully resolved
-    precision = (2 * 0.75 * 1 + 1 * 2.0 * 1) / 3  # slot (4, Arg1) is not a key slot
+    precision = (1.5 * 2 * 1 + 2.0 * 1 * 1) / (2 * 2 + 1 * 1)  # (4, Arg1) is no key slot
+    assert precision != (2 * 0.75 + 1 * 2.0) / 3  # the |r|-weighted mean it is not
     assert lea_soft(key, said, cider) == pytest.approx(
         2 * recall * precision / (recall + precision))

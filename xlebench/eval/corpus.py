@@ -23,10 +23,17 @@ Prepared = tuple[np.ndarray, np.ndarray]
 @dataclass(frozen=True)
 class CorpusMetric:
     """``prepare(details)`` gives per-row numerators and denominators over keys; ``macro``
-    averages per-key ratios over keys with a denominator, else the totals are divided."""
+    averages per-key ratios over keys whose denominator exceeds ``threshold``, else the
+    totals are divided. A metric of sums that is no ratio (corpus BLEU, an F1 of summed
+    counts) gives ``combine``, a function of the summed rows."""
 
     prepare: Callable[[Sequence[dict]], Prepared]
     macro: bool = True
+    #: VidSitu's ``recall_macro_1_th_9`` keeps the verbs of more than 9 events
+    threshold: float = 0.0
+    combine: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    #: why the metric cannot be computed on this machine (one line), or None
+    unavailable: Callable[[], str | None] | None = None
 
     def __call__(self, details: Sequence[dict]) -> float:
         num, den = self.prepare(details)
@@ -35,9 +42,11 @@ class CorpusMetric:
     def values(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
         """The metric of each row of summed (num, den) matrices; NaN where nothing occurs."""
         with np.errstate(invalid="ignore", divide="ignore"):
+            if self.combine is not None:
+                return self.combine(num, den)
             if not self.macro:
                 return num.sum(1) / den.sum(1)
-            seen = den > 0
+            seen = den > self.threshold
             ratios = np.where(seen, num / np.where(seen, den, 1), 0.0)
             return ratios.sum(1) / seen.sum(1)
 
@@ -61,58 +70,68 @@ def _verbs(details: Sequence[dict], k: int = 5) -> Prepared:
                                        for gt, pred in d["events"] for v in set(gt)])
 
 
+def _event_hits(k: int) -> Callable[[Sequence[dict]], Prepared]:
+    """Per row: its events with a true verb among the top k predicted, over all its events
+    (an event without a true verb is a miss, as VidSitu's ``Per_Ev_Top_k`` counts it)."""
+    return lambda details: _matrix(details, lambda d: [
+        ("events", float(sum(bool(set(pred[:k]) & set(gt)) for gt, pred in d["events"])),
+         float(len(d["events"])))])
+
+
 def _relations(details: Sequence[dict]) -> Prepared:
     return _matrix(details, lambda d: [(gt, float(gt == pred), 1.0)
                                        for gt, pred in d["relations"]])
 
 
-def _slot_cider(details: Sequence[dict]) -> list[list[float]]:
-    """Each row's role slots' sentence CIDEr-D, in the order of ``d["roles"]``. Document
-    frequencies come from all the given rows; in a bootstrap resample they stay the cell's
+def slot_references(slot: Sequence) -> list[str]:
+    """A role slot's references: its value, then the other annotators' (``slot[4]``, where
+    items carry them), in annotator order."""
+    return [slot[1], *(slot[4] if len(slot) > 4 else [])]
+
+
+def _slot_cider(details: Sequence[dict], key: int | None = None) -> list[list[float]]:
+    """Each row's role slots' sentence CIDEr-D (pycocoevalcap's, on whitespace words), in the
+    order of ``d["roles"]``. Document frequencies come from the given rows' slots, or with
+    ``key`` from the slots of the same group (``slot[key]``: VidSitu reruns CIDEr inside each
+    argument type and verb for C-Arg and C-Vb); in a bootstrap resample they stay the cell's
     (the interval is over items, not over the IDF weights)."""
-    from xlebench.eval.cider import cider_d
+    from xlebench.eval.cider import cider_d, whitespace
 
-    slots = [slot for d in details for slot in d["roles"]]
-    # every annotator's value is a reference (slot[4]: the others', where items carry them)
-    scores = iter(cider_d([s[2] for s in slots],
-                          [[s[1], *(s[4] if len(s) > 4 else [])] for s in slots]))
-    return [[next(scores) for _ in d["roles"]] for d in details]
+    groups: dict[object, list[tuple[int, int]]] = {}
+    for r, d in enumerate(details):
+        for j, slot in enumerate(d["roles"]):
+            groups.setdefault(None if key is None else slot[key], []).append((r, j))
+    out = [[0.0] * len(d["roles"]) for d in details]
+    for members in groups.values():
+        slots = [details[r]["roles"][j] for r, j in members]
+        scores = cider_d([s[2] for s in slots], [slot_references(s) for s in slots],
+                         words=whitespace)
+        for (r, j), v in zip(members, scores, strict=True):
+            out[r][j] = v
+    return out
 
 
-def _cider(details: Sequence[dict], key: int = 0) -> Prepared:
-    """CIDEr-D per role slot, summed per argument type (``key`` 0) or per verb (3)."""
-    per_row = [[(slot[key], v, 1.0) for slot, v in zip(d["roles"], row, strict=True)]
-               for d, row in zip(details, _slot_cider(details), strict=True)]
+def _cider(details: Sequence[dict], key: int | None = None) -> Prepared:
+    """CIDEr-D per role slot, summed over every slot (``key`` None) or per argument type (0)
+    or verb (3), each group's CIDEr computed within the group."""
+    per_row = [[("all" if key is None else slot[key], v, 1.0)
+                for slot, v in zip(d["roles"], row, strict=True)]
+               for d, row in zip(details, _slot_cider(details, key), strict=True)]
     return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
 
 
-def _lea_soft(details: Sequence[dict]) -> Prepared:
-    """Per row, LEA-soft F1 over its window's slots (slot[5]: the event's number), each
-    response entity weighed by its mentions' CIDEr-D, averaged over the annotators' keys
-    (``keys``, where the window has several; else the first annotator's); the metric is the
-    mean over rows."""
-    from xlebench.eval.lea import lea_soft
-
-    def row(d: dict, cider: list[float]) -> list[tuple[str, float, float]]:
-        keys = [{(k, r): v for k, r, v in key} for key in d.get("keys", [])] or [
-            {(s[5], s[0]): s[1] for s in d["roles"]}]
-        said = {(s[5], s[0]): s[2] for s in d["roles"] if s[2]}
-        weights = {(s[5], s[0]): c for s, c in zip(d["roles"], cider, strict=True)}
-        f1 = [lea_soft(key, said, weights) for key in keys]
-        return [("all", sum(f1) / len(f1), 1.0)]
-    per_row = [row(d, c) for d, c in zip(details, _slot_cider(details), strict=True)]
-    return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
-
-
-#: VidSitu's macro verb Recall@5: per verb, the share of its events with it in the top 5.
+#: VidSitu's macro verb Recall@5: per verb, the share of its events with it in the top 5
+#: (``recall_macro_1_th_0``), and over the verbs of more than 9 events (``..._th_9``).
 verb_recall_macro = CorpusMetric(_verbs)
+verb_recall_macro_th9 = CorpusMetric(_verbs, threshold=9)
+#: VidSitu's ``Per_Ev_Top_1`` / ``Per_Ev_Top_5``: events with a true verb in the top k.
+event_acc1 = CorpusMetric(_event_hits(1), macro=False)
+event_acc5 = CorpusMetric(_event_hits(5), macro=False)
 #: VidSitu's relation metric: top-1 accuracy per true class, averaged over classes.
 class_averaged_accuracy = CorpusMetric(_relations)
 #: CIDEr-D over every role slot (VidSitu's micro average).
 cider_micro = CorpusMetric(_cider, macro=False)
-#: CIDEr-D averaged per argument type, then over types (VidSitu's C-Arg).
-cider_by_argument = CorpusMetric(_cider)
-#: CIDEr-D averaged per verb, then over verbs (VidSitu's C-Vb).
+#: CIDEr-D within each argument type, averaged over types (VidSitu's C-Arg).
+cider_by_argument = CorpusMetric(lambda details: _cider(details, key=0))
+#: CIDEr-D within each verb, averaged over verbs (VidSitu's C-Vb).
 cider_by_verb = CorpusMetric(lambda details: _cider(details, key=3))
-#: VidSitu's Lea-S: LEA with each response entity weighed by its mentions' CIDEr-D.
-lea_soft_cider = CorpusMetric(_lea_soft, macro=False)

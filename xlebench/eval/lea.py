@@ -1,139 +1,141 @@
-"""LEA, the link-based entity-aware co-reference metric (Moosavi and Strube, 2016), as VidSitu
-scores co-reference across the roles of a window's events (seed 002, section 6.1).
+"""Co-reference scores of role values across a window's events, as VidSitu's evaluator
+computes them with its pinned CoNLL scorer (TheShadow29/coval @ 2be2d07; seed 002, section
+6.1 and supplement E.1).
 
-Mentions are role slots (event, role); an entity is the set of slots one value fills —
-exactly the same string, as VidSitu links predicted arguments. For key entities K (the
-annotation's) and response entities R (the reply's)::
+Mentions are role slots (event, role), every role VidSitu scores, the scene (AScn) included;
+an entity is the set of slots one value fills, exactly the same string (VidSitu links
+predicted arguments by exact match). Each score is a pair of sums per document (window) —
+precision's numerator and denominator over the response's entities, recall's over the key's
+— and the corpus score is the F1 of the sums over every window (`f1`), as coval's
+``Evaluator`` accumulates them:
 
-    link(e)        = |e| (|e| - 1) / 2        (a singleton links to itself: 1)
-    resolution(k)  = sum over r of link(k & r) / link(k)
-    recall         = sum over k of |k| resolution(k) / sum over k of |k|
-    precision      = the same with K and R swapped;  F1 their harmonic mean
+- **LEA** (Moosavi and Strube, 2016): an entity of n mentions weighs n and is resolved by the
+  share of its n(n-1)/2 links the other side keeps (a singleton: 1 when the other side holds
+  the same singleton).
+- **LEA-soft** (VidSitu's Lea-S): recall as LEA's; in precision a response entity's numerator
+  is the sum of its mentions' CIDEr-D times n times its resolution and its denominator n x n
+  (coval's ``lea_soft``: "the sum of cider scores in the numerator and len of cider scores in
+  the denominator"), so an entity linked right with wrong words scores low.
+- **MUC** (links kept), **B³** (per mention, the share of its entity the other side's holds)
+  and **CEAFe** (entities aligned one to one for the most phi4 = 2|k & r| / (|k| + |r|), over
+  the number of entities of each side). Luo's (2005) example scores MUC 94.7, B³ 86.5, CEAFe
+  73.3 (tests/eval/test_coref.py).
 
-A singleton key is resolved when the response holds the same singleton. **LEA-soft**
-(VidSitu's Lea-S, supplement E.1) keeps recall and weighs each response entity's importance
-in the precision by the mean CIDEr-D of its mentions ("the sum of cider scores in the
-numerator and len of cider scores in the denominator")::
-
-    precision_soft = sum over r of |r| mean_C(r) resolution(r) / sum over r of |r|
-
-so a response that links the right slots with wrong words no longer scores as if it were
-right. C is each slot's sentence CIDEr-D against its references, in pycocoevalcap's units
-(as VidSitu's evaluator reads ``cider_sent``): a mean above 1 can lift precision above LEA's.
-The per-slot scores need the corpus's document frequencies, so LEA-soft is a corpus metric
-(`xlebench.eval.corpus.lea_soft_cider`).
-
-Beside LEA, the three scores of the CoNLL scorer VidSitu's co-reference table sits beside:
-**MUC** (links: a key entity of n mentions split into p parts by the response loses p - 1 of
-its n - 1 links), **B³** (per mention, the share of its entity the other side's entity
-holds) and **CEAFe** (entities aligned one to one for the most φ4 = 2|k ∩ r| / (|k| + |r|),
-over the number of key / response entities), each an F1 of recall (key against response) and
-precision (the reverse). Luo's (2005) example scores MUC 94.7, B³ 86.5, CEAFe 73.3
-(tests/eval/test_coref.py).
+`lea`, `muc`, ... score one document; `xlebench.eval.corpus_coref` sums windows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
 
 Slot = tuple[int, str]
+Cluster = list[Slot]
+#: (precision numerator, precision denominator, recall numerator, recall denominator)
+Counts = tuple[float, float, float, float]
 
 
-def entities(values: Mapping[Slot, str]) -> dict[str, frozenset[Slot]]:
-    """Slots grouped by the value that fills them (scene roles left out: a place shared by a
-    whole window is not an entity)."""
-    out: dict[str, set[Slot]] = {}
+def clusters(values: Mapping[Slot, str]) -> list[Cluster]:
+    """Slots grouped by the exact value that fills them, in first-seen order."""
+    out: dict[str, Cluster] = {}
     for slot, value in values.items():
-        if value and slot[1] != "AScn":
-            out.setdefault(value.strip().lower(), set()).add(slot)
-    return {v: frozenset(s) for v, s in out.items()}
+        out.setdefault(value, []).append(slot)
+    return list(out.values())
 
 
-def _link(n: int) -> float:
-    return n * (n - 1) / 2
+def _owner(side: Sequence[Cluster]) -> dict[Slot, int]:
+    return {m: i for i, c in enumerate(side) for m in c}
 
 
-def _side(a: Mapping[str, frozenset[Slot]], b: Mapping[str, frozenset[Slot]],
-          importance: Mapping[str, float] | None = None) -> float:
-    """LEA's recall of ``a`` by ``b`` (swap them for precision); ``importance`` scales each
-    entity of ``a`` in the numerator only (LEA-soft)."""
-    total = sum(len(e) for e in a.values())
-    if not total:
-        return 0.0
-    score = 0.0
-    for va, ea in a.items():
-        if len(ea) == 1:
-            res = float(any(eb == ea for eb in b.values()))
+def _lea_side(a: Sequence[Cluster], b: Sequence[Cluster],
+              cider: Mapping[Slot, float] | None = None) -> tuple[float, float]:
+    """LEA's sums of ``a``'s entities resolved by ``b``; with ``cider``, LEA-soft's."""
+    owner = _owner(b)
+    num = den = 0.0
+    for c in a:
+        if len(c) == 1:
+            links, kept = 1.0, float(c[0] in owner and len(b[owner[c[0]]]) == 1)
         else:
-            res = sum(_link(len(ea & eb)) for eb in b.values()) / _link(len(ea))
-        score += len(ea) * res * (1.0 if importance is None else importance[va])
-    return score / total
+            links = len(c) * (len(c) - 1) / 2
+            kept = float(sum(m in owner and m2 in owner and owner[m] == owner[m2]
+                             for i, m in enumerate(c) for m2 in c[i + 1:]))
+        if cider is None:
+            num, den = num + len(c) * kept / links, den + len(c)
+        else:
+            weight = sum(cider.get(m, 0.0) for m in c)
+            num, den = num + weight * len(c) * kept / links, den + len(c) * len(c)
+    return num, den
 
 
-def lea(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
-    """LEA F1 of the response's co-reference against the key's."""
-    k, r = entities(key), entities(response)
-    return _f1(_side(k, r), _side(r, k))
+def _muc_side(a: Sequence[Cluster], b: Sequence[Cluster]) -> tuple[float, float]:
+    owner = _owner(b)
+    kept = links = 0
+    for c in a:
+        links += len(c) - 1
+        kept += len(c) - len({owner.get(m, ("alone", m)) for m in c})
+    return float(kept), float(links)
+
+
+def _b3_side(a: Sequence[Cluster], b: Sequence[Cluster]) -> tuple[float, float]:
+    owner = _owner(b)
+    num = den = 0.0
+    for c in a:
+        shared = Counter(owner[m] for m in c if m in owner)
+        num += sum(k * k for k in shared.values()) / len(c)
+        den += len(c)
+    return num, den
+
+
+def _ceafe(key: Sequence[Cluster], response: Sequence[Cluster]) -> Counts:
+    from scipy.optimize import linear_sum_assignment
+
+    phi = np.array([[2 * len(set(k) & set(r)) / (len(k) + len(r)) for r in response]
+                    for k in key]).reshape(len(key), len(response))
+    rows, cols = linear_sum_assignment(-phi)
+    best = float(phi[rows, cols].sum())
+    return best, float(len(response)), best, float(len(key))
+
+
+def _sides(side: Callable[[Sequence[Cluster], Sequence[Cluster]], tuple[float, float]]
+           ) -> Callable[[Sequence[Cluster], Sequence[Cluster]], Counts]:
+    return lambda k, r: (*side(r, k), *side(k, r))
+
+
+#: one document's counts per metric, from (key clusters, response clusters)
+COUNTS: dict[str, Callable[[Sequence[Cluster], Sequence[Cluster]], Counts]] = {
+    "lea": _sides(_lea_side), "muc": _sides(_muc_side), "b3": _sides(_b3_side),
+    "ceafe": _ceafe}
+
+
+def lea_soft_counts(key: Sequence[Cluster], response: Sequence[Cluster],
+                    cider: Mapping[Slot, float]) -> Counts:
+    """LEA-soft's counts: precision weighed by the response's mentions' CIDEr-D."""
+    return (*_lea_side(response, key, cider), *_lea_side(key, response))
+
+
+def f1(p_num: float, p_den: float, r_num: float, r_den: float) -> float:
+    """coval's F1 of summed counts (0 where a side is empty)."""
+    p = p_num / p_den if p_den else 0.0
+    r = r_num / r_den if r_den else 0.0
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _one(metric: str) -> Callable[[Mapping[Slot, str], Mapping[Slot, str]], float]:
+    def score(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
+        return f1(*COUNTS[metric](clusters(key), clusters(response)))
+    score.__name__ = metric
+    score.__doc__ = f"{metric} F1 of one document's response against its key."
+    return score
+
+
+lea, muc, b_cubed, ceaf_e = _one("lea"), _one("muc"), _one("b3"), _one("ceafe")
 
 
 def lea_soft(key: Mapping[Slot, str], response: Mapping[Slot, str],
              cider: Mapping[Slot, float]) -> float:
-    """LEA-soft F1: LEA's recall, the precision with each response entity's importance
-    times the mean of ``cider`` (per slot) over its mentions. Only the key's slots are
-    mentions of the response, as VidSitu's evaluator builds them."""
-    k = entities(key)
-    r = entities({slot: v for slot, v in response.items() if slot in key})
-    mean_c = {v: sum(cider.get(m, 0.0) for m in e) / len(e) for v, e in r.items()}
-    return _f1(_side(k, r), _side(r, k, mean_c))
-
-
-def _f1(recall: float, precision: float) -> float:
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-
-
-def _muc_side(a: Mapping[str, frozenset[Slot]], b: Mapping[str, frozenset[Slot]]) -> float:
-    links = sum(len(e) - 1 for e in a.values())
-    if not links:
-        return 0.0
-    owner = {m: v for v, e in b.items() for m in e}
-    kept = 0
-    for e in a.values():
-        parts = {owner.get(m, ("alone", m)) for m in e}  # a mention b lacks is its own part
-        kept += len(e) - len(parts)
-    return kept / links
-
-
-def muc(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
-    """MUC F1 (Vilain et al., 1995): the links kept."""
-    k, r = entities(key), entities(response)
-    return _f1(_muc_side(k, r), _muc_side(r, k))
-
-
-def _b3_side(a: Mapping[str, frozenset[Slot]], b: Mapping[str, frozenset[Slot]]) -> float:
-    total = sum(len(e) for e in a.values())
-    if not total:
-        return 0.0
-    return sum(len(ea & eb) ** 2 / len(ea) for ea in a.values() for eb in b.values()) / total
-
-
-def b_cubed(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
-    """B³ F1 (Bagga and Baldwin, 1998), as the CoNLL scorer sums it over entity pairs."""
-    k, r = entities(key), entities(response)
-    return _f1(_b3_side(k, r), _b3_side(r, k))
-
-
-def ceaf_e(key: Mapping[Slot, str], response: Mapping[Slot, str]) -> float:
-    """Entity CEAF F1 (Luo, 2005) with φ4, the entities aligned by a maximum-weight matching."""
-    import networkx as nx
-
-    k, r = list(entities(key).values()), list(entities(response).values())
-    if not k or not r:
-        return 0.0
-    graph = nx.Graph()
-    for i, ek in enumerate(k):
-        for j, er in enumerate(r):
-            if ek & er:
-                graph.add_edge(("k", i), ("r", j), weight=2 * len(ek & er) / (len(ek) + len(er)))
-    best = sum(graph.edges[a, b]["weight"] for a, b in nx.max_weight_matching(graph))
-    return _f1(best / len(k), best / len(r))
-
+    """LEA-soft F1 of one document; only the key's slots are the response's mentions, as
+    VidSitu's evaluator builds them."""
+    said = {slot: v for slot, v in response.items() if slot in key}
+    return f1(*lea_soft_counts(clusters(key), clusters(said), cider))

@@ -153,47 +153,6 @@ def _stemmer() -> _MemoStemmer:
     return _MemoStemmer()
 
 
-_TOKEN = __import__("re").compile(r"[a-z0-9]+")
-
-
-class _NoSynonyms:
-    """WordNet's place in METEOR, empty: the corpus cannot be downloaded here, so METEOR
-    matches exact words and Porter stems only (its synonym stage finds nothing)."""
-
-    @staticmethod
-    def synsets(*_args: object, **_kw: object) -> list:
-        return []
-
-
-def bleu4(pred: str, ref: str) -> float:
-    """Sentence BLEU-4 (nltk; uniform 1-4-gram weights, smoothing method 1 so a missing
-    4-gram is not an automatic 0) over lower-cased word tokens."""
-    return bleu_n(pred, ref, 4)
-
-
-def bleu_n(pred: str, ref: str, n: int) -> float:
-    """Sentence BLEU@n (uniform weights over 1..n-grams, nltk's smoothing 1) over lower-cased
-    word tokens: VidSitu's BLEU@1 / BLEU@2 of role values."""
-    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-
-    p, r = _TOKEN.findall(pred.lower()), _TOKEN.findall(ref.lower())
-    if not p or not r:
-        return 0.0
-    return round(float(sentence_bleu([r], p, weights=(1 / n,) * n,
-                                     smoothing_function=SmoothingFunction().method1)), 10)
-
-
-def meteor(pred: str, ref: str) -> float:
-    """METEOR (nltk's, alpha 0.9, beta 3, gamma 0.5) over lower-cased word tokens, exact and
-    Porter-stem matches (no WordNet synonyms: see `_NoSynonyms`)."""
-    from nltk.translate.meteor_score import meteor_score
-
-    p, r = _TOKEN.findall(pred.lower()), _TOKEN.findall(ref.lower())
-    if not p or not r:
-        return 0.0
-    return round(float(meteor_score([r], p, wordnet=_NoSynonyms())), 10)
-
-
 def porter_stem(word: str) -> str:
     """rouge-score's Porter stemmer on one word, whatever its length (its tokenizer leaves
     words of three letters or fewer alone: "fry", "fries" -> "fry", "fri")."""
@@ -310,21 +269,28 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("iog", "mean", True, "MultiHop-EgoQA's mIoG as its evaluator computes it"),
     Metric("iou@0.3", "mean", True, "share of items whose evaluator IoU is above 0.3 (strict)"),
     Metric("sent_sim", "mean", True, "cosine of MiniLM sentence vectors of answer texts, x1"),
-    Metric("verb_r5", "corpus", True, "macro verb Recall@5 over verbs (VidSitu)"),
-    Metric("acc@1", "mean", True, "share of events whose top verb is a true verb"),
-    Metric("acc@5", "mean", True, "share of events with a true verb among the top 5"),
-    Metric("rouge_args", "mean", True, "ROUGE-L of predicted vs true role values (given the "
-           "true verbs)"),
-    Metric("bleu1_args", "mean", True, "BLEU@1 of predicted vs true role values, the best "
-           "reference per slot (VidSitu; nltk, smoothing 1)"),
-    Metric("bleu2_args", "mean", True, "BLEU@2 of predicted vs true role values, the best "
-           "reference per slot"),
-    Metric("meteor_args", "mean", True, "METEOR of predicted vs true role values, the best "
-           "reference per slot (no WordNet synonyms)"),
+    Metric("verb_r5", "corpus", True, "macro verb Recall@5 over verbs (VidSitu's "
+           "recall_macro_1_th_0)"),
+    Metric("verb_r5_th9", "corpus", True, "macro verb Recall@5 over the verbs of more than 9 "
+           "events (VidSitu's recall_macro_1_th_9, the paper's headline)"),
+    Metric("acc@1", "corpus", True, "share of all events whose top verb is a true verb "
+           "(VidSitu's Per_Ev_Top_1: an event without a true verb is a miss)"),
+    Metric("acc@5", "corpus", True, "share of all events with a true verb among the top 5 "
+           "(VidSitu's Per_Ev_Top_5)"),
+    Metric("rouge_args", "corpus", True, "ROUGE-L of role values given the true verbs, "
+           "pycocoevalcap's (beta 1.2, best reference), mean over all role slots (VidSitu)"),
+    Metric("bleu1_args", "corpus", True, "corpus BLEU@1 of role values over all role slots "
+           "(pycocoevalcap, closest reference length; VidSitu)"),
+    Metric("bleu2_args", "corpus", True, "corpus BLEU@2 of role values over all role slots "
+           "(pycocoevalcap; VidSitu)"),
+    Metric("meteor_args", "corpus", True, "corpus METEOR 1.5 of role values over all role "
+           "slots (pycocoevalcap's Java Meteor; VidSitu)"),
     Metric("cider_d", "corpus", True, "CIDEr-D of role values given the true verbs, over all "
-           "role slots (VidSitu's C)"),
-    Metric("cider_d_arg", "corpus", True, "CIDEr-D averaged per argument type (C-Arg)"),
-    Metric("cider_d_verb", "corpus", True, "CIDEr-D averaged per verb (C-Vb)"),
+           "role slots (VidSitu's C; pycocoevalcap on whitespace words)"),
+    Metric("cider_d_arg", "corpus", True, "CIDEr-D computed within each argument type, "
+           "averaged over types (VidSitu's C-Arg)"),
+    Metric("cider_d_verb", "corpus", True, "CIDEr-D computed within each verb, averaged over "
+           "verbs (VidSitu's C-Vb)"),
     Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes"),
     Metric("relation_item_acc", "mean", True, "share of an item's relations right"),
     Metric("gem_judge", "mean", True, "share of replies an LLM judge calls equivalent to the "
@@ -332,16 +298,26 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
     Metric("score10_judge", "mean", True, "LLM judge's 1-10 grade / 10 (MultiHop-EgoQA)"),
     Metric("acc", "mean", True, "share of multiple-choice items answered with the right "
            "option (chance: 1 / options, 20% for five)"),
-    Metric("bleu4", "mean", True, "sentence BLEU-4 of the answer text (nltk, smoothing 1)"),
-    Metric("meteor", "mean", True, "METEOR of the answer text (nltk; exact and stem matches, "
-           "no WordNet synonyms)"),
-    Metric("cider_d_answer", "mean", True, "CIDEr-D of the answer text, document frequencies "
-           "over the subtask's references"),
-    Metric("lea", "mean", True, "LEA F1 of the co-reference of role values across a window's "
-           "events (exact strings; VidSitu)"),
+    Metric("bleu4", "corpus", True, "corpus BLEU-4 of the answer texts (pycocoevalcap, "
+           "closest reference length; MultiHop-EgoQA's BLEU-4)"),
+    Metric("meteor", "corpus", True, "corpus METEOR 1.5 of the answer texts (pycocoevalcap's "
+           "Java Meteor; MultiHop-EgoQA's METEOR)"),
+    Metric("rougeL_coco", "corpus", True, "ROUGE-L of the answer texts as pycocoevalcap "
+           "computes it (beta 1.2, whitespace words), mean over items (MultiHop-EgoQA's "
+           "ROUGE-L)"),
+    Metric("cider_d_answer", "mean", True, "CIDEr-D of the answer text (pycocoevalcap on "
+           "whitespace words), document frequencies over the subtask's references; the mean "
+           "is MultiHop-EgoQA's CIDEr"),
+    Metric("lea", "corpus", True, "LEA F1 of the co-reference of role values across a window's "
+           "events, counts summed over windows, mean over annotators' keys (VidSitu, coval)"),
     Metric("lea_soft", "corpus", True, "VidSitu's Lea-S: LEA with each predicted entity's "
-           "precision weighed by its mentions' mean CIDEr-D (pycocoevalcap units: an exact "
-           "reply can exceed 100), averaged over the annotators' keys, mean over items"),
+           "precision weighed by its mentions' CIDEr-D as coval's lea_soft (pycocoevalcap "
+           "units: an exact reply can exceed 100), summed over windows, mean over annotators"),
+    Metric("muc", "corpus", True, "MUC F1 of role-value co-reference, summed over windows, "
+           "mean over annotators' keys (VidSitu's supplement, coval)"),
+    Metric("b3", "corpus", True, "B-cubed F1 of role-value co-reference (VidSitu, coval)"),
+    Metric("ceafe", "corpus", True, "entity CEAF F1 of role-value co-reference (VidSitu, "
+           "coval)"),
     Metric("answer_acc", "mean", True, "share of short answers equivalent to the reference by "
            "the rule of their shape: the exact count, the exact order, token F1 >= 0.5 "
            "otherwise (xlebench.eval.scorers.short)"),

@@ -61,7 +61,8 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
         row = make_row(item, recipe, status or "ok",
                    scores if scores is not None else recipe.scorer.worst(item, s), response)
         if hasattr(recipe.scorer, "details"):  # what corpus-level metrics are computed from
-            row["details"] = recipe.scorer.details(item, response if scores else None)
+            reply = response if scores is not None else None
+            row["details"] = recipe.scorer.details(item, reply)
         rows.append(row)
     _finish(rows, items, recipes, s, bertscorer)
     return rows

@@ -67,8 +67,9 @@ def _corpus_estimate(rows: Sequence[dict], fn: Any, n_boot: int, seed: int
                      ) -> dict[str, Any]:
     """A metric of the whole set of rows (a `CorpusMetric`), its interval by resampling source
     videos: each resample sums the videos' prepared vectors (a matrix product) and divides."""
-    num, den = fn.prepare([r["details"] for r in rows])
-    value = fn([r["details"] for r in rows]) if rows else float("nan")
+    details = [r.get("details", {}) for r in rows]  # expected values of a random strategy
+    num, den = fn.prepare(details)                   # have none
+    value = fn(details) if rows else float("nan")
     keys = sorted({cluster(r) for r in rows})
     ci = None
     if len(keys) >= 2 and n_boot > 0:
@@ -85,7 +86,12 @@ def _corpus_estimate(rows: Sequence[dict], fn: Any, n_boot: int, seed: int
 
 def estimate(rows: Sequence[dict], metric: str, n_boot: int, seed: int,
              corpus: Any = None) -> dict[str, Any]:
+    """The metric's value over rows, its n and interval. A corpus metric that cannot run on
+    this machine (METEOR 1.5 without Java) has no value and says why (``unavailable``)."""
     if corpus is not None:
+        reason = corpus.unavailable() if getattr(corpus, "unavailable", None) else None
+        if reason:
+            return {"mean": None, "n": len(rows), "ci95": None, "unavailable": reason}
         return _corpus_estimate(rows, corpus, n_boot, seed)
     vals = _values(rows, metric)
     total = sum(w for _, _, w in vals)
@@ -305,12 +311,17 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
         lines.append(f"| {sub} | – | {why} |" + " |" * (len(cols) + 2))
     extra = [(sub, m, cells["all"]) for sub, metrics in table.get("extra", {}).items()
              for m, cells in metrics.items() if cells["all"].get("mean") is not None]
+    missing = sorted({f"{m}: {cells['all']['unavailable']}" for metrics in
+                      table.get("extra", {}).values() for m, cells in metrics.items()
+                      if cells["all"].get("unavailable")})
     if extra:
         lines += ["", "| subtask | secondary metric | all | floor | paper protocol |",
                   "|---|---|---|---|---|"]
         judged = _judge_labels(table.get("judge_check"))
         lines += [f"| {sub} | {judged.get(m, m)} | {_fmt(c)} | {_fmt(c['floor'])} | "
                   f"{_fmt(c['paper'])} |" for sub, m, c in extra]
+    if missing:
+        lines += ["", *(f"Not computed here: {m}" for m in missing)]
     tags = tag_lines(table)
     if tags:
         lines += ["", "Per tag (Neptune's capability, MultiHop-EgoQA's category; primary "

@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval.cider import cider_d
-from xlebench.eval.metrics import bleu4, grounding_scores, meteor, rouge_l, rouge_l_content
+from xlebench.eval import corpus_text
+from xlebench.eval.cider import cider_d, whitespace
+from xlebench.eval.corpus import CorpusMetric
+from xlebench.eval.metrics import grounding_scores, rouge_l, rouge_l_content
 from xlebench.eval.parse import clock_spans, grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
@@ -50,10 +52,10 @@ def split_evidence(reply: str, clip_start_s: float | None = None
 
 
 def _text_scores(text: str, ref: str) -> dict[str, float]:
-    """The answer text against the reference: ROUGE-L (the paper's), ROUGE-L over content
-    words (a template's skeleton of function words scores nothing), BLEU-4, METEOR."""
-    return {"rougeL": rouge_l(text, ref), "rougeL_content": rouge_l_content(text, ref),
-            "bleu4": bleu4(text, ref), "meteor": meteor(text, ref)}
+    """The answer text against the reference, per item: ROUGE-L (rouge-score's, stemmed) and
+    ROUGE-L over content words (a template's skeleton of function words scores nothing).
+    The paper's BLEU-4, METEOR and ROUGE-L are corpus scores (`GroundedAnswer.corpus`)."""
+    return {"rougeL": rouge_l(text, ref), "rougeL_content": rouge_l_content(text, ref)}
 
 
 def _fit(train: Sequence[dict]) -> dict:
@@ -73,8 +75,11 @@ def _reply(item: dict, model: dict, text: str) -> str:
 class GroundedAnswer(Base):
     """Evidence spans scored by IoU / IoP / IoG and IoU@0.3, as the paper's evaluator computes
     them (``iou``...) and over the merged unions (``iou_merged``..., the headline); the answer
-    text (tokens stripped) by ROUGE-L and Sent.Sim (100 x cosine of MiniLM vectors, stored as
-    a share), except for time-only items, whose answer is the spans alone. Blind panel: random
+    text (tokens stripped) as ``evaluate_answering.py`` scores it — BLEU-4, METEOR 1.5 and
+    ROUGE-L (``rougeL_coco``) of pycocoevalcap over the answered items, CIDEr
+    (``cider_d_answer``) and Sent.Sim (100 x cosine of MiniLM vectors, stored as a share) —
+    beside rouge-score's ROUGE-L and its content-word variant; except for time-only items,
+    whose answer is the spans alone. Blind panel: random
     spans of other logs' widths and count with a generic text; spans where other logs' answers
     sit, with their best constant text or with the question echoed back."""
 
@@ -82,19 +87,43 @@ class GroundedAnswer(Base):
     GENERIC = "You did it several times."
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:
+        """A reply without spans still answers in words where the question asks for them:
+        its text is scored, its spans as the evaluator scores an empty ``T`` (left out of
+        mIoU/mIoP/mIoG, a miss of IoU@0.3) and 0 in the merged measure."""
         text, spans = split_evidence(reply, item["period"]["start_s"])
-        if not spans:
+        time_only = item["answer"].get("time_only")
+        if not spans and (time_only or not text.strip()):
             return None
-        out = grounding_scores(spans, item["answer"]["spans"], item["period"]["start_s"])
-        if not item["answer"].get("time_only"):
+        out = (grounding_scores(spans, item["answer"]["spans"], item["period"]["start_s"])
+               if spans else self._no_spans())
+        if not time_only:
             out.update(_text_scores(text, split_evidence(item["answer"]["text"])[0]))
         return out
 
+    @staticmethod
+    def _no_spans() -> dict[str, float]:
+        """The evaluator skips a prediction without spans in its means (``num_failed``) and
+        counts it in IoU@0.3's denominator; the merged measure scores it 0."""
+        return {"iou": float("nan"), "iop": float("nan"), "iog": float("nan"),
+                "iou@0.3": 0.0, **dict.fromkeys(("iou_merged", "iop_merged", "iog_merged",
+                                                 "iou_merged@0.3"), 0.0)}
+
+    def details(self, item: dict, reply: str | None) -> dict:
+        """The answer text and its reference (none for a time-only item): what the corpus
+        BLEU-4, METEOR and ROUGE-L read. A reply that scored nothing answers ""."""
+        if item["answer"].get("time_only"):
+            return {}
+        text = split_evidence(reply, item["period"]["start_s"])[0] if reply else ""
+        return {"answer": [text, split_evidence(item["answer"]["text"])[0]]}
+
+    def corpus(self) -> dict[str, CorpusMetric]:
+        return {"bleu4": corpus_text.answer_bleu4, "meteor": corpus_text.answer_meteor,
+                "rougeL_coco": corpus_text.answer_rouge}
+
     def worst(self, item: dict, s: ScoreSettings) -> dict[str, float]:
-        out = dict.fromkeys(("iou", "iop", "iog", "iou@0.3", "iou_merged", "iop_merged",
-                             "iog_merged", "iou_merged@0.3"), 0.0)
+        out = self._no_spans()
         if not item["answer"].get("time_only"):
-            out.update(rougeL=0.0, rougeL_content=0.0, bleu4=0.0, meteor=0.0, cider_d_answer=0.0,
+            out.update(rougeL=0.0, rougeL_content=0.0, cider_d_answer=0.0,
                        **({"sent_sim": 0.0} if s.bertscore else {}))
         return out
 
@@ -130,8 +159,9 @@ class GroundedAnswer(Base):
 
 
 def _cider_answers(rows: list[dict], items: Sequence[dict]) -> None:
-    """CIDEr-D of each answer text (MultiHop-EgoQA's table), document frequencies over every
-    reference of the subtask; a row that is not ``ok`` answers nothing (0). Rows whose
+    """CIDEr-D of each answer text (MultiHop-EgoQA's table: pycocoevalcap's ``Cider`` on
+    whitespace words, whose corpus score is the mean of these), document frequencies over
+    every reference of the subtask; a row that is not ``ok`` answers nothing (0). Rows whose
     scores are expected values of a random strategy (no reply) are left alone."""
     todo = [(r, it) for r, it in zip(rows, items, strict=True)
             if not it["answer"].get("time_only")
@@ -140,5 +170,5 @@ def _cider_answers(rows: list[dict], items: Sequence[dict]) -> None:
         return
     cands = [split_evidence(r["response"])[0] if r["status"] == "ok" else "" for r, _ in todo]
     refs = [[split_evidence(it["answer"]["text"])[0]] for _, it in todo]
-    for (r, _), v in zip(todo, cider_d(cands, refs), strict=True):
+    for (r, _), v in zip(todo, cider_d(cands, refs, words=whitespace), strict=True):
         r["scores"]["cider_d_answer"] = v

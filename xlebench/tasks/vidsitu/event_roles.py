@@ -59,6 +59,7 @@ def human(item: dict) -> tuple[dict, str] | None:
     kept, lines = [], []
     for k, e in enumerate(events, start=1):
         refs = e.get("references") or []
+        e = {f: v for f, v in e.items() if f != "roles_by_annotator"}  # the reply is one
         kept.append({**e, "references": refs[1:]} if refs else {**e, "roles": {},
                                                                   "references": []})
         said = "; ".join(f"{r}: {refs[0][r]}" for r in ROLES if refs and refs[0].get(r))
