@@ -141,3 +141,29 @@ def test_clustered_bootstrap_resamples_logs() -> None:
     assert 0.0 <= lo < 0.5 < hi <= 1.0
     assert clustered_ci(values, 500, seed=0) == (lo, hi), "seeded: reproducible"
     assert clustered_ci([("a", 1.0, 1.0)], 100, 0) is None, "one cluster: no interval"
+
+
+def test_the_papers_layout_is_one_setting_away() -> None:
+    """``eval.layout=paper`` prints X-LeBench's Table 5 metrics (ROUGE-L and BERTScore per
+    length for the summaries) in the main table; the validity headline (content-word
+    ROUGE-L) moves to the secondary metrics, where the default layout has ROUGE-L."""
+    items = ITEMS + [_item(8, "single_summary", "long", "b", text="C washes the car.")]
+    responses = {**RESPONSES, "b-single_summary-8": "C washes a red car."}
+    settings = ScoreSettings(**{**vars(SETTINGS), "bertscore": True})
+    from xlebench.eval.bertscore import BERTScorer
+
+    rows = score_items(items, responses, RECIPES, settings, BERTScorer())
+    t = results_table(rows, panel_rows(items, RECIPES, SETTINGS, seed=0, draws=4),
+                      groups=GROUPS, n_boot=50, seed=1)
+    t["paper_metrics"] = {n: list(r.paper_layout) for n, r in RECIPES.items()}
+    main = [ln for ln in to_markdown(t).split("\n\n")[0].splitlines() if "single_summary" in ln]
+    assert [ln.split("|")[2].strip() for ln in main] == ["rougeL_content"]
+    t["layout"] = "paper"
+    text = to_markdown(t)
+    main, secondary = text.split("\n\n")[1], text.split("\n\n")[2]
+    rows_shown = [ln.split("|")[2].strip() for ln in main.splitlines() if "single_summary" in ln]
+    assert rows_shown == ["rougeL", "bertscore_f1"]
+    assert "| single_summary | rougeL_content |" in secondary
+    assert "| object_retrieval | R@5,0.3 |" in main  # a headline that is the paper's stays
+    short, long = (t["extra"]["single_summary"]["rougeL"][c]["mean"] for c in ("short", "long"))
+    assert short == 1.0 and 0 < long < 1  # per length, as the paper prints them

@@ -75,6 +75,8 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str], *, bertsco
                           corpus=corpus_metrics(recipes),
                           n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed)
     table["bertscore"] = scorer.describe() if scorer is not None else None
+    table.update(layout=defaults["layout"],
+                 paper_metrics={n: list(r.paper_layout) for n, r in recipes.items()})
     return {"table": table, "rows": rows}
 
 
@@ -105,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="write table.json, table.md and scores.jsonl here (a new folder)")
     ap.add_argument("--no-bertscore", action="store_true")
     ap.add_argument("--bootstrap", type=int, default=None)
+    ap.add_argument("--layout", choices=("validity", "paper"), default=None,
+                    help="the printed table's metrics: each subtask's headline (default) or "
+                         "each paper's own, as its results table prints them")
     ap.add_argument("--allow-partial", action="store_true",
                     help="score items the file does not predict as wrong answers (refused "
                          "without it)")
@@ -117,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.layout:
+        res["table"]["layout"] = args.layout
     md = to_markdown(res["table"], f"predictions-{args.predictions.stem}")
     if args.out is not None:
         write_json(args.out / "table.json", res["table"])

@@ -61,6 +61,11 @@ class EvalConfig:
     judges: list[str] = knob(factory=list, choices=("gem", "score10"), each=True)
     judging: JudgingConfig = field(default_factory=JudgingConfig)
     bootstrap: int = knob(1000, ge=0, le=100_000)
+    #: The printed results table: ``validity`` (each subtask's headline, e.g. content-word
+    #: ROUGE-L for summaries, which a template cannot score) or ``paper`` (each paper's own
+    #: metrics as its results table prints them: X-LeBench's Table 5 shows ROUGE-L and
+    #: BERTScore per length). Both are in table.json either way.
+    layout: str = knob("validity", choices=("validity", "paper"))
     record_s: float = knob(30.0, gt=0, le=3600)
     #: Captions for socratic / retrieve_socratic: the Ego4D narrations (an oracle) or the
     #: configured vlm describing 30-s source segments (render.frames.segment_fps, 560x420).

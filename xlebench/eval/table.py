@@ -294,23 +294,47 @@ def _judge_labels(check: Mapping[str, Any] | None) -> dict[str, str]:
             for j in (check or {}).get("judges", {}).values()}
 
 
+def _main_rows(table: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(subtask, cells by column) of the main table: each subtask's headline, or with
+    ``layout: paper`` one row per metric its paper prints (those this table has)."""
+    if table.get("layout") != "paper":
+        return list(table["rows"].items())
+    out = []
+    for sub, cells in table["rows"].items():
+        for m in table.get("paper_metrics", {}).get(sub) or [cells["all"]["metric"]]:
+            found = cells if m == cells["all"]["metric"] else table["extra"].get(sub, {}).get(m)
+            if found and found["all"].get("mean") is not None:
+                out.append((sub, found))
+    return out
+
+
 def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = ()) -> str:
     cols = table["columns"]
     lines = ([f"### {title}", ""] if title else []) + [f"{n}" for n in notes]
-    if notes:
+    if table.get("layout") == "paper":
+        lines.append("Each paper's own metrics as its results table prints them "
+                     "(`eval.layout=paper`); the headlines of `eval.layout=validity` are among "
+                     "the secondary metrics below.")
+    if notes or table.get("layout") == "paper":
         lines.append("")
     lines += ["| subtask | metric | " + " | ".join(cols) + " | floor (all) | paper protocol "
               "(all) | not answered (all) |",
               "|---|---|" + "---|" * len(cols) + "---|---|---|"]
-    for sub, cells in table["rows"].items():
+    shown = set()
+    for sub, cells in _main_rows(table):
         a = cells["all"]
+        shown.add((sub, a["metric"]))
         lines.append(f"| {sub} | {a['metric']} | "
                      + " | ".join(_fmt(cells[c], cells[c]["floor"]) for c in cols)
                      + f" | {_fmt(a['floor'])} | {_fmt(a['paper'])} | {_failures(a)} |")
     for sub, why in table.get("not_applicable", {}).items():
         lines.append(f"| {sub} | – | {why} |" + " |" * (len(cols) + 2))
     extra = [(sub, m, cells["all"]) for sub, metrics in table.get("extra", {}).items()
-             for m, cells in metrics.items() if cells["all"].get("mean") is not None]
+             for m, cells in metrics.items() if cells["all"].get("mean") is not None
+             and (sub, m) not in shown]
+    extra += [(sub, cells["all"]["metric"], cells["all"]) for sub, cells in
+              table["rows"].items() if (sub, cells["all"]["metric"]) not in shown
+              and sub in table.get("extra", {})]
     missing = sorted({f"{m}: {cells['all']['unavailable']}" for metrics in
                       table.get("extra", {}).values() for m, cells in metrics.items()
                       if cells["all"].get("unavailable")})

@@ -81,7 +81,7 @@ class EvaluateStage(BaseStage):
     the benchmark's items — or the declared subset of life logs — against chance floors."""
 
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "7"  # 7: oracles without their source are not applicable
+    version: ClassVar[str] = "8"  # 8: VidSitu/MultiHop metrics as their evaluators; layout
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
@@ -94,7 +94,7 @@ class EvaluateStage(BaseStage):
                  min_dev_f1: float = 0.7,
                  models: dict[str, Any] | None = None,
                  records: dict[str, dict] | None = None,
-                 human_sheet: Path | None = None) -> None:
+                 human_sheet: Path | None = None, layout: str = "validity") -> None:
         self.judges, self.judged = judges, set(judged or ())
         #: A filled human-evaluation sheet (``eval.human_sheet``): people's replies.
         self.human_sheet = human_sheet
@@ -110,6 +110,8 @@ class EvaluateStage(BaseStage):
         self.floor_draws, self.allow_partial = floor_draws, allow_partial
         self.max_logs, self.lifelogs = max_logs, list(lifelogs or [])
         self.split = split
+        #: ``eval.layout``: which metrics the printed table leads with
+        self.layout = layout
 
     def units(self, ctx: StageContext) -> list[Unit]:
         return [Unit(name) for name in self.systems]
@@ -203,7 +205,8 @@ class EvaluateStage(BaseStage):
                      lifelogs={"evaluated": len(logs), "of": n_logs,
                                "ids": logs if len(logs) < n_logs else "all"},
                      bertscore=self.bertscorer.describe() if self.bertscorer else None,
-                     judge_check=check)
+                     judge_check=check, layout=self.layout,
+                     paper_metrics={n: list(r.paper_layout) for n, r in self.recipes.items()})
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
         write_text(ctx.workdir / "table.md",
                    to_markdown(table, _title(unit.id, system, model),
@@ -368,5 +371,5 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
                           split=(int(cfg.seed), float(cfg.annotate.heldout), str(ec["split"])),
                           min_dev_f1=float(ec["judging"]["min_dev_f1"]),
                           models=built.models, records=records,
-                          human_sheet=human_sheet)
+                          human_sheet=human_sheet, layout=str(ec["layout"]))
     return StageSpec(stage, fp)

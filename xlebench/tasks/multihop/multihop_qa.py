@@ -191,6 +191,8 @@ def build(ctx: Context, p: MultiHopParams) -> Built:
 RECIPE = Recipe(
     name="multihop_qa", task="grounded_qa", schema=MultiHopParams, build=build,
     scorer=GroundedAnswer(), primary="iou_merged", answer_format=FORMAT,
+    paper_metrics=("sent_sim", "score10_judge", "bleu4", "meteor", "rougeL_coco",
+                   "cider_d_answer", "iou", "iop", "iog", "iou@0.3"),
     answer_source="Ego4D narrations", needs=("narrations",),
     prompts=("tasks/multihop_generate.v1", "tasks/multihop_generate_verb.v1",
              "tasks/multihop_generate_dobj.v1", "tasks/multihop_generate_pobj.v1",

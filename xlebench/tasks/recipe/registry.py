@@ -69,6 +69,14 @@ class Recipe:
     #: ``human(item) -> (item, reply) | None``, the item as the other annotators see it and
     #: one annotator's reply to it; None where the item has one annotator only.
     human: Callable[[dict], tuple[dict, str] | None] | None = None
+    #: The metrics its paper's results table prints, in order (``eval.layout=paper``);
+    #: empty: the headline alone.
+    paper_metrics: tuple[str, ...] = ()
+
+    @property
+    def paper_layout(self) -> tuple[str, ...]:
+        """The metrics of its row(s) in the paper's layout."""
+        return self.paper_metrics or (self.primary,)
 
     def params(self, raw: Mapping[str, Any], where: str = "") -> Any:
         """The schema instance for a config mapping; unknown keys are an error naming them."""

@@ -70,6 +70,7 @@ def human(item: dict) -> tuple[dict, str] | None:
 RECIPE = Recipe(
     name="event_roles", task="event_understanding", schema=RolesParams, build=build,
     scorer=EventRoles(), primary="cider_d", answer_format=FORMAT,
+    paper_metrics=("cider_d", "cider_d_verb", "cider_d_arg", "rouge_args", "lea", "lea_soft"),
     answer_source="Ego4D narrations (both passes)", needs=("narrations",),
     oracle=oracle, shows=("verbs",), human=human,
     description="Who did what, with what and where in five 2-second events, given their "

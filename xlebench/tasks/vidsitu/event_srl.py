@@ -64,6 +64,7 @@ def human(item: dict) -> tuple[dict, str] | None:
 RECIPE = Recipe(
     name="event_srl", task="event_understanding", schema=EventParams, build=build,
     scorer=EventVerbs(), primary="verb_r5", answer_format=FORMAT,
+    paper_metrics=("acc@1", "acc@5", "verb_r5_th9"),
     answer_source="Ego4D narrations (both passes)", needs=("narrations",),
     oracle=oracle, answers="verbs", human=human,
     description="The verbs of five 2-second events (VidSitu's verb task).")

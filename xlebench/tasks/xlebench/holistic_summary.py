@@ -85,7 +85,8 @@ def oracle(ctx: Context, p: HolisticSummaryParams, item: dict) -> str:
 
 RECIPE = Recipe(
     name="holistic_summary", task="summarisation", schema=HolisticSummaryParams, build=build,
-    scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
+    scorer=TextSimilarity(), primary="rougeL_content",
+    paper_metrics=("rougeL", "bertscore_f1"), answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
     prompts=("tasks/aggregate.v2",), oracle=oracle, answers="descriptions",
     description="What happened over the whole day.")

@@ -64,7 +64,8 @@ def oracle(ctx: Context, p: MultiSummaryParams, item: dict) -> str:
 
 RECIPE = Recipe(
     name="multi_summary", task="summarisation", schema=MultiSummaryParams, build=build,
-    scorer=TextSimilarity(), primary="rougeL_content", answer_format=SUMMARY_FORMAT,
+    scorer=TextSimilarity(), primary="rougeL_content",
+    paper_metrics=("rougeL", "bertscore_f1"), answer_format=SUMMARY_FORMAT,
     answer_source=SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
     prompts=("tasks/aggregate.v2",), oracle=oracle, answers="descriptions",
     description="What happened in a part of the day, over several recordings.")

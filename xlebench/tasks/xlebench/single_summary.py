@@ -38,7 +38,8 @@ def oracle(ctx: Context, p: SingleSummaryParams, item: dict) -> str:
 
 RECIPE = Recipe(
     name="single_summary", task="summarisation", schema=SingleSummaryParams, build=build,
-    scorer=TextSimilarity(), primary="rougeL_content", answer_format=W.SUMMARY_FORMAT,
+    scorer=TextSimilarity(), primary="rougeL_content",
+    paper_metrics=("rougeL", "bertscore_f1"), answer_format=W.SUMMARY_FORMAT,
     answer_source=W.SUMMARY_SOURCE, needs=("summaries",), group="summarisation",
     oracle=oracle, answers="descriptions",
     description="What happened in one recording, as one sentence.")
