@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "eval"))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 import parity_fixtures as fx  # noqa: E402
 
 
@@ -45,8 +46,30 @@ def vidsitu(args: argparse.Namespace) -> dict:
     from yacs.config import CfgNode
 
     cfg = CfgNode({"debug_mode": True})
-    return {corpus: {case: _vidsitu_case(evl_fns, cfg, fx.windows(n), case)
-                     for case in fx.CASES} for corpus, n in fx.CORPORA.items()}
+    out = {corpus: {case: _vidsitu_case(evl_fns, cfg, fx.windows(n), case)
+                    for case in fx.CASES} for corpus, n in fx.CORPORA.items()}
+    out["relations"] = {case: _relations_case(evl_fns, cfg, case)
+                        for case in ("perfect", "corrupted", "constant")}
+    return out
+
+
+def _relations_case(evl_fns: Any, cfg: Any, case: str) -> dict:
+    from xlebench.tasks.vidsitu.event_relation import majority_votes
+
+    windows = fx.relation_windows()
+    fn = evl_fns.EvlFn_EvRel(cfg, {}, ["Top_1"])
+    fn.read_gt_file = lambda split_type: None  # the fixtures stand in for the files
+    fn.gts_dct = {i: [{f"Ev{e}": {"EvRel": v[e]} for e in v} for v in votes]
+                  for i, votes in enumerate(windows)}
+    preds = [fx.relation_predictions(majority_votes(votes)[0], case) for votes in windows]
+    with tempfile.TemporaryDirectory() as tmp:
+        pred_file = Path(tmp) / "pred.pkl"
+        pred_file.write_bytes(pickle.dumps([
+            # one label per annotator of the event (the same reply for each)
+            {"ann_idx": i, "pred_evrels_ev": [[p[e]] * 3 for e in ("1", "2", "4", "5")]}
+            for i, p in enumerate(preds)]))
+        got = fn.simple_acc_evrel(str(pred_file))
+    return {"Top_1": float(got["Top_1"]), "Macro_Top_1": float(got["Macro_Top_1"])}
 
 
 def _vidsitu_case(evl_fns: Any, cfg: Any, windows: list[list[dict]], case: str) -> dict:

@@ -104,3 +104,34 @@ ANSWERS = [
      "C picked the phone up from the counter near the sink.", "C did it."),
     ("Yes.", "Yes.", "No.", "C did it."),
 ]
+
+
+RELATIONS = ("Caused By", "Enabled By", "Reaction To", "No Relation")
+
+
+def relation_windows(n: int = 30, seed: int = 11) -> list[list[dict[str, str]]]:
+    """``n`` windows' three labellers' votes on events 1, 2, 4, 5, each event with a
+    majority (two or three alike), as xlebench keeps them."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        votes: list[dict[str, str]] = [{}, {}, {}]
+        for event in ("1", "2", "4", "5"):
+            label = rng.choice(RELATIONS)
+            other = rng.choice([r for r in RELATIONS if r != label])
+            picks = [label, label, label if rng.random() < 0.5 else other]
+            rng.shuffle(picks)
+            for v, pick in zip(votes, picks, strict=True):
+                v[event] = pick
+        out.append(votes)
+    return out
+
+
+def relation_predictions(majority: dict[str, str], case: str) -> dict[str, str]:
+    """One reply case's labels for events 1, 2, 4, 5."""
+    if case == "constant":
+        return dict.fromkeys(majority, "No Relation")
+    if case == "corrupted":
+        return {e: (RELATIONS[(RELATIONS.index(lab) + 1) % 4] if e in ("2", "5") else lab)
+                for e, lab in majority.items()}
+    return dict(majority)

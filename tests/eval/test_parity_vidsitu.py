@@ -167,3 +167,29 @@ def test_the_interval_resamples_windows_and_recomputes_the_corpus_score(name: st
     assert est["mean"] == round(fn(details), 4)
     assert est["ci95"][0] <= est["mean"] <= est["ci95"][1]
 
+
+
+#: VidSitu's ``EvlFn_EvRel.simple_acc_evrel`` on `parity_fixtures.relation_windows` (three
+#: labellers, each event with a majority), one label per annotator as its predictions hold
+RELATIONS = {"perfect": (1.0, 1.0), "corrupted": (0.4918032786885246, 0.480993917377714),
+             "constant": (0.22950819672131148, 0.25)}
+
+
+@pytest.mark.parametrize("case", list(RELATIONS))
+def test_relation_accuracy_equals_vidsitus_evaluator(case: str) -> None:
+    """Each event counts once per labeller who gave its majority label (Top_1 over events,
+    Macro_Top_1 over classes): offline compiles have no relation items, so the scorer is
+    checked on the fixtures' votes."""
+    from xlebench.eval.scorers.relations import RelationAccuracy
+    from xlebench.tasks.vidsitu.event_relation import majority_votes
+
+    scorer, details = RelationAccuracy(), []
+    for votes in fx.relation_windows():
+        labels, counts = majority_votes(votes)
+        item = {"answer": {"relations": labels, "votes": counts}}
+        reply = "\n".join(f"Event {e}: {lab}" for e, lab in
+                          sorted(fx.relation_predictions(labels, case).items()))
+        details.append(scorer.details(item, reply))
+    top1, macro = RELATIONS[case]
+    assert scorer.corpus()["relation_top1"](details) == pytest.approx(top1, abs=1e-12)
+    assert scorer.corpus()["relation_acc"](details) == pytest.approx(macro, abs=1e-12)

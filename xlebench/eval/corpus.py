@@ -79,8 +79,14 @@ def _event_hits(k: int) -> Callable[[Sequence[dict]], Prepared]:
 
 
 def _relations(details: Sequence[dict]) -> Prepared:
-    return _matrix(details, lambda d: [(gt, float(gt == pred), 1.0)
-                                       for gt, pred in d["relations"]])
+    """Per true class: right and all events, each weighed by the labellers who gave its
+    majority label (the third field; 1 in rows that lack it)."""
+    return _matrix(details, lambda d: [(r[0], float(r[0] == r[1]) * _votes(r), _votes(r))
+                                       for r in d["relations"]])
+
+
+def _votes(relation: Sequence) -> float:
+    return float(relation[2]) if len(relation) > 2 else 1.0
 
 
 def slot_references(slot: Sequence) -> list[str]:
@@ -127,8 +133,10 @@ verb_recall_macro_th9 = CorpusMetric(_verbs, threshold=9)
 #: VidSitu's ``Per_Ev_Top_1`` / ``Per_Ev_Top_5``: events with a true verb in the top k.
 event_acc1 = CorpusMetric(_event_hits(1), macro=False)
 event_acc5 = CorpusMetric(_event_hits(5), macro=False)
-#: VidSitu's relation metric: top-1 accuracy per true class, averaged over classes.
+#: VidSitu's relation metrics: top-1 accuracy per true class averaged over classes
+#: (``Macro_Top_1``), and over events (``Top_1``).
 class_averaged_accuracy = CorpusMetric(_relations)
+relation_top1 = CorpusMetric(_relations, macro=False)
 #: CIDEr-D over every role slot (VidSitu's micro average).
 cider_micro = CorpusMetric(_cider, macro=False)
 #: CIDEr-D within each argument type, averaged over types (VidSitu's C-Arg).

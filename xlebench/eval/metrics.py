@@ -291,7 +291,10 @@ REGISTRY: dict[str, Metric] = {m.name: m for m in (
            "averaged over types (VidSitu's C-Arg)"),
     Metric("cider_d_verb", "corpus", True, "CIDEr-D computed within each verb, averaged over "
            "verbs (VidSitu's C-Vb)"),
-    Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes"),
+    Metric("relation_acc", "corpus", True, "event-relation accuracy averaged over classes, "
+           "each event once per labeller of its majority label (VidSitu's Macro_Top_1)"),
+    Metric("relation_top1", "corpus", True, "event-relation accuracy over events, weighed "
+           "as relation_acc (VidSitu's Top_1)"),
     Metric("relation_item_acc", "mean", True, "share of an item's relations right"),
     Metric("gem_judge", "mean", True, "share of replies an LLM judge calls equivalent to the "
            "reference (Neptune's GEM prompt, replies cut to 100 words)"),

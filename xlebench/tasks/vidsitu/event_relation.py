@@ -66,15 +66,23 @@ def _labels(value: Any, n: int) -> dict[str, str]:
 def majority(votes: list[dict[str, str]]) -> tuple[dict[str, str] | None, float]:
     """Per event, the label more than half the samples give (None for the window when an
     event has none), and the share of events every sample labelled alike."""
-    out, unanimous = {}, 0
+    labels, counts = majority_votes(votes)
+    if labels is None:
+        return None, 0.0
+    return labels, round(sum(n == len(votes) for n in counts.values()) / max(1, len(labels)), 4)
+
+
+def majority_votes(votes: list[dict[str, str]]
+                   ) -> tuple[dict[str, str] | None, dict[str, int]]:
+    """Per event, the majority label and how many samples gave it (VidSitu's evaluator
+    counts an event once per annotator who chose its majority label)."""
+    out, n_for = {}, {}
     for event in sorted(votes[0]):
-        counts = Counter(v[event] for v in votes)
-        label, n = counts.most_common(1)[0]
+        label, n = Counter(v[event] for v in votes).most_common(1)[0]
         if 2 * n <= len(votes):
-            return None, 0.0
-        out[event] = label
-        unanimous += n == len(votes)
-    return out, round(unanimous / max(1, len(out)), 4)
+            return None, {}
+        out[event], n_for[event] = label, n
+    return out, n_for
 
 
 def _context_lines(ctx: Context, seg: dict, start: float, p: RelationParams) -> str:
@@ -114,6 +122,7 @@ def build(ctx: Context, p: RelationParams) -> Built:
                           sample=v, what="event_relation labels")
                  for v in range(p.labellers)]
         labels, agreement = majority(votes)
+        counts = majority_votes(votes)[1]
         if labels is None:
             out.stats["windows whose labellers gave an event no majority"] += 1
             continue
@@ -129,7 +138,7 @@ def build(ctx: Context, p: RelationParams) -> Built:
                    f"five 2-second events happen ({shown}). How does each other event relate "
                    f"to event {mid}?"),
             text="\n".join(f"Event {n}: {lab}" for n, lab in sorted(labels.items())),
-            answer={"relations": labels}, evidence=[evidence(seg, start, start + p.window_s)],
+            answer={"relations": labels, "votes": counts}, evidence=[evidence(seg, start, start + p.window_s)],
             provenance={"source_file": ctx.ann.narration_file, "labeller": "llm",
                         "model": ctx.llm.settings.model, "prompt": p.prompt,
                         "labellers": p.labellers, "agreement": agreement,
