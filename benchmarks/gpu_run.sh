@@ -2,7 +2,8 @@
 # One call on a lent NVIDIA machine (the `device` tool): the card and versions, the `gpu`
 # tests of the tiny VLM, then `gpu_limits.py` (issue 60/71: the shared prefix's phases at 7B /
 # 64 frames / 30 questions, prefill MFU per SDPA kernel and compiled, across_logs on
-# decode-heavy requests). Everything it prints also goes to $OUT (default: ./gpu-out).
+# decode-heavy requests) and `gpu_compiled.py` (the backend's prefill with vlm.compile=blocks);
+# PARTS=limits or PARTS=compiled runs one. Everything it prints also goes to $OUT.
 # The image lacks a few of xlebench's pure-Python dependencies: they travel as wheels in
 # .whl/ (omegaconf, antlr4, pydantic; see /work/.library/device/README.md), installed first.
 set -uo pipefail
@@ -23,5 +24,12 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-$PWD}
 } 2>&1 | tee "$OUT/env.txt"
 timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu -o addopts="" \
   tests/vlm/test_vlm.py 2>&1 | tail -15 | tee "$OUT/gpu-tests.txt"
-timeout "${LIMITS_S:-420}" python3 benchmarks/gpu_limits.py --skip images --compile \
-  --out "$OUT/limits.json" 2>&1 | tee "$OUT/limits.log" | grep -v "^ " | tail -40
+PARTS=${PARTS:-limits,compiled}
+if [[ ,$PARTS, == *,limits,* ]]; then
+  timeout "${LIMITS_S:-420}" python3 benchmarks/gpu_limits.py --skip images --compile \
+    --out "$OUT/limits.json" 2>&1 | tee "$OUT/limits.log" | grep -v "^ " | tail -40
+fi
+if [[ ,$PARTS, == *,compiled,* ]]; then  # the backend's prefill with vlm.compile=blocks
+  timeout "${COMPILED_S:-300}" python3 benchmarks/gpu_compiled.py --out "$OUT/compiled.json" \
+    2>&1 | tee "$OUT/compiled.log" | grep -v "^ " | tail -20
+fi

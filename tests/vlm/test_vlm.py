@@ -633,3 +633,42 @@ def test_batches_hold_requests_of_similar_shape(tmp_path: Path) -> None:
     out = vlm.answer_batch([[message("user", "q" * n)] for n in lengths])
     assert [c.text for c in out] == [str(n) for n in lengths]
     assert chunks == [[2, 3], [4, 39], [40, 41]]
+
+
+def _compiled_equals_eager(tmp_path: Path, device: str) -> None:
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
+    from xlebench.vlm.transformers_backend import TransformersVLM
+
+    frames = _frames(tmp_path, 4)
+    items = [dict(ITEM, item_id=f"i{k}", query=f"What did I do at step {k}?") for k in range(3)]
+
+    def answers(cache: str, **kw) -> dict:
+        vlm = TransformersVLM(TransformersVLMConfig(backend="transformers", model="q",
+                                                    max_tokens=5, temperature=0.0, **kw),
+                              tmp_path / cache, loaded=random_qwen2_vl(
+                                  "tiny", device=device, dtype="float32", seed=3))
+        return EndToEnd(vlm, lambda log: frames).respond(items, RECIPES, LOG)
+    eager = answers("eager")
+    assert answers("compiled", compile="blocks") == eager
+
+
+@pytest.mark.slow
+def test_compiled_blocks_answer_as_the_eager_model(tmp_path: Path) -> None:
+    """``vlm.compile=blocks``: the vision blocks and the decoder layers' MLPs and norms
+    compiled with dynamic shapes, the same greedy answers (float32, CPU)."""
+    from xlebench.testing.tiny_vlm import random_qwen2_vl
+    from xlebench.vlm.compiled import compile_blocks
+
+    assert compile_blocks(object()) == 0  # another layout: left as it is
+    processor, model = random_qwen2_vl("tiny", seed=3)
+    layers = len(model.model.language_model.layers)
+    assert compile_blocks(model) == len(model.model.visual.blocks) + 3 * layers
+    _compiled_equals_eager(tmp_path, "cpu")
+
+
+@pytest.mark.gpu
+def test_compiled_blocks_answer_as_the_eager_model_on_cuda(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    _compiled_equals_eager(tmp_path, "cuda")

@@ -79,3 +79,7 @@ class TransformersVLMConfig(VLMConfig):
     #: flash-attn package is installed, else PyTorch's SDPA.
     attn_implementation: str = knob("auto", choices=("auto", "sdpa", "flash_attention_2",
                                                      "eager"))
+    #: ``blocks``: torch.compile the vision tower's blocks and each decoder layer's MLP and
+    #: norms (dynamic shapes; the cache-writing attention stays eager): faster prefill on a
+    #: GPU after a first call that compiles (`xlebench.vlm.compiled`); ``off``: eager.
+    compile: str = knob("off", choices=("off", "blocks"))

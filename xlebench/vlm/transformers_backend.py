@@ -42,6 +42,7 @@ from xlebench.config.schema import TransformersVLMConfig
 from xlebench.errors import ConfigError
 from xlebench.vlm import frames_attention
 from xlebench.vlm.cached import CachedVLM
+from xlebench.vlm.compiled import compile_blocks
 from xlebench.vlm.messages import Frame
 from xlebench.vlm.packed import end_tokens, packable, packed_greedy
 from xlebench.vlm.prefix import (
@@ -73,6 +74,7 @@ class TransformersVLM(CachedVLM):
         if loaded is not None:
             self.__dict__["_loaded"] = (loaded[0], loaded[1].eval())
             frames_attention.enable(loaded[1])
+            self._compile(loaded[1])
             self.__dict__["device"] = str(next(loaded[1].parameters()).device)
         elif not settings.path or not Path(settings.path).is_dir():
             raise ConfigError(f"vlm.path={settings.path}: expected a local model folder "
@@ -93,7 +95,8 @@ class TransformersVLM(CachedVLM):
         # batching can move bf16 numerics: its settings are part of the key (those left at
         # their defaults stay out, so keys made before they existed still match)
         moved = {k: getattr(s, k) for k, default in (("logs_per_batch", 1),
-                                                     ("attn_implementation", "auto"))
+                                                     ("attn_implementation", "auto"),
+                                                     ("compile", "off"))
                  if getattr(s, k) != default}
         return {**super().fingerprint(), "config_sha256": digest.hexdigest()[:16],
                 "batch_size": s.batch_size, "dtype": s.dtype, **moved}
@@ -122,7 +125,14 @@ class TransformersVLM(CachedVLM):
         model = AutoModelForImageTextToText.from_pretrained(
             self.settings.path, dtype=dtype, attn_implementation=self.attention)
         frames_attention.enable(model)
-        return processor, model.to(self.device).eval()
+        model = model.to(self.device).eval()
+        self._compile(model)
+        return processor, model
+
+    def _compile(self, model: Any) -> None:
+        """``vlm.compile=blocks``: the cache-free blocks compiled (`compiled.compile_blocks`)."""
+        if self.settings.compile == "blocks":
+            compile_blocks(model)
 
     @cached_property
     def attention(self) -> str:

@@ -23,6 +23,7 @@ from xlebench.eval.corpus import (
 )
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import nearest_reference
+from xlebench.library.senses import verb_key
 
 EVENT_LINE = re.compile(r"event\s*(\d+)\s*[:.-]\s*(.*)", re.IGNORECASE)
 ROLE_NAMES = ("Arg0", "Arg1", "Arg2", "ALoc", "AScn")
@@ -133,8 +134,13 @@ class EventVerbs(Base):
     kind = "events"
 
     def details(self, item: dict, reply: str | None) -> dict:
+        """Per event: its true verbs and the reply's first five, each as its PropBank sense
+        where it has one (a reply may name a sense, ``cut.01``), else as the verb
+        (`xlebench.library.senses.verb_key`): senses are compared where both sides have
+        them."""
         pred = parse_events(reply) if reply else {}
-        return {"events": [[ev["verbs_gt"], pred.get(k, {"verbs": []})["verbs"][:5]]
+        return {"events": [[[verb_key(v) for v in ev["verbs_gt"]],
+                            [verb_key(v) for v in pred.get(k, {"verbs": []})["verbs"][:5]]]
                            for k, ev in enumerate(item["answer"]["events"], start=1)]}
 
     def score(self, item: dict, reply: str, s: ScoreSettings) -> dict[str, float] | None:

@@ -85,6 +85,10 @@ def window_items(ctx: Context, p: EventParams, ask: Callable[[list[Event], dict]
     found = [(seg, start, events) for seg in ctx.log["segments"]
              for start, events in windows(ctx, p, seg, out)]
     for k, (seg, start, events) in enumerate(sample(ctx.rng, found, p.max_items_per_log)):
+        narrated = [e for e in events if e.annotators]
+        out.stats["events with a PropBank verb sense"] += sum(bool(e.sense) for e in narrated)
+        out.stats["events whose verb has no PropBank sense (one role tuple kept)"] += sum(
+            not e.sense for e in narrated)
         a, b = to_day(seg, start), to_day(seg, start + p.window_s)
         out.items.append(ctx.item(
             k=k, query=(f"In the record provided for the {fmt_hhmmss(a)} - {fmt_hhmmss(b)} "
@@ -106,6 +110,8 @@ def _event(e: Event, interval: tuple[float, float], roles: list[str]) -> dict:
     annotators' roles; an event of one annotator has none (single-reference)."""
     out = {"interval": list(interval), "verbs_gt": e.verbs, "annotators": e.annotators,
            "roles": {r: v for r, v in e.roles.items() if r in roles}}
+    if e.sense:
+        out["sense"] = e.sense
     others = [{r: v for r, v in alt.items() if r in roles} for alt in e.other_roles]
     if any(others):
         out["references"] = [o for o in others if o]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from xlebench.library.annotations import Narration
 from xlebench.library.language import base_form
+from xlebench.library.senses import sense_of, sense_roles
 from xlebench.tasks.language.actions import (
     ON_PARTICLE,
     PARTICLES,
@@ -51,6 +52,10 @@ class Event:
     #: Each annotator's roles for the event, in pass order (VidSitu's Lea-S is averaged over
     #: keys of one annotator each).
     roles_by_pass: list[dict[str, str]] = field(default_factory=list)
+    #: The first annotator's verb's PropBank sense (``cut.01``), None where its lemma has
+    #: no frame file; each annotator's roles are their own verb's sense's
+    #: (`xlebench.library.senses`).
+    sense: str | None = None
 
 
 def _prepositional(prep: str, noun: str | None) -> str | None:
@@ -115,9 +120,11 @@ def events_in(passes: list[list[Narration]], start: float, event_s: float, n: in
                  if (parsed := parse_roles(narr.text, scene))] for p in passes
                 if any(a <= narr.t < b for narr in p)]
         ev.narrated = bool(said)
-        said = [s for s in said if s]
+        said = [[(verb, _with_sense(verb, roles)) for verb, roles in s] for s in said if s]
         ev.annotators = len(said)
         if said:
+            first = sense_of(said[0][0][0])
+            ev.sense = first.id if first else None
             ev.roles = said[0][0][1]
             for other in said[1:]:
                 if other[0][1] != ev.roles and other[0][1] not in ev.other_roles:
@@ -127,6 +134,10 @@ def events_in(passes: list[list[Narration]], start: float, event_s: float, n: in
             ev.verbs = agreed_verbs(ev.verbs_by_pass)
         out.append(ev)
     return out
+
+
+def _with_sense(verb: str, roles: dict[str, str]) -> dict[str, str]:
+    return sense_roles(sense_of(verb), roles)
 
 
 def agreed_verbs(per_pass: list[list[str]]) -> list[str]:
