@@ -4,7 +4,6 @@ and Sent.Sim; and its blind panel — replies written without seeing the video."
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -23,12 +22,16 @@ from xlebench.eval.metrics import (
     rouge_l_tokens,
     rouge_tokens,
 )
-from xlebench.eval.parse import answer_part
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import nearest_reference
+from xlebench.eval.scorers.memory import clock_answer, duration_answer, fit_clock, fit_durations
+from xlebench.eval.scorers.text_shapes import (
+    GENERIC_SUMMARY,
+    query_shape,
+    reference,
+    strip_tokens,
+)
 
-#: A reply that says nothing about the video (one member of the panel).
-GENERIC_SUMMARY = "C carries out everyday activities and moves around."
 #: Candidates kept for the exact ROUGE-L search of the best constant, and references it is
 #: measured on (a seeded sample of each fold's training references).
 CANDIDATES, TARGETS = 16, 128
@@ -39,20 +42,6 @@ MIN_PER_SHAPE = 20
 SKELETON_VOCAB, SKELETON_TARGETS, SKELETON_MAX = 24, 96, 40
 #: Rival records a reply is told apart from when its life log has no other (a day summary).
 RIVALS = 31
-
-_TOKEN = re.compile(r"</?T\d*>")
-_DIGITS = re.compile(r"\d+")
-
-
-def strip_tokens(text: str) -> str:
-    """``You <T1>opened the fridge</T1> 3 times.`` -> ``You opened the fridge 3 times.``"""
-    return " ".join(_TOKEN.sub("", text).split())
-
-
-def query_shape(item: dict) -> str:
-    """The query without its numbers: items of one shape ask the same thing of other times."""
-    return _DIGITS.sub("#", item["query"])
-
 
 #: Every word `best_constant` has met, numbered in the order met (ids of a process).
 _WORD_IDS: dict[str, int] = {}
@@ -290,40 +279,10 @@ def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
                  / len(sims), 10)
 
 
-def reference(item: dict) -> str:
-    """The reference text a reply is scored against."""
-    return _reference(item["answer"]["text"])
-
-
-@lru_cache(maxsize=1 << 16)
-def _reference(text: str) -> str:  # the panel asks it of each training item at every fit
-    return strip_tokens(answer_part(text))
 
 
 def constant_answer(item: dict, model: dict[str, str], ctx: BlindContext) -> str:
     return model.get(query_shape(item), model["*"])
-
-
-def period_length(item: dict) -> float:
-    return float(item["period"]["end_s"]) - float(item["period"]["start_s"])
-
-
-def fit_durations(train: Sequence[dict]) -> list[tuple[float, str, str]]:
-    """(period length, query shape, reference) of every training item, sorted: what a reader
-    who remembers other logs' answers by how long their records were knows."""
-    return sorted((period_length(it), query_shape(it), reference(it)) for it in train)
-
-
-def duration_answer(item: dict, model: list[tuple[float, str, str]], ctx: BlindContext
-                    ) -> str:
-    """The reference of the training item of the same query shape whose period is nearest in
-    length (any shape when none shares it): a period the length of one library video names
-    that video wherever another log asked about it."""
-    if not model:
-        return GENERIC_SUMMARY
-    shape, length = query_shape(item), period_length(item)
-    pool = [m for m in model if m[1] == shape] or model
-    return min(pool, key=lambda m: (abs(m[0] - length), m[2]))[2]
 
 
 class TextSimilarity(Base):
@@ -356,6 +315,8 @@ class TextSimilarity(Base):
                       constant_answer, fit_constants),
                 Blind("duration_memory", "the period's length; other logs' references by "
                       "the length of their periods", duration_answer, fit_durations),
+                Blind("clock_memory", "the period's time of day; other logs' references by "
+                      "the time of day of their periods", clock_answer, fit_clock),
                 Blind("skeleton", "other logs' references: the string of frequent words "
                       "with the best ROUGE-L (greedy appends)", skeleton_answer, fit_skeleton),
                 Blind("query_echo", "the query", lambda it, _m, _c: it["query"]),
