@@ -21,6 +21,15 @@ Routes:
   verb–object pair nothing else in the benchmark names, a count outside the range right
   counts take, a place of another kind than the others — and a uniform pick among the rest.
 
+Issue 68's reviewer added two:
+
+* ``clock_phrases`` (summaries): the reference of another log's period nearest in time of
+  day (the panel's ``clock_memory``), followed by what the log's items about the period ask.
+* ``sibling_agreement`` (multiple choice): the options read side by side — each option's
+  words compared position by position with its siblings', the option agreeing most with
+  the others picked (ties uniform): a right answer built differently from its wrong options
+  stands out this way.
+
     python benchmarks/red_team.py [--bench outputs/benchmarks/demo] [--tasks a,b]
 
 Without ``--bench`` it compiles the demo's eight subtasks (compile stages only) in a
@@ -46,6 +55,7 @@ from xlebench.eval.public import Public, bigrams, content_words
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common
+from xlebench.eval.scorers.memory import clock_answer, fit_clock
 from xlebench.eval.scorers.order import shown
 from xlebench.eval.table import estimate
 from xlebench.tasks.recipe.registry import load_recipe
@@ -183,15 +193,32 @@ def _decoy_rules(item: dict, span: tuple[int, int] | None, ctx: BlindContext
     return {"acc": float(item["answer"]["label"] in keep) / len(keep)}
 
 
+def _clock_phrases(item: dict, model: Any, ctx: BlindContext) -> str:
+    phrases = list(dict.fromkeys(p for o in ctx.public.neighbours(item) for p in _phrases(o)))
+    return " ".join([clock_answer(item, model, ctx), *(f"C {p}." for p in phrases)])
+
+
+def _sibling_agreement(item: dict, _model: Any, _ctx: BlindContext) -> dict[str, float]:
+    words = [o.lower().split() for o in item["answer"]["options"]]
+    agree = [sum(sum(a == b for a, b in zip(w, v, strict=False))
+                 for j, v in enumerate(words) if j != i) for i, w in enumerate(words)]
+    best = [i for i, a in enumerate(agree) if a == max(agree)]
+    return {"acc": float(item["answer"]["label"] in best) / len(best)}
+
+
 ROUTES: dict[str, tuple[Blind, ...]] = {
     "text": (Blind("fingerprint_words", "the log's and same-length items' queries",
-                   _fingerprint_words, public=True),),
+                   _fingerprint_words, public=True),
+             Blind("clock_phrases", "the period's time of day, other logs' references, the "
+                   "log's items' queries", _clock_phrases, lambda train, _p: fit_clock(train),
+                   public=True)),
     "counts": (Blind("window_mode", "counts per action and window length", _window_mode,
                      fit_window_modes),),
     "order": (Blind("clock_placement", "the log's items' periods and words",
                     _clock_placement, public=True),),
     "choice": (Blind("decoy_rules", "options ruled out by the benchmark's text",
-                     _decoy_rules, lambda train, _p: fit_right_counts(train), public=True),),
+                     _decoy_rules, lambda train, _p: fit_right_counts(train), public=True),
+               Blind("sibling_agreement", "the options side by side", _sibling_agreement)),
 }
 
 
