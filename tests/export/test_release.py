@@ -198,6 +198,14 @@ def test_imported_release_scores_with_xlebench(tmp_path: Path, capsys) -> None:
     assert listed == [s for s in PAPER_ORDER if s in listed] + sorted(
         s for s in listed if s not in PAPER_ORDER), "the evaluate stage's order"
     assert "floor" in out
+    # the papers' own layout, one flag away: the summaries' ROUGE-L leads their rows
+    assert score([str(tmp_path / "imp"), str(preds), "--no-bertscore", "--bootstrap", "5",
+                  "--layout", "paper"]) == 0
+    paper = capsys.readouterr().out.split("\n\n")
+    summaries = sorted({it["subtask"] for it in items} & {"single_summary", "multi_summary",
+                                                          "holistic_summary"})
+    assert summaries and all(f"| {s} | rougeL |" in paper[2] for s in summaries)
+    assert "eval.layout=paper" in paper[1]
     # half the gold answers: refused with a hint this command understands, then scored
     half = tmp_path / "half.jsonl"
     half.write_text("".join(preds.read_text().splitlines(keepends=True)[::2]))
