@@ -16,6 +16,7 @@ line with what to install: never another METEOR in its place.
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
 import threading
@@ -63,6 +64,17 @@ class Meteor15:
             stderr=subprocess.DEVNULL)
         self._lock = threading.Lock()
         self._stats: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the jar: its input closed, it stops; killed if it has not in 5 s."""
+        if self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
 
     def _ask(self, line: str) -> str:
         assert self._proc.stdin is not None and self._proc.stdout is not None
