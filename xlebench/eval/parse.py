@@ -116,7 +116,9 @@ def reply_status(text: str | None, refusal: Sequence[str] = (),
     return None
 
 
-_OPTION = re.compile(r"\boption\s*\(?(\d)\)?", re.IGNORECASE)
+#: "Option 2", "option B", "(option C)": a letter only where no word goes on ("optional",
+#: "option e.g." are no choice), as lmms-eval's Neptune parser reads "OPTION B"
+_OPTION = re.compile(r"\boption\s*\(?(\d|[A-E](?=[^\w.]|\.(?!\w)|$))\)?", re.IGNORECASE)
 _BARE = re.compile(r"^\W*(?:(?:the\s+)?(?:correct\s+)?(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*)?"
                    r"\(?([0-9]|[A-E])\)?\W*$", re.IGNORECASE)
 _ANSWER_IS = re.compile(r"\b(?:answer|choice)\s*(?:is)?\s*[:\-]?\s*\(?([0-9]|[A-E])\)?(?=\W|$)")
