@@ -13,7 +13,7 @@ precisions times the brevity penalty of the summed lengths. The sums are kept pe
 subsequence over the references, combined with beta = 1.2, averaged over segments (tokens of
 ``str.split(" ")``, as pycocoevalcap splits them).
 
-Equality with pycocoevalcap 1.2 is tested side by side (``tests/eval/test_coco.py``).
+Equality with pycocoevalcap 1.2 is tested side by side (``tests/eval/test_answer_metrics.py``).
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def slot_references(slot: Sequence) -> list[str]:
     return [slot[1], *(slot[4] if len(slot) > 4 else [])]
 
 
-def _slot_cider(details: Sequence[dict], key: int | None = None) -> list[list[float]]:
+def slot_cider(details: Sequence[dict], key: int | None = None) -> list[list[float]]:
     """Each row's role slots' sentence CIDEr-D (pycocoevalcap's, on whitespace words), in the
     order of ``d["roles"]``. Document frequencies come from the given rows' slots, or with
     ``key`` from the slots of the same group (``slot[key]``: VidSitu reruns CIDEr inside each
@@ -122,7 +122,7 @@ def _cider(details: Sequence[dict], key: int | None = None) -> Prepared:
     or verb (3), each group's CIDEr computed within the group."""
     per_row = [[("all" if key is None else slot[key], v, 1.0)
                 for slot, v in zip(d["roles"], row, strict=True)]
-               for d, row in zip(details, _slot_cider(details, key), strict=True)]
+               for d, row in zip(details, slot_cider(details, key), strict=True)]
     return _matrix(range(len(details)), lambda k: per_row[k])  # type: ignore[arg-type]
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xlebench.eval.corpus import CorpusMetric, Prepared, _slot_cider
+from xlebench.eval.corpus import CorpusMetric, Prepared, slot_cider
 from xlebench.eval.lea import COUNTS, Slot, clusters, lea_soft_counts
 
 
@@ -41,11 +41,12 @@ def _said(d: dict) -> dict[Slot, str]:
 
 def _prepare(metric: str, details: Sequence[dict]) -> Prepared:
     """Per row, annotator by annotator: (recall, precision) numerators and denominators."""
-    n = max((len(_keys(d)) for d in details), default=1)
+    every = [_keys(d) for d in details]
+    n = max((len(keys) for keys in every), default=1)
     num, den = np.zeros((len(details), 2 * n)), np.zeros((len(details), 2 * n))
-    ciders = _slot_cider(details) if metric == "lea_soft" else None
-    for row, d in enumerate(details):
-        keys, said = _keys(d), _said(d)
+    ciders = slot_cider(details) if metric == "lea_soft" else None
+    for row, (d, keys) in enumerate(zip(details, every, strict=True)):
+        said = _said(d)
         weights = ({(s[5], s[0]): c for s, c in zip(d["roles"], ciders[row], strict=True)}
                    if ciders is not None else {})
         for j in range(n):
