@@ -29,6 +29,11 @@ Issue 68's reviewer added two:
   words compared position by position with its siblings', the option agreeing most with
   the others picked (ties uniform): a right answer built differently from its wrong options
   stands out this way.
+* ``odd_one_agreement`` (multiple choice): the round's EgoSchema route as the reviewer ran it —
+  the option whose set of steps no sibling shares is set aside, and the option agreeing with
+  it step by step in most places is picked (uniform where no option is the odd one).
+* ``sentence_centroid`` (multiple choice): the option whose MiniLM sentence vector is nearest
+  the mean of its item's options' vectors (the reviewer's 35.4 on the old EgoSchema items).
 
     python benchmarks/red_team.py [--bench outputs/benchmarks/demo] [--tasks a,b]
 
@@ -50,11 +55,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from xlebench.eval.blind import panel_rows, strongest
 from xlebench.eval.public import Public, bigrams, content_words
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common
+from xlebench.eval.scorers.learned import steps
 from xlebench.eval.scorers.memory import clock_answer, fit_clock
 from xlebench.eval.scorers.order import shown
 from xlebench.eval.table import estimate
@@ -206,6 +214,29 @@ def _sibling_agreement(item: dict, _model: Any, _ctx: BlindContext) -> dict[str,
     return {"acc": float(item["answer"]["label"] in best) / len(best)}
 
 
+def _odd_one_agreement(item: dict, _model: Any, _ctx: BlindContext) -> dict[str, float]:
+    seqs = [steps(o) for o in item["answer"]["options"]]
+    odd = [k for k, s in enumerate(seqs)
+           if all(frozenset(s) != frozenset(t) for j, t in enumerate(seqs) if j != k)]
+    n = len(seqs)
+    if len(odd) != 1:
+        return {"acc": 1.0 / n}
+    rest = [k for k in range(n) if k != odd[0]]
+    agree = {k: sum(a == b for a, b in zip(seqs[k], seqs[odd[0]], strict=False)) for k in rest}
+    best = [k for k in rest if agree[k] == max(agree.values())]
+    return {"acc": float(item["answer"]["label"] in best) / len(best)}
+
+
+def _sentence_centroid(item: dict, _model: Any, _ctx: BlindContext) -> dict[str, float]:
+    from xlebench.eval.encoder import sentence_encoder
+
+    vecs = sentence_encoder().encode([str(o) for o in item["answer"]["options"]])
+    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    sims = vecs @ vecs.mean(axis=0)
+    best = [k for k, v in enumerate(sims) if v >= sims.max() - 1e-6]
+    return {"acc": float(item["answer"]["label"] in best) / len(best)}
+
+
 ROUTES: dict[str, tuple[Blind, ...]] = {
     "text": (Blind("fingerprint_words", "the log's and same-length items' queries",
                    _fingerprint_words, public=True),
@@ -218,7 +249,10 @@ ROUTES: dict[str, tuple[Blind, ...]] = {
                     _clock_placement, public=True),),
     "choice": (Blind("decoy_rules", "options ruled out by the benchmark's text",
                      _decoy_rules, lambda train, _p: fit_right_counts(train), public=True),
-               Blind("sibling_agreement", "the options side by side", _sibling_agreement)),
+               Blind("sibling_agreement", "the options side by side", _sibling_agreement),
+               Blind("odd_one_agreement", "the options side by side: the order agreeing most "
+                     "with the odd one", _odd_one_agreement),
+               Blind("sentence_centroid", "the options' MiniLM vectors", _sentence_centroid)),
 }
 
 

@@ -136,6 +136,13 @@ def test_ordering_placed_by_the_logs_other_questions_is_learned() -> None:
     means = _means(items, "summary_ordering", "position_acc")
     assert means["learned"] > 0.9
     assert means["word_time_prior"] < 0.5
+    # AFLite filters orders as it filters options: what the learner orders right goes
+    orders = [it for it in items if it["subtask"] == "summary_ordering"]
+    verdicts = aflite_verdicts(orders, load_recipe("summary_ordering"), {
+        "partitions": 2, "threshold": 0.75, "rounds": 1}, Public(items), seed=0)
+    dropped = [v for v in verdicts.values() if not v["kept"]]
+    assert len(dropped) > 0.8 * len(orders)
+    assert all(v["predictability"] >= 0.75 for v in dropped)
 
 
 def test_a_summary_is_read_off_the_logs_other_questions_by_the_nearest_reader() -> None:
@@ -160,3 +167,64 @@ def test_a_summary_is_read_off_the_logs_other_questions_by_the_nearest_reader() 
     means = _means(items, "single_summary", "rougeL_content")
     assert means["learned"] > 0.9
     assert means["constant"] < 0.5
+
+
+def _order_items(n: int) -> list[dict]:
+    """The construction the round-6 reviewer found in EgoSchema's order questions: three
+    wrong options are other orders of the right three acts, and the fourth swaps one act
+    for another, keeping the other two in their right places."""
+    acts = ["carries the pot", "waters the plant", "harvests the beans", "looks at the sky",
+            "washes the cup", "cuts the onion", "folds the towel", "opens the door",
+            "stirs the soup", "dries the plate"]
+    items = []
+    for v in range(n):
+        rng = random.Random(v)
+        right = rng.sample(acts, 3)
+        swap = rng.randrange(3)
+        odd = list(right)
+        odd[swap] = rng.choice([a for a in acts if a not in right])
+        others = [p for p in ([right[1], right[0], right[2]], [right[2], right[1], right[0]],
+                              [right[0], right[2], right[1]], [right[1], right[2], right[0]],
+                              [right[2], right[0], right[1]])]
+        orders = [right, odd, *rng.sample(others, 3)]
+        options = ["C " + ", then ".join(o) for o in orders]
+        rng.shuffle(options)
+        label = options.index("C " + ", then ".join(right))
+        query = "In what order does C do these? " + " ".join(
+            f"{k}: {o}." for k, o in enumerate(options))
+        items.append(_item("egoschema_mcq", f"log{v}", 0, query, 0, 180, f"v{v}",
+                           options=options, label=label, text=options[label]))
+    return items
+
+
+def test_an_option_that_stands_out_among_its_siblings_is_learned() -> None:
+    """The right order is the one permutation agreeing with the odd option in two places:
+    no option alone tells it, and the word centroid ties the four permutations; the learner
+    compares each option with its siblings and finds it."""
+    means = _means(_order_items(120), "egoschema_mcq", "acc")
+    assert means["learned"] > 0.8
+    assert means["centroid"] < 0.4 and means["word_odds"] < 0.4
+
+
+def test_the_clock_and_the_wearer_are_learned() -> None:
+    """Breakfast in the morning, dinner in the evening, and in Italy pasta: the options are
+    the same four meals on every item, in a random order, so only the period's hour and the
+    wearer's location tell them apart — which the query prints and the learner reads."""
+    meals = ["C eats breakfast", "C eats dinner", "C eats pasta", "C eats rice"]
+    items = []
+    for v in range(160):
+        rng = random.Random(v)
+        place = rng.choice(["italy", "japan"])
+        hour = rng.choice([7, 19])
+        right = ("C eats pasta" if place == "italy" and hour == 19 else
+                 "C eats rice" if hour == 19 else "C eats breakfast" if hour == 7
+                 else "C eats dinner")
+        options = rng.sample(meals, 4)
+        query = (f"What does C do in the record provided for the {hour:02d}:00 - {hour:02d}:20 "
+                 f"time period? " + " ".join(f"{k}: {o}." for k, o in enumerate(options)))
+        items.append(_item("neptune_mcq", f"{place}-intj-{v:06x}-short", 0, query,
+                           hour * 3600, 1200, f"v{v}", options=options,
+                           label=options.index(right), text=right))
+    means = _means(items, "neptune_mcq", "acc")
+    assert means["learned"] > 0.9
+    assert means["word_odds"] < 0.6

@@ -195,3 +195,31 @@ def test_an_aggregated_summary_names_what_wrote_it() -> None:
         assert items and all(it["provenance"]["aggregator"] == {
             "kind": "llm", "model": "openai/gpt-4o-mini", "prompt": "tasks/aggregate.v2"}
             for it in items)
+
+
+def test_ordering_across_one_record_orders_its_clips() -> None:
+    """``across=record``: the clips of one record, shuffled; the answer is the order they
+    happen in, the full-information oracle re-derives it from the library, and a clip saying
+    what another says, or printing the library summary, is not shown."""
+    clips = (ClipSummary(0.0, 150.0, "C washes the pot at the sink."),
+             ClipSummary(150.0, 300.0, "C chops an onion on the board."),
+             ClipSummary(300.0, 450.0, "C chops an onion on the board."),
+             ClipSummary(450.0, 600.5, "C cooks pasta in the kitchen."),
+             ClipSummary(450.0, 600.5, "C stirs the sauce on the stove."))
+    videos = {**VIDEOS, "v-cook": LibraryVideo(
+        "v-cook", 600.5, "UK", "bristol", ("Cooking",), "daytime", "indoor",
+        "C cooks pasta in the kitchen.", clips)}
+    recipe = load_recipe("summary_ordering")
+    ctx = Context("summary_ordering", recipe.task, LOG, videos, _annotations(),
+                  random.Random(3), offline_aggregate)
+    [item] = recipe.build(ctx, recipe.params({"min_summaries": 3, "across": "record"})).items
+    shown = [s.split(": ", 1)[1].split(" Summary")[0].strip() for s in
+             item["query"].split("Summary ")[1:]]
+    assert [shown[i] for i in item["answer"]["order"]] == [
+        "C washes the pot at the sink.", "C chops an onion on the board.",
+        "C stirs the sauce on the stove."]
+    assert "07:" in item["query"] and item["provenance"]["across"] == "record"
+    assert recipe.oracle(ctx, recipe.params({"across": "record"}), item) == \
+        item["answer"]["text"]
+    few = recipe.build(ctx, recipe.params({"min_summaries": 4, "across": "record"}))
+    assert not few.items and sum(few.stats.values()) == 1

@@ -153,6 +153,33 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+#: Parts of the day a period's middle falls in (hour they start): a day's habits put the same
+#: activities at the same hours.
+PARTS = ((0, "night"), (6, "morning"), (10, "midday"), (14, "afternoon"), (18, "evening"),
+         (22, "late"))
+DAY_S = 86_400.0
+
+
+def wearer(item: dict) -> tuple[str, str]:
+    """The wearer's location and type as a compiled life-log id spells them
+    (``colombia-enfj-1255d3-short``: a reader of annotations/*.jsonl sees both), or two
+    empty strings for an id that spells none."""
+    head, _, rest = item["lifelog_id"].partition("-")
+    kind = rest.split("-")[0]
+    return (head, kind) if rest[:4].isalpha() and len(kind) == 4 else ("", "")
+
+
+def context_tokens(item: dict) -> list[str]:
+    """What a query prints besides its words, as tokens: the period's hour and part of the
+    day, its length (`length_token`), and the wearer's location and type (`wearer`)."""
+    lo, hi = _period(item)
+    hour = int((lo + hi) / 2 % DAY_S // 3600)
+    part = next(name for start, name in reversed(PARTS) if hour >= start)
+    place, kind = wearer(item)
+    return [f"hour{hour}", f"part{part}", length_token(item),
+            *([f"place{place}", f"type{kind}"] if place else [])]
+
+
 def length_token(item: dict) -> str:
     """The period's length as a word (log-2 bins of minutes): items whose periods are about
     as long read alike to a nearest-neighbour reader."""

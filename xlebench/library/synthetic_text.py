@@ -121,6 +121,54 @@ def _event(rng: random.Random, t: float, actor: str, s: Scenario) -> Event:
     return _act_event(rng, t, actor, choice, s)
 
 
+#: The share of C's acts that start a handling episode: C picks something up and uses it
+#: ("C picks up the knife", "C cuts the onion with the knife"), as Ego4D's narrations run;
+#: without them an object's acts are drawn apart, and few objects are picked up for a use or
+#: changed in one way only.
+EPISODE = 0.08
+#: Verbs that pick something up, and verbs that take, move or merely touch a thing: the use
+#: an episode ends in is none of them.
+PICKS = ("picks", "takes", "grabs", "lifts")
+NOT_USES = frozenset("""picks takes grabs lifts puts places carries drops moves removes holds
+hangs throws passes hands collects brings gets raises lowers looks watches checks touches
+arranges compares""".split())
+_HANDLING: dict[str, tuple[tuple[Choice, str, tuple[Choice, ...]], ...]] = {}
+
+
+def handling(s: Scenario) -> tuple[tuple[Choice, str, tuple[Choice, ...]], ...]:
+    """(a pick-up, its object, the scenario's uses of that object) for every object the
+    scenario can pick up and use (computed once per scenario)."""
+    if s.name not in _HANDLING:
+        mine = choices(s)
+        uses = [c for c in mine if c.spec.verb not in NOT_USES and c.objects]
+        _HANDLING[s.name] = tuple(
+            (pick, obj, found) for pick in mine if pick.spec.verb in PICKS
+            for obj in pick.objects if (found := tuple(u for u in uses if obj in u.objects)))
+    return _HANDLING[s.name]
+
+
+def _episode(rng: random.Random, t: float, s: Scenario, purpose: dict[str, Choice]
+             ) -> list[Event]:
+    """C picks an object up and uses it once or twice in the next seconds; an object keeps
+    one use per video (the onion of a cooking video is chopped, not also fried and peeled),
+    so what C does to it, and what for, has one answer."""
+    found = handling(s)
+    if not found:
+        return []
+    pick, obj, uses = rng.choice(found)
+    use = purpose.setdefault(f"{s.name}|{obj}", rng.choice(uses))
+    place = rng.choice(s.places)
+    out = [Event(round(t, 3), "C", pick.spec.verb, obj, place, s.name,
+                 particle=pick.spec.particle)]
+    for _ in range(rng.randint(1, 2)):
+        t += rng.uniform(2.0, 9.0)
+        tools = [x for x in use.tools if x != obj]
+        tool = rng.choice(tools) if tools and rng.random() < 0.3 else ""
+        out.append(Event(round(t, 3), "C", use.spec.verb, obj, place, s.name,
+                         particle=use.spec.particle, tool=tool))
+    return out
+
+
 def make_events(
     rng: random.Random,
     scenarios: list[Scenario],
@@ -133,6 +181,7 @@ def make_events(
     mean_gap = 60.0 / rate_per_min
     t, events = rng.uniform(0.2, mean_gap), []
     current = scenarios[0]
+    purpose: dict[str, Choice] = {}
     while t < duration - 0.5:
         if len(scenarios) > 1 and rng.random() < 0.02:
             current = rng.choice(scenarios)
@@ -143,6 +192,9 @@ def make_events(
         elif roll < 0.024:
             events.append(_cue(round(t, 3), rng.choice(SCENE_CUES[scene]), "room",
                                current.name))
+        elif roll < 0.024 + EPISODE and (episode := _episode(rng, t, current, purpose)):
+            events += [e for e in episode if e.t < duration - 0.5]
+            t = episode[-1].t
         else:
             actor = "C"
             if rng.random() < 0.1 and current.people:

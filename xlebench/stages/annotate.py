@@ -91,7 +91,9 @@ class AnnotateStage(BaseStage):
     #: 6: stats/tasks.json says each recipe's words and hops. 7: items name their source and
     #: each source is asked once across the benchmark. 8: printed and shown pairs settled
     #: per source video across life logs, each meeting subtask keeping a fair share.
-    version: ClassVar[str] = "10"  # 10: VidSitu senses, sense roles, relation votes
+    # 10: VidSitu senses, sense roles, relation votes; 11: the learned filter reads options
+    # beside their siblings and the clock, Neptune balances over questions with decoys
+    version: ClassVar[str] = "11"
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")

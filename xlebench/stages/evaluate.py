@@ -81,7 +81,9 @@ class EvaluateStage(BaseStage):
     the benchmark's items — or the declared subset of life logs — against chance floors."""
 
     name: ClassVar[str] = "evaluate"
-    version: ClassVar[str] = "8"  # 8: VidSitu/MultiHop metrics as their evaluators; layout
+    # 8: VidSitu/MultiHop metrics as their evaluators; layout; 9: the learned members read the
+    # clock, the wearer and an option beside its siblings
+    version: ClassVar[str] = "9"
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 

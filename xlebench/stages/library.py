@@ -59,7 +59,9 @@ class LibraryStage(BaseStage):
     outputs: ClassVar[tuple[str, ...]] = (
         "library.parquet", "stats/library.json", "stats/library.png",
         "stats/llm_usage_library.json")
-    version: ClassVar[str] = "4"  # 4: readable synthetic narrations, content-rich summaries
+    # 4: readable synthetic narrations, content-rich summaries; 5: handling episodes (C picks
+    # an object up and uses it, one use per object and video)
+    version: ClassVar[str] = "5"
     uses_seed: ClassVar[bool] = False
 
     def __init__(

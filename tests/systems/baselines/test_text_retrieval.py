@@ -38,6 +38,21 @@ def test_ordering_reply_follows_the_records_the_texts_match():
     assert reply.endswith(": 1, 2, 0.")
 
 
+def test_the_clips_of_one_record_are_ordered_by_when_the_captions_say_them():
+    """``across=record``: fewer records than texts in the period, so each text goes to the
+    time its words are said, whatever record holds it."""
+    log = {"segments": [{"start_s": 0.0, "end_s": 900.0}, {"start_s": 2000.0, "end_s": 2100.0}]}
+    captions = [cap(t, "C walks around the kitchen") for t in range(0, 900, 30)]
+    captions += [cap(100, "C washes the pot"), cap(110, "C rinses the pot"),
+                 cap(420, "C chops the onion"), cap(430, "C chops the onion"),
+                 cap(750, "C stirs the sauce"), cap(2050, "C stirs the sauce")]
+    item = {"query": "Put these in order. Summary 0: C stirred the sauce. "
+                     "Summary 1: C washed the pot. Summary 2: C chopped an onion.",
+            "period": {"start_s": 0.0, "end_s": 960.0}}
+    reply = TextRetrievalBaseline._order(item, log, sorted(captions, key=lambda c: c.virtual_s))
+    assert reply.endswith(": 1, 2, 0.")
+
+
 def test_a_query_naming_an_object_otherwise_finds_the_narrators_word():
     found = similar_words({"timber"}, {"wood", "kettl", "phone"}, 0.55)
     assert set(found) == {"wood"}

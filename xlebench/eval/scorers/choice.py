@@ -9,6 +9,7 @@ from typing import Any
 
 from xlebench.eval.metrics import rouge_tokens
 from xlebench.eval.parse import parse_choice
+from xlebench.eval.public import wearer
 from xlebench.eval.scorers.base import (
     Base,
     Blind,
@@ -111,10 +112,8 @@ def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str,
 
 
 def wearer_place(item: dict) -> str:
-    """The wearer's location as a compiled life-log id spells it (``colombia-enfj-…``; a
-    reader of annotations/*.jsonl sees it), or "" for an id that spells none."""
-    head, _, rest = item["lifelog_id"].partition("-")
-    return head if rest[:4].isalpha() and len(rest.split("-")[0]) == 4 else ""
+    """The wearer's location (`xlebench.eval.public.wearer`), or ""."""
+    return wearer(item)[0]
 
 
 #: Items a location's own word odds count as against the pooled ones (a location seen on a

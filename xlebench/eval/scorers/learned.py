@@ -4,23 +4,28 @@ The panel's named members each close one route a reviewer found (a constant summ
 position prior, the options seen elsewhere...). Each red team has found the next route, so
 every subtask also gets a member that is not told the route: a learner over everything the
 benchmark prints about an item (`xlebench.eval.public.Public`) — its query's words and
-numbers, its options, its period's length, and the queries and options of the other items of
-its life log about the same records — fitted on the answers of other items (the panel
+numbers, its options, its period's clock and length, the wearer, and the queries and options
+of the other items of its life log about the same records — fitted on the answers of other items (the panel
 cross-fits it by source video, and again on other life logs as ``learned_remembered``). This
 is the idea of AFLite (Le Bras et al., ICML 2020, "Adversarial Filters of Dataset Biases"):
 simple models over precomputed features say how predictable an item is without its input.
 
-* choices: logistic regression over each option's words and word pairs, its length, its
-  overlap with the question and with what the log's other items print about the record, how
-  central it is among the options, how often its words and word pairs occur in the rest of
-  the benchmark (a decoy no other question names is unlikely to be right), and how often the
-  fitted items had its text as a right and as a wrong option (a text only ever seen wrong
-  elsewhere, or only right, is remembered);
+* choices: logistic regression over each option's words and word pairs (alone and crossed
+  with what the query prints of the period and the wearer: its hour, part of the day and
+  length, the location and the type), its length, its overlap with the question and with
+  what the log's other items print about the record, how it compares with its siblings (the
+  steps it holds at the same place as each, whether its set of steps or words is the odd one,
+  its distance to their centroid, its rank among them on every measure), how often its words
+  and word pairs occur in the rest of the benchmark (a decoy no other question names is
+  unlikely to be right), and how often the fitted items had its text as a right and as a
+  wrong option (a text only ever seen wrong elsewhere, or only right, is remembered);
 * counts: a multinomial logistic regression per listed action over the action, its verb and
-  noun, the window's and the period's lengths and their crossings;
+  noun, the window's and the period's lengths and their crossings, the period's hour and the
+  wearer;
 * spans (`xlebench.eval.scorers.spans`): the answers of the nearest items (TF-IDF over the
-  masked question, what the log's other items print about the record and the period's
-  length), placed at the same relative position in the item's period;
+  masked question, what the log's other items print about the record, the period's hour,
+  part of the day and length, and the wearer's location and type), placed at the same
+  relative position in the item's period;
 * orders (`xlebench.eval.scorers.order`): ridge regression of each shown text's place in the
   day from its words and where the log's other questions about them sit;
 * texts and short answers: the reference of the nearest item (the same nearness).
@@ -29,6 +34,7 @@ simple models over precomputed features say how predictable an item is without i
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -36,7 +42,13 @@ from typing import Any
 import numpy as np
 
 from xlebench.eval.metrics import rouge_tokens
-from xlebench.eval.public import Public, bigrams, content_words, length_token, masked
+from xlebench.eval.public import (
+    Public,
+    bigrams,
+    content_words,
+    context_tokens,
+    masked,
+)
 from xlebench.eval.scorers.base import Blind, BlindContext, query_question
 
 #: What every learned member reads, printed with the panel.
@@ -64,7 +76,7 @@ def hashed():
 # -- nearness ---------------------------------------------------------------------------------
 
 def _document(item: dict, public: Public) -> str:
-    return " ".join([masked(item["query"]), public.about(item), length_token(item)])
+    return " ".join([masked(item["query"]), public.about(item), *context_tokens(item)])
 
 
 def _tfidf(public: Public) -> tuple[Any, dict[str, int], Any]:
@@ -123,39 +135,100 @@ def nearest_reference() -> Blind:
 
 # -- choices -----------------------------------------------------------------------------------
 
-def _centrality(options: Sequence[set[str]]) -> list[float]:
-    out = []
-    for k, a in enumerate(options):
-        others = [b for j, b in enumerate(options) if j != k]
-        out.append(sum(2 * len(a & b) / max(1, len(a) + len(b)) for b in others)
-                   / max(1, len(others)))
-    return out
+#: Where an option's text is cut into its steps ("C washes the plate, then cuts the onion").
+_STEPS = re.compile(r",\s*then\s+|;\s*|,\s*|\s+then\s+")
+
+
+def steps(option: str) -> list[str]:
+    """An option's steps, each as its content words: an order is compared step by step."""
+    return [" ".join(content_words(p)) for p in _STEPS.split(option) if content_words(p)]
+
+
+def _dice(a: set[str], b: set[str]) -> float:
+    return 2 * len(a & b) / max(1, len(a) + len(b))
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    dot = sum(n * b[w] for w, n in a.items())
+    norm = math.sqrt(sum(n * n for n in a.values()) * sum(n * n for n in b.values()))
+    return dot / norm if norm else 0.0
+
+
+def sibling_features(options: Sequence[str]) -> list[dict[str, float]]:
+    """Each option compared with the other options of its item: the share of steps it holds
+    at the same place as each sibling (mean and most), whether its set of steps or of words
+    is another's, how many siblings hold the same set, its word overlap with them and its
+    cosine to their word centroid. A construction that makes the right option stand out
+    among its siblings — the one odd set, the order agreeing with the odd one in two places —
+    is then a feature the learner weighs, not a route a reviewer has to list."""
+    seqs = [steps(o) for o in options]
+    sets = [set(content_words(o)) for o in options]
+    bags = [Counter(content_words(o)) for o in options]
+    rows = []
+    for k, seq in enumerate(seqs):
+        others = [j for j in range(len(options)) if j != k] or [k]
+        placed = [sum(a == b for a, b in zip(seq, seqs[j], strict=False))
+                  / max(1, len(seq), len(seqs[j])) for j in others]
+        same_steps = sum(frozenset(seqs[j]) == frozenset(seq) for j in others)
+        same_words = sum(sets[j] == sets[k] for j in others)
+        centroid = sum((bags[j] for j in others), Counter())
+        rows.append({"steps_placed": sum(placed) / len(placed), "steps_placed_max": max(placed),
+                     "steps_placed_most": float(sum(p >= 0.5 for p in placed)) / len(others),
+                     "same_steps": same_steps / len(others), "odd_steps": float(same_steps == 0),
+                     "same_words": same_words / len(others), "odd_words": float(same_words == 0),
+                     "central": sum(_dice(sets[k], sets[j]) for j in others) / len(others),
+                     "centroid_cosine": _cosine(bags[k], centroid)})
+    return rows
+
+
+#: Features also read relative to the option's siblings (`_relative`).
+RELATIVE = ("length", "question", "about", "attested_words", "attested_pairs", "central",
+            "centroid_cosine", "steps_placed", "same_words")
+
+
+def _relative(rows: list[dict[str, float]]) -> None:
+    """Each `RELATIVE` feature as its distance from the siblings' mean, its rank among them
+    (the share of siblings below), and whether it is the item's highest or lowest alone."""
+    n = len(rows)
+    for name in RELATIVE:
+        values = [r[name] for r in rows]
+        top, low = max(values), min(values)
+        for k, r in enumerate(rows):
+            rest = values[:k] + values[k + 1:] or [values[k]]
+            r[f"{name}_vs"] = values[k] - sum(rest) / len(rest)
+            r[f"{name}_rank"] = sum(v < values[k] for v in rest) / max(1, n - 1)
+            r[f"{name}_top"] = float(values[k] == top and values.count(top) == 1)
+            r[f"{name}_low"] = float(values[k] == low and values.count(low) == 1)
 
 
 def option_features(item: dict, public: Public, vocab: frozenset[str] = frozenset()
                     ) -> list[dict[str, float]]:
-    """One feature dict per option of a multiple-choice item; its words and word pairs only
-    where ``vocab`` holds them (`_vocabulary`)."""
+    """One feature dict per option of a multiple-choice item: its words and word pairs where
+    ``vocab`` holds them (`_vocabulary`); its words and its text crossed with what the query
+    prints of the period and the wearer (`context_tokens`: the hour, the part of the day, the length,
+    the location and type); its length, overlaps and attestation; and how it compares with
+    its siblings (`sibling_features`, `_relative`)."""
     options = [str(o) for o in item["answer"]["options"]]
     words = [content_words(o) for o in options]
-    sets = [set(w) for w in words]
     question = set(content_words(query_question(item)))
     about = set(content_words(public.about(item)))
-    central = _centrality(sets)
-    lengths = [len(o.split()) for o in options]
-    # the share of the other options that are shorter (ties equal: never the position)
-    rank = [sum(m < n for m in lengths) / max(1, len(options) - 1) for n in lengths]
+    context = context_tokens(item)
     rows = []
-    for k, (ws, s) in enumerate(zip(words, sets, strict=True)):
+    for k, (ws, sib) in enumerate(zip(words, sibling_features(options), strict=True)):
+        s = set(ws)
         uni, bi = public.attested(item, options[k])
         n = max(1, len(s))
-        row = {f"w={w}": 1.0 for w in s if w in vocab}
-        row |= {f"b={b}": 1.0 for b in bigrams(ws) if b in vocab}
-        row.update({"length": lengths[k] / 10, "length_rank": rank[k],
-                    "question": len(s & question) / n, "about": len(s & about) / n,
-                    "central": central[k], "attested_words": uni, "attested_pairs": bi,
+        known = [w for w in sorted(s | bigrams(ws)) if w in vocab]
+        row = {f"{'b' if '_' in w else 'w'}={w}": 1.0 for w in known}
+        crossed = [x for x in (*(f"x:{w}" for w in sorted(s)), f"x:={_key(options[k])}")
+                   if x in vocab]
+        row |= {f"{x}|{c}": 1.0 for x in crossed for c in context}
+        row.update({"length": len(options[k].split()) / 10, "question": len(s & question) / n,
+                    "about": len(s & about) / n, "attested_words": uni,
+                    "attested_pairs": bi, **sib,
                     "unattested_pairs": float(bool(bigrams(ws)) and bi == 0.0)})
         rows.append(row)
+    _relative(rows)
     return rows
 
 
@@ -197,12 +270,22 @@ MIN_TEXTS = 3
 
 
 def _vocabulary(train: Sequence[dict]) -> frozenset[str]:
+    """The words and word pairs `MIN_TEXTS` distinct option texts hold, and (``x:``) the
+    words and whole texts (``x:=``) the options of `MIN_TEXTS` fitted items hold: those are
+    crossed with the period and the wearer (`context_tokens`), so that a text that is right
+    in the morning and wrong at night is learned however few texts there are."""
     texts = {str(o) for it in train for o in it["answer"]["options"]}
     seen: Counter[str] = Counter()
     for t in texts:
         ws = content_words(t)
         seen.update(set(ws) | bigrams(ws))
-    return frozenset(w for w, n in seen.items() if n >= MIN_TEXTS)
+    items: Counter[str] = Counter()
+    for it in train:
+        options = [str(o) for o in it["answer"]["options"]]
+        items.update({f"x:{w}" for o in options for w in content_words(o)}
+                     | {f"x:={_key(o)}" for o in options})
+    return frozenset([*(w for w, n in seen.items() if n >= MIN_TEXTS),
+                      *(w for w, n in items.items() if n >= MIN_TEXTS)])
 
 
 def fit_choice(train: Sequence[dict], public: Public) -> Any:
@@ -271,7 +354,8 @@ def count_features(item: dict, public: Public) -> list[dict[str, float]]:
                      f"a={act}|win={w}": 1.0, f"v={verb}|win={w}": 1.0,
                      "window": win / 180, "period": math.log1p(max(0.0, hi - lo) / 60),
                      "position": k / max(1, len(actions) - 1), "listed": len(actions) / 5,
-                     "attested_words": uni, "attested_pairs": bi})
+                     "attested_words": uni, "attested_pairs": bi,
+                     **{c: 1.0 for c in context_tokens(item)}})
     return rows
 
 

@@ -98,13 +98,18 @@ def fit_order(train: Sequence[dict], public: Public) -> Any:
     return Ridge(alpha=1.0).fit(hashed().transform(rows), places)
 
 
-def _order(item: dict, model: Any, ctx: BlindContext) -> str:
+def order_guess(item: dict, model: Any, public: Public) -> list[int]:
+    """The shown texts ranked by their fitted places (ties: as shown)."""
     texts = shown(item)
     places = [0.5] * len(texts)
     if model is not None and texts:
-        rows = [_text_features(item, t, ctx.public) for t in texts]
+        rows = [_text_features(item, t, public) for t in texts]
         places = list(model.predict(hashed().transform(rows)))
-    ranked = sorted(range(len(texts)), key=lambda k: (places[k], k))
+    return sorted(range(len(texts)), key=lambda k: (places[k], k))
+
+
+def _order(item: dict, model: Any, ctx: BlindContext) -> str:
+    ranked = order_guess(item, model, ctx.public)
     return "Correct order of the summaries: " + ", ".join(map(str, ranked))
 
 

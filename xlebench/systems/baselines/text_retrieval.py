@@ -68,8 +68,9 @@ class TextRetrievalBaseline:
     #: apart; 6: short answers, MultiHop's places and events; 7: ordering by IDF-weighted
     #: one-to-one assignment of texts to records; 8: multiple choice through the short answer
     #: where the question has one of Neptune's forms; 9: EgoSchema's offline forms read in
-    #: time, the order of acts and what lies between two of them).
-    version = "9"
+    #: time, the order of acts and what lies between two of them; 10: the clips of one record
+    #: ordered by when the captions say them).
+    version = "10"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).
     no_source = ("There is no information available: the library has no narrations of "
@@ -282,7 +283,11 @@ class TextRetrievalBaseline:
         shown = re.findall(r"Summary (\d+): (.*?)(?= Summary \d+: |$)", item["query"])
         if not shown:
             return NO_INFO
-        segs = log["segments"]
+        period = item.get("period") or {"start_s": -math.inf, "end_s": math.inf}
+        segs = [s for s in log["segments"]
+                if s["start_s"] < float(period["end_s"]) and float(period["start_s"]) < s["end_s"]]
+        if len(segs) < len(shown):  # the parts of fewer records (one record's clips)
+            return ordering_answer(_in_time_order(shown, segs, captions))
         bags = [frozenset(w for c in captions if s["start_s"] <= c.virtual_s <= s["end_s"]
                           for w in words(c.text)) for s in segs]
         at = assign_texts([word_set(text) for _, text in shown], bags)
@@ -291,6 +296,31 @@ class TextRetrievalBaseline:
             return segs[at[k]]["start_s"] if at[k] is not None else math.inf
         ranked = sorted(range(len(shown)), key=lambda k: (when(k), int(shown[k][0])))
         return ordering_answer([int(shown[k][0]) for k in ranked])
+
+
+def _in_time_order(shown: Sequence[tuple[str, str]], segs: Sequence[dict],
+                   captions: Sequence[Caption]) -> list[int]:
+    """Texts about parts of the same records, ordered by when the captions say what each
+    says: a window as long as the records' time over the number of texts, centred on each
+    caption, matched by the IDF weight (over the windows) of the words it shares with a text;
+    each text goes to its best window's centre (ties: the earliest)."""
+    inside = sorted((c for c in captions if any(s["start_s"] <= c.virtual_s <= s["end_s"]
+                                                for s in segs)), key=lambda c: c.virtual_s)
+    if not inside:
+        return [int(k) for k, _ in shown]
+    half = sum(s["end_s"] - s["start_s"] for s in segs) / len(shown) / 2
+    times = [c.virtual_s for c in inside]
+    bags = [frozenset(w for c in inside if abs(c.virtual_s - t) <= half for w in words(c.text))
+            for t in times]
+    df = Counter(w for bag in bags for w in bag)
+    idf = {w: math.log(len(bags) / n) for w, n in df.items()}
+
+    def when(text: str) -> float:
+        mine = word_set(text)
+        scores = [sum(idf[w] for w in sorted(mine & bag)) for bag in bags]
+        return times[scores.index(max(scores))]
+    at = {k: when(text) for k, text in shown}
+    return [int(k) for k in sorted(at, key=lambda k: (at[k], int(k)))]
 
 
 def _stems(text: str) -> str:

@@ -106,6 +106,14 @@ def ordering_query(summaries: Sequence[str]) -> str:
             f"presentation of the life-log recordings. {listing}")
 
 
+def clip_ordering_query(summaries: Sequence[str], start_s: float, end_s: float) -> str:
+    """The clips of one record to be put in order (`summary_ordering` with ``across=record``)."""
+    listing = " ".join(f"Summary {i}: {text}" for i, text in enumerate(summaries))
+    return ("Please rank the following summaries of parts of camera wearer C's record provided "
+            f"for the {period_text(start_s, end_s)} time period in the order they happen. "
+            f"{listing}")
+
+
 def ordering_answer(order: Sequence[int]) -> str:
     """``Correct order of the summaries: 2, 0, 1.`` (the paper's answer, its final stop
     included)."""

@@ -223,22 +223,31 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
     return found
 
 
-def _balanced(ctx: Context, found: list[dict], k: int | None) -> list[dict]:
-    """At most ``k`` questions, taken in turn from each capability (seeded), in record
-    order."""
-    if k is None or len(found) <= k:
-        return found
+def _balanced(ctx: Context, p: NeptuneQAParams, found: list[dict], out: Built
+              ) -> list[tuple[dict, tuple[list[str], int] | None]]:
+    """At most ``max_items_per_log`` questions with their options, taken in turn from each
+    capability (seeded), in record order. A question whose decoys cannot be made (too few
+    attested candidates) is counted and the next of its capability is tried in its turn, so
+    a capability whose decoys are scarce keeps its share wherever one of its questions has
+    them."""
+    k = p.max_items_per_log
     by: dict[str, list[int]] = {}
     for i, f in enumerate(found):
         by.setdefault(f["cap"], []).append(i)
     for idx in by.values():
         ctx.rng.shuffle(idx)
-    picked: list[int] = []
-    while len(picked) < k:
+    picked: dict[int, tuple[list[str], int] | None] = {}
+    while (k is None or len(picked) < k) and any(by.values()):
         for cap in sorted(by):
-            if by[cap] and len(picked) < k:
-                picked.append(by[cap].pop())
-    return [found[i] for i in sorted(picked)]
+            while by[cap] and (k is None or len(picked) < k):
+                i = by[cap].pop()
+                qad = _options(ctx, p, found[i])
+                if p.decoys and qad is None:
+                    out.stats["questions with too few decoy candidates"] += 1
+                    continue
+                picked[i] = qad
+                break
+    return [(found[i], picked[i]) for i in sorted(picked)]
 
 
 def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int] | None:
@@ -259,14 +268,7 @@ def _options(ctx: Context, p: NeptuneQAParams, f: dict) -> tuple[list[str], int]
 def build(ctx: Context, p: NeptuneQAParams) -> Built:
     out = Built()
     found = (llm_questions if p.generator == "llm" else _offline)(ctx, p, out)
-    made = []
-    for f in _balanced(ctx, found, p.max_items_per_log):
-        qad = _options(ctx, p, f)
-        if p.decoys and qad is None:
-            out.stats["questions with too few decoy candidates"] += 1
-            continue
-        made.append((f, qad))
-    for k, (f, qad) in enumerate(made):
+    for k, (f, qad) in enumerate(_balanced(ctx, p, found, out)):
         seg, answer = f["seg"], dict(f["answer"])
         at = answer.pop("at")
         period = record_period(ctx.log, [seg], p.period, ctx.rng)

@@ -36,9 +36,10 @@ Kinds:
   ``seeds`` seeded fold assignments; drop items its strongest member answers right in at least
   ``drop_if_correct_at_least`` of them (`xlebench.tasks.screening.panel_filter`; it runs once at the end
   of the annotate stage, since it needs every log's items).
-* ``aflite`` — multiple choice, offline (on by default for the multiple-choice recipes): AFLite
-  (Le Bras et al., ICML 2020) with the learned blind member — a logistic regression over the
-  options' words, lengths, overlaps and how often the rest of the benchmark names them — fitted
+* ``aflite`` — multiple choice and orders, offline (on by default for the multiple-choice
+  recipes): AFLite (Le Bras et al., ICML 2020) with the learned blind member — a logistic
+  regression over the options' words, their siblings, the clock and how often the rest of the
+  benchmark names them; for orders, a ridge regression of each text's place — fitted
   in each of ``partitions`` seeded fold splits by source video; drop items whose mean accuracy
   (predictability) is at least ``threshold``, refit on the rest, for at most ``rounds`` rounds
   (`xlebench.tasks.screening.aflite`; at the end of the annotate stage, after ``panel``).

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from xlebench.config.knobs import knob
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers import OrderAccuracy
+from xlebench.library.records import ClipSummary
 from xlebench.tasks.language import wording as W
 from xlebench.tasks.recipe.context import Built, Context
-from xlebench.tasks.recipe.records import record_period, summary_of, whole
+from xlebench.tasks.recipe.records import evidence, record_period, summary_of, whole
 from xlebench.tasks.recipe.registry import Recipe
 from xlebench.tasks.screening.filters import PeriodParams
 from xlebench.tasks.screening.leaks import prints
@@ -34,6 +35,10 @@ class OrderingParams(PeriodParams):
     #: ``clips``: each record's clip summary least like its library summary; ``summaries``:
     #: the library summaries (the paper's, which print the single-summary references).
     texts: str = knob("clips", choices=("clips", "summaries"))
+    #: ``day``: one text per record of the log (the paper's); ``record``: the clip summaries
+    #: of one record, at most ``max_summaries`` in a row, in the order they happen.
+    across: str = knob("day", choices=("day", "record"))
+    max_summaries: int = knob(5, ge=2)
 
 
 def shown_text(videos: dict, seg: dict, texts: str) -> str | None:
@@ -49,7 +54,51 @@ def shown_text(videos: dict, seg: dict, texts: str) -> str | None:
     return None if prints(best, summary) else best
 
 
+def record_clips(videos: dict, seg: dict) -> list[ClipSummary]:
+    """The record's clip summaries in the order they happen, inside its source span, each
+    text once (two alike have no order between them), none printing its library summary."""
+    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    summary = summary_of(videos, seg)
+    seen = {" ".join(summary.split())}  # shown as it is, a clip would print the answer
+    out = []
+    for c in sorted(videos[seg["video_uid"]].clip_summaries, key=lambda c: c.start_s):
+        key = " ".join(c.text.split())
+        inside = a - 1.0 <= c.start_s and c.end_s <= b + 1.0
+        if inside and key and key not in seen and not prints(key, summary):
+            out.append(c)
+        seen.add(key)
+    return out
+
+
+def build_record(ctx: Context, p: OrderingParams) -> Built:
+    """One record of the log (seeded) with at least ``min_summaries`` clip summaries: a run of
+    at most ``max_summaries`` of them, shuffled; the answer is the order they happen in."""
+    out = Built()
+    runs = [(s, c) for s in ctx.log["segments"]
+            if len(c := record_clips(ctx.videos, s)) >= p.min_summaries]
+    if not runs:
+        out.stats[f"logs with no record of {p.min_summaries} distinct clip summaries"] += 1
+        return out
+    seg, clips = ctx.rng.choice(runs)
+    first = ctx.rng.randrange(len(clips) - min(len(clips), p.max_summaries) + 1)
+    clips = clips[first:first + p.max_summaries]
+    shown = list(range(len(clips)))
+    ctx.rng.shuffle(shown)
+    order = [shown.index(j) for j in range(len(clips))]
+    period = record_period(ctx.log, [seg], p.period, ctx.rng)
+    out.items.append(ctx.item(
+        k=0, query=W.clip_ordering_query([clips[j].text for j in shown], *period),
+        period=period,
+        text=W.ordering_answer(order), order=order,
+        evidence=[evidence(seg, c.start_s, c.end_s) for c in clips],
+        provenance={"source_file": "library.parquet", "texts": "clips", "across": "record",
+                    "annotation_ids": [seg["video_uid"]]}))
+    return out
+
+
 def build(ctx: Context, p: OrderingParams) -> Built:
+    if p.across == "record":
+        return build_record(ctx, p)
     out = Built()
     segs = ctx.log["segments"]
     if len(segs) < p.min_summaries:
@@ -77,6 +126,8 @@ def oracle(ctx: Context, p: OrderingParams, item: dict) -> str:
     from xlebench.eval.scorers.order import shown
 
     texts = shown(item)
+    if item["provenance"].get("across") == "record":
+        return _oracle_record(ctx, item, texts)
     free = list(range(len(texts)))
     order = []
     for seg in sorted(ctx.log["segments"], key=lambda s: float(s["start_s"])):
@@ -86,6 +137,18 @@ def oracle(ctx: Context, p: OrderingParams, item: dict) -> str:
             free.remove(k)
             order.append(k)
     return W.ordering_answer(order + free)
+
+
+def _oracle_record(ctx: Context, item: dict, texts: list[str]) -> str:
+    """Each shown clip text placed at the clip of the item's record that says it, in the
+    order the video's clip summaries run."""
+    uid = item["evidence"][0]["video_uid"]
+    clips = sorted(ctx.videos[uid].clip_summaries, key=lambda c: c.start_s)
+    said = [" ".join(c.text.split()) for c in clips]
+    ranked = sorted(range(len(texts)), key=lambda k: (
+        said.index(" ".join(texts[k].split())) if " ".join(texts[k].split()) in said
+        else len(said), k))
+    return W.ordering_answer(ranked)
 
 
 RECIPE = Recipe(
