@@ -16,6 +16,7 @@ from xlebench.tasks.screening.filters import RecipeParams
 from xlebench.tasks.vidsitu.srl import (
     ROLES,
     Event,
+    Timed,
     coreference,
     eventfulness,
     events_in,
@@ -36,7 +37,7 @@ class EventParams(RecipeParams):
 
 def windows(ctx: Context, p: EventParams, seg: dict, out: Built) -> list[tuple[float, list]]:
     """The record's kept windows: (start in source seconds, events), most eventful first."""
-    passes = ctx.ann.narrations.get(seg["video_uid"]) or []
+    passes = [Timed(p) for p in ctx.ann.narrations.get(seg["video_uid"]) or []]
     if not passes:
         out.stats["segments without narrations"] += 1
         return []

@@ -13,6 +13,8 @@ identical (VidSitu's exact-match co-reference), recorded as a networkx graph of 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xlebench.library.annotations import Narration
@@ -106,19 +108,36 @@ def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
     return verb, roles
 
 
-def events_in(passes: list[list[Narration]], start: float, event_s: float, n: int,
-              scene: str) -> list[Event]:
+class Timed:
+    """A narration pass with its times, for the narrations of a span in list order: by
+    bisection where the pass runs in time (Ego4D's do), else by a scan. A record is cut into
+    windows one second apart, so scanning every pass for every event was quadratic."""
+
+    def __init__(self, narrations: Sequence[Narration]) -> None:
+        self.narrations = list(narrations)
+        self.times = [n.t for n in self.narrations]
+        self.ordered = all(a <= b for a, b in zip(self.times, self.times[1:], strict=False))
+
+    def between(self, a: float, b: float) -> list[Narration]:
+        if self.ordered:
+            return self.narrations[bisect_left(self.times, a):bisect_left(self.times, b)]
+        return [n for n in self.narrations if a <= n.t < b]
+
+
+def events_in(passes: Sequence[Sequence[Narration] | Timed], start: float, event_s: float,
+              n: int, scene: str) -> list[Event]:
     """The n events of a window starting at ``start`` (source seconds). An event's roles are
     its first annotator's (the first pass that narrates it), the other passes' roles are its
     references, and its verbs are those at least two annotators name where two or more
     narrate it (VidSitu keeps verbs of 2-of-N agreement), else its one annotator's."""
+    timed = [p if isinstance(p, Timed) else Timed(p) for p in passes]
     out = []
     for k in range(n):
         a, b = start + k * event_s, start + (k + 1) * event_s
         ev = Event((a, b))
-        said = [[parsed for narr in p if a <= narr.t < b
-                 if (parsed := parse_roles(narr.text, scene))] for p in passes
-                if any(a <= narr.t < b for narr in p)]
+        spans = [p.between(a, b) for p in timed]
+        said = [[parsed for narr in span if (parsed := parse_roles(narr.text, scene))]
+                for span in spans if span]
         ev.narrated = bool(said)
         said = [[(verb, _with_sense(verb, roles)) for verb, roles in s] for s in said if s]
         ev.annotators = len(said)
