@@ -289,12 +289,10 @@ def test_neptune_qa_compiles_offline_with_per_capability_results(tmp_path: Path)
     items = [json.loads(x) for x in (bench / "annotations" / "neptune_qa.jsonl").read_text()
              .splitlines()]
     caps = {it["tags"]["capability"] for it in items}
-    # state changes and goals need four changes or uses some narration makes of the object,
-    # which the synthetic corpus's vocabulary rarely holds: counted, not asked with decoys a
-    # reader rules out unseen
     assert {"TO", "CT", "PR", "SUM"} <= caps
-    assert "questions with too few decoy candidates" in json.loads(
-        (bench / "stats" / "tasks.json").read_text())["skipped"]["neptune_qa"]
+    # a question whose decoys cannot be made is counted under its capability, not asked
+    skipped = json.loads((bench / "stats" / "tasks.json").read_text())["skipped"]["neptune_qa"]
+    assert any(k.startswith("questions with too few decoy candidates (") for k in skipped)
     for it in items:  # well-posed: no repeated act or verb in an order, agreed counts
         if it["answer"]["shape"] in ("sequence", "order"):
             heads = [c.split()[0] for c in it["answer"]["candidates"]]

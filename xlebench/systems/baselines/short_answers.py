@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from xlebench.library.language import third_person
 from xlebench.systems.baselines.captions import Caption
 from xlebench.tasks.language.actions import parse_narration
 from xlebench.tasks.language.events import CHANGES
@@ -15,6 +16,13 @@ from xlebench.tasks.language.events import CHANGES
 NO_INFO = "There is no information available in the provided records."
 _SUFFIX = re.compile(r"\s+in the record provided for the .*$")
 _GENERIC = frozenset({"time", "mani", "right", "after", "order", "follow", "where", "what"})
+
+
+def as_narrated(act: str) -> str:
+    """A question's act as a narration says it: "rinse the bucket" -> "rinses the bucket"
+    (a stemmer takes "rinse" and "rinses" apart)."""
+    head, _, rest = act.strip().partition(" ")
+    return " ".join(w for w in (third_person(head), rest) if w)
 
 
 def _question(item: dict) -> str:
@@ -38,18 +46,18 @@ def answer_short(item: dict, captions: Sequence[Caption], words: Callable[[str],
     if not pool:
         return NO_INFO
     if q.startswith("How many times does C "):
-        act = words(q.removeprefix("How many times does C "))
+        act = words(as_narrated(q.removeprefix("How many times does C ")))
         return str(sum(1 for c in pool if act and act <= words(c.text)))
     if q.startswith("In what order does C do the following: "):
         listed = q.split(": ", 1)[1].split("; ")
-        when = {x: _best(pool, x, words) for x in listed}
+        when = {x: _best(pool, as_narrated(x), words) for x in listed}
         ranked = sorted(listed, key=lambda x: (when[x] is None, when[x] or 0))
         return ", then ".join(ranked)
     if q.startswith("What does C do right after "):
         k = _best(pool, q.removeprefix("What does C do right after "), words)
         return pool[k + 1].text if k is not None and k + 1 < len(pool) else NO_INFO
     if q.startswith("Where does C "):
-        k = _best(pool, q.removeprefix("Where does C "), words)
+        k = _best(pool, as_narrated(q.removeprefix("Where does C ")), words)
         parsed = parse_narration("#C " + pool[k].text) if k is not None else None
         return f"the {parsed.pobj}" if parsed and parsed.pobj else NO_INFO
     first = _FIRST.match(q)
@@ -68,10 +76,10 @@ def answer_short(item: dict, captions: Sequence[Caption], words: Callable[[str],
         return said[0] if said else NO_INFO
     if q.startswith("Which does C do most often: "):
         listed = re.split(r", | or ", q.removeprefix("Which does C do most often: "))
-        found = {x: sum(1 for c in pool if words(x) <= words(c.text)) for x in listed}
+        found = {x: sum(1 for c in pool if words(as_narrated(x)) <= words(c.text)) for x in listed}
         return max(listed, key=lambda x: found[x]) if any(found.values()) else NO_INFO
     if q.startswith("Why does C "):
-        k = _best(pool, q.removeprefix("Why does C "), words)
+        k = _best(pool, as_narrated(q.removeprefix("Why does C ")), words)
         parsed = parse_narration("#C " + pool[k].text) if k is not None else None
         obj = words(parsed.dobj) if parsed and parsed.dobj else frozenset()
         after = [c.text for c in pool[k + 1:] if obj and obj <= words(c.text)] if obj else []

@@ -69,7 +69,7 @@ class TextRetrievalBaseline:
     #: one-to-one assignment of texts to records; 8: multiple choice through the short answer
     #: where the question has one of Neptune's forms; 9: EgoSchema's offline forms read in
     #: time, the order of acts and what lies between two of them; 10: the clips of one record
-    #: ordered by when the captions say them).
+    #: ordered by when the captions say them, a short answer's acts matched as narrated).
     version = "10"
     #: The reply when the library holds no narration of a log's videos at all: a subtask
     #: answered only so is "not applicable" for this oracle (the evaluate stage).

@@ -138,9 +138,29 @@ def _offline_decoys(ctx: Context, p: NeptuneQAParams, seg: dict, f: dict) -> lis
     pool = sorted(set(pool) - {answer["text"]})
     if shape in ("text", "phrase"):  # a decoy saying the answer in other words is not wrong
         pool = [d for d in pool if token_f1(d, answer["text"]) < SAME_ANSWER_F1]
-        pool = [d for d, near in zip(pool, restates(ctx, answer["text"], pool), strict=True)
-                if not near]
+        return _apart(ctx, answer["text"], pool, n, rng)
     return rng.sample(pool, n) if len(pool) >= n else []
+
+
+def _apart(ctx: Context, answer: str, pool: list[str], n: int, rng: random.Random
+           ) -> list[str]:
+    """``n`` decoys drawn from ``pool`` (seeded), none restating the answer nor another
+    decoy: two options saying one thing ("C cuts the onion", "C slices the onion") are both
+    wrong to a reader of the options alone. Empty when fewer than ``n`` such decoys exist."""
+    if len(pool) < n:
+        return []
+    drawn = rng.sample(pool, len(pool))
+    if ctx.encode is None:
+        return drawn[:n]
+    vecs = np.asarray(ctx.encode([answer, *drawn]), dtype=np.float64)
+    vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    kept = [0]
+    for k in range(1, len(vecs)):
+        if len(kept) > n:
+            break
+        if all(vecs[k] @ vecs[j] < RESTATES for j in kept):
+            kept.append(k)
+    return [drawn[k - 1] for k in kept[1:]] if len(kept) > n else []
 
 
 def _is_area(place: str) -> bool:
@@ -243,7 +263,7 @@ def _balanced(ctx: Context, p: NeptuneQAParams, found: list[dict], out: Built
                 i = by[cap].pop()
                 qad = _options(ctx, p, found[i])
                 if p.decoys and qad is None:
-                    out.stats["questions with too few decoy candidates"] += 1
+                    out.stats[f"questions with too few decoy candidates ({cap})"] += 1
                     continue
                 picked[i] = qad
                 break
