@@ -104,9 +104,14 @@ def _frame_event(rng: random.Random, t: float, actor: str, choice: Choice, s: Sc
                  .replace("{person}", person))
 
 
-def _act_event(rng: random.Random, t: float, actor: str, choice: Choice, s: Scenario) -> Event:
+def _act_event(rng: random.Random, t: float, actor: str, choice: Choice, s: Scenario,
+               purpose: dict[str, Choice] | None = None) -> Event:
+    """One act on an object. C's uses of an object follow its one use in this video
+    (``purpose``, shared with `_episode`): the first use C makes of it is the one it keeps."""
     place = rng.choice(s.places)
     obj = rng.choice(choice.objects)
+    if purpose is not None and actor == "C" and choice.spec.verb not in NOT_USES:
+        choice = purpose.setdefault(f"{s.name}|{obj}", choice)
     tools = [x for x in choice.tools if x != obj]
     tool = rng.choice(tools) if tools and rng.random() < 0.3 else ""
     where = "" if place == obj or rng.random() >= 0.35 else locative(place, choice.spec.at)
@@ -114,11 +119,12 @@ def _act_event(rng: random.Random, t: float, actor: str, choice: Choice, s: Scen
                  tool=tool, where=where)
 
 
-def _event(rng: random.Random, t: float, actor: str, s: Scenario) -> Event:
+def _event(rng: random.Random, t: float, actor: str, s: Scenario,
+           purpose: dict[str, Choice] | None = None) -> Event:
     choice = rng.choice(choices(s))
     if not choice.objects or (choice.spec.frames and rng.random() < 0.25):
         return _frame_event(rng, t, actor, choice, s)
-    return _act_event(rng, t, actor, choice, s)
+    return _act_event(rng, t, actor, choice, s, purpose)
 
 
 #: The share of C's acts that start a handling episode: C picks something up and uses it
@@ -199,7 +205,7 @@ def make_events(
             actor = "C"
             if rng.random() < 0.1 and current.people:
                 actor = rng.choice(("man X", "woman X", "man Y", "woman Y"))
-            events.append(_event(rng, round(t, 3), actor, current))
+            events.append(_event(rng, round(t, 3), actor, current, purpose))
         t += rng.expovariate(1.0 / mean_gap)
     return events
 

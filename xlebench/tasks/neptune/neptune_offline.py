@@ -25,7 +25,8 @@ SC          an object             the one state-changing act C applies to it (``
                                   the onion"); objects changed in two ways are not asked
 SUM         the record            its library summary (``text``)
 CMP         4 actions             the one C does most often, at least 2 times more than any
-                                  other (``phrase``); every count agreed by the passes
+                                  other (``phrase``); every pass finds the same one most often
+                                  (`winner_agreed`)
 GR          a one-off pick-up     what C picks it up for: the next act on the same object within
                                   ``next_within_s``, when it uses it ("to wash the cup")
 ==========  ====================  ==================================================================
@@ -83,6 +84,22 @@ def counts_agree(actions: Sequence[str], per_pass: Sequence[Sequence[Event]], ne
     if any(len({len(_when(evs, a)) for evs in per_pass}) > 1 for a in actions):
         return "counts the narration passes disagree on"
     return None
+
+
+def winner_agreed(actions: Sequence[str], per_pass: Sequence[Sequence[Event]], need: int
+                  ) -> str | None:
+    """None when at least ``need`` narration passes each find the same one of ``actions``
+    done most often, by at least one more time than any other; else why not (CMP asks which
+    is done most, so the passes must agree on that, not on every count)."""
+    if len(per_pass) < need:
+        return f"comparisons on records with fewer than {need} narration passes"
+    tops = set()
+    for evs in per_pass:
+        counts = sorted(((len(_when(evs, a)), a) for a in actions), reverse=True)
+        if counts[0][0] - counts[1][0] < 1:
+            return "comparisons a narration pass finds no clear winner in"
+        tops.add(counts[0][1])
+    return None if len(tops) == 1 else "comparisons the narration passes disagree on"
 
 
 def _once(evs: Sequence[Event]) -> list[Event]:

@@ -231,9 +231,10 @@ def _offline(ctx: Context, p: NeptuneQAParams, out: Built) -> list[dict]:
                 answer = N.solve(cap, subject, evs, rules)
                 if answer is None:
                     continue
-                counted = ([subject["action"]] if cap == "CT" else
-                           subject["listed"] if cap == "CMP" else [])
-                why = N.counts_agree(counted, per_pass, p.count_passes) if counted else None
+                why = (N.counts_agree([subject["action"]], per_pass, p.count_passes)
+                       if cap == "CT" else
+                       N.winner_agreed(subject["listed"], per_pass, p.count_passes)
+                       if cap == "CMP" else None)
                 if why:
                     out.stats[why] += 1
                     continue
