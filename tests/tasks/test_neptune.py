@@ -155,13 +155,15 @@ def test_comparison_and_goal_questions_have_one_answer() -> None:
     assert N.solve("GR", {"action": "pick up cup"}, evs, rules)["text"] == "to dry the cup"
     assert N.solve("GR", {"action": "pick up lid"}, evs, rules) is None  # put down: a move
     assert N.question("GR", {"action": "pick up cup"}) == "Why does C pick up the cup"
-    # decoys name the same object with uses C makes of other things only, and of those only
-    # uses some narration makes of such an object ("to fry the cup" is ruled out unseen)
+    # decoys name the same object with uses C makes of other things, or, given what the
+    # narrations pair, every use some narration makes of such an object and C does not make
+    # of it here ("to fry the cup" is ruled out unseen)
     assert N.other_uses("cup", evs) == ["to close the cup", "to cut the cup", "to fry the cup",
                                         "to open the cup", "to stir the cup",
                                         "to wash the cup"]
-    assert N.other_uses("cup", evs, frozenset({("wash", "cup"), ("fry", "egg")})) == [
-        "to wash the cup"]
+    assert N.other_uses("cup", evs, frozenset({("wash", "cup"), ("fry", "egg"), ("fill", "cup"),
+                                               ("dry", "cup"), ("put", "cup")})) == [
+        "to fill the cup", "to wash the cup"]
 
 
 def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> None:

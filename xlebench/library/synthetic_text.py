@@ -198,14 +198,17 @@ def make_events(
         elif roll < 0.024:
             events.append(_cue(round(t, 3), rng.choice(SCENE_CUES[scene]), "room",
                                current.name))
-        elif roll < 0.024 + EPISODE and (episode := _episode(rng, t, current, purpose)):
-            events += [e for e in episode if e.t < duration - 0.5]
-            t = episode[-1].t
         else:
             actor = "C"
             if rng.random() < 0.1 and current.people:
                 actor = rng.choice(("man X", "woman X", "man Y", "woman Y"))
-            events.append(_event(rng, round(t, 3), actor, current, purpose))
+            episode = (_episode(rng, t, current, purpose)
+                       if actor == "C" and rng.random() < EPISODE else [])
+            if episode:
+                events += [e for e in episode if e.t < duration - 0.5]
+                t = episode[-1].t
+            else:
+                events.append(_event(rng, round(t, 3), actor, current, purpose))
         t += rng.expovariate(1.0 / mean_gap)
     return events
 

@@ -220,10 +220,16 @@ def attested(ann: Any) -> frozenset[tuple[str, str]]:
 
 def other_uses(dobj: str, evs: Sequence[Event], pairs: frozenset[tuple[str, str]] | None = None
                ) -> list[str]:
-    """``to wash the cup``-like uses C never makes of ``dobj`` in ``evs`` (GR's decoys), of
-    those some narration pairs with ``dobj`` when ``pairs`` (`attested`) is given."""
-    return [f"to {phrase(f'{v} {dobj}')}" for v in _other_verbs(dobj, evs, _uses)
-            if pairs is None or (v, dobj) in pairs]
+    """``to wash the cup``-like uses C never makes of ``dobj`` in ``evs`` (GR's decoys): the
+    uses of the record's other acts, or, with ``pairs`` (`attested`), every use some narration
+    makes of such an object (a use no narration makes of it, "to fry the cup", is ruled out
+    unseen; one object keeps one use per video, so the record alone offers few)."""
+    if pairs is None:
+        verbs = _other_verbs(dobj, evs, _uses)
+    else:
+        done = {e.verb for e in evs if e.dobj == dobj}
+        verbs = sorted({v for v, o in pairs if o == dobj and _uses(v.split()[0])} - done)
+    return [f"to {phrase(f'{v} {dobj}')}" for v in verbs]
 
 
 def _uses(head: str) -> bool:

@@ -37,7 +37,7 @@ class OrderingParams(PeriodParams):
     texts: str = knob("clips", choices=("clips", "summaries"))
     #: ``day``: one text per record of the log (the paper's); ``record``: the clip summaries
     #: of one record, at most ``max_summaries`` in a row, in the order they happen.
-    across: str = knob("day", choices=("day", "record"))
+    across: str = knob("record", choices=("day", "record"))
     max_summaries: int = knob(5, ge=2)
 
 
