@@ -50,7 +50,7 @@ def test_the_papers_ordering_query_prints_the_summary_answers_and_clips_do_not()
     for texts in ("summaries", "clips"):
         ctx = Context("summary_ordering", recipe.task, LOG, long, _annotations(),
                       random.Random(7), offline_aggregate)
-        order = recipe.build(ctx, recipe.params({"texts": texts})).items
+        order = recipe.build(ctx, recipe.params({"texts": texts, "across": "day"})).items
         sctx = Context("single_summary", single.task, LOG, long, _annotations(),
                        random.Random(7), offline_aggregate)
         built[texts] = audit([*order, *single.build(sctx, single.params({})).items])
@@ -65,7 +65,7 @@ def test_a_record_whose_only_clip_is_its_summary_gives_no_ordering_item() -> Non
     recipe = load_recipe("summary_ordering")
     ctx = Context("summary_ordering", recipe.task, LOG, same, _annotations(), random.Random(7),
                   offline_aggregate)
-    built = recipe.build(ctx, recipe.params({}))
+    built = recipe.build(ctx, recipe.params({"across": "day"}))
     assert built.items == [] and built.stats[NO_CLIPS] == 1
 
 
@@ -155,8 +155,12 @@ def _said_items(n_logs: int) -> list[dict]:
         recipe = load_recipe(name)
         ctx = Context(name, recipe.task, LOG, videos, _annotations(), random.Random(7),
                       offline_aggregate)
-        both += recipe.build(ctx, recipe.params({})).items
+        both += recipe.build(ctx, recipe.params(DAY.get(name, {}))).items
     return _in_logs(both, n_logs)
+
+
+#: The day's ordering: one text per record (the records here have one clip each).
+DAY = {"summary_ordering": {"across": "day"}}
 
 
 def _declared(*names: str) -> tuple[dict, dict]:

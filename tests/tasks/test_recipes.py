@@ -27,7 +27,7 @@ PARAMS = {
     "holistic_summary": {"boundaries": ["12:00", "17:00"]},
     "action_counting": {"window_lengths_s": [60], "min_window_s": 60, "min_actions": 2,
                         "max_actions": 5, "max_items_per_log": 4},
-    "summary_ordering": {"min_summaries": 3},
+    "summary_ordering": {"min_summaries": 3, "across": "day"},
 }
 
 
@@ -160,9 +160,9 @@ def test_the_authors_library_paired_with_annotations_yields_every_subtask(tmp_pa
             "library=xlebench_release", f"library.path={corpus / 'video_info.json'}",
             "stages=[library,persona,plan,simulate,annotate]", "render=none",
             "annotate.min_duration_s=1.0",
-            # the authors' library file has no clip summaries: ordering shows the library
-            # summaries, printing the single-summary answers; kept here (the paper's forms)
-            "annotate.printed_answers=keep"]
+            # the authors' library file has no clip summaries: ordering shows the day's
+            # library summaries, printing the single-summary answers; kept here (the paper's)
+            "annotate.printed_answers=keep", "tasks.summary_ordering.across=day"]
     ran = run_inprocess(tmp_path, *args, f"library.annotations_root={corpus}", "name=paired")
     assert ran.rc == 0, ran.text[-2000:]
     bench = tmp_path / "benchmarks" / "paired" / "annotations"

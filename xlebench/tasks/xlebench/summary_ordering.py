@@ -28,6 +28,11 @@ NO_CLIPS = ("logs with a record whose every clip summary prints its library summ
             "(tasks.summary_ordering.texts=summaries shows the library summaries, as the "
             "paper does, printing the single_summary answers)")
 
+#: Stats key of a log whose records have no clip summaries at all (the authors' library file).
+NO_RECORD_CLIPS = ("logs whose records have no clip summaries to order (the authors' library "
+                   "has none: tasks.summary_ordering.across=day orders the day's records, as "
+                   "the paper does)")
+
 
 @dataclass
 class OrderingParams(PeriodParams):
@@ -77,7 +82,9 @@ def build_record(ctx: Context, p: OrderingParams) -> Built:
     runs = [(s, c) for s in ctx.log["segments"]
             if len(c := record_clips(ctx.videos, s)) >= p.min_summaries]
     if not runs:
-        out.stats[f"logs with no record of {p.min_summaries} distinct clip summaries"] += 1
+        bare = not any(ctx.videos[s["video_uid"]].clip_summaries for s in ctx.log["segments"])
+        out.stats[NO_RECORD_CLIPS if bare else
+                  f"logs with no record of {p.min_summaries} distinct clip summaries"] += 1
         return out
     seg, clips = ctx.rng.choice(runs)
     first = ctx.rng.randrange(len(clips) - min(len(clips), p.max_summaries) + 1)
