@@ -67,9 +67,15 @@ def nlq_queries(
     inside = [e for e in events if start + 1.0 <= e.t <= end - 1.0 and (e.obj or e.actor != "C")]
     if not inside:
         return []
+    # an act C repeats (the onion chopped ten times) is one thing to ask about, as one
+    # moment of someone else is: each query picks an act, then one time it happens
+    acts: dict[tuple, list[Event]] = {}
+    for e in inside:
+        acts.setdefault((e.actor, e.verb, e.particle, e.obj, e.frame), []).append(e)
+    kinds = list(acts.values())
     queries = []
     for _ in range(rng.randint(2, 5)):
-        ev = rng.choice(inside)
+        ev = rng.choice(rng.choice(kinds))
         people = ev.actor != "C"
         pool = (NLQ_TEMPLATES[10 if ev.obj else 11:] if people else NLQ_TEMPLATES[:10])
         template = rng.choice(pool)

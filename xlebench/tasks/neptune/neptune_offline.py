@@ -27,8 +27,9 @@ SUM         the record            its library summary (``text``)
 CMP         4 actions             the one C does most often, at least 2 times more than any
                                   other (``phrase``); every pass finds the same one most often
                                   (`winner_agreed`)
-GR          a one-off pick-up     what C picks it up for: the next act on the same object within
-                                  ``next_within_s``, when it uses it ("to wash the cup")
+GR          a pick-up             what C picks it up for: the next act on the same object within
+                                  ``next_within_s``, when it uses it ("to wash the cup") and
+                                  every time C picks it up it is the same use
 ==========  ====================  ==================================================================
 """
 
@@ -257,13 +258,22 @@ def _most(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
 
 
 def _goal(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
+    """Every time C does the pick-up, the next act on the same object within
+    ``next_within_s`` is the same use: that use is what C picks it up for (one pick-up
+    followed by a move, or by two different uses, has no single answer)."""
     at = [e for e in evs if e.action == subject["action"]]
-    if len(at) != 1 or not at[0].dobj:
+    if not at or not at[0].dobj:
         return None
-    nxt = next((e for e in evs if e.t > at[0].t and e.dobj == at[0].dobj), None)
-    if nxt is None or nxt.t - at[0].t > r.next_within_s or not _uses(nxt.verb.split()[0]):
+    uses, times = set(), []
+    for a in at:
+        nxt = next((e for e in evs if e.t > a.t and e.dobj == a.dobj), None)
+        if nxt is None or nxt.t - a.t > r.next_within_s or not _uses(nxt.verb.split()[0]):
+            return None
+        uses.add(nxt.action)
+        times += [a.t, nxt.t]
+    if len(uses) != 1:
         return None
-    return {"text": f"to {phrase(nxt.action)}", "shape": "phrase", "at": [at[0].t, nxt.t]}
+    return {"text": f"to {phrase(uses.pop())}", "shape": "phrase", "at": times[:6]}
 
 
 def _summary(subject: dict, evs: Sequence[Event], r: Rules) -> dict | None:
@@ -329,7 +339,8 @@ def subjects(cap: str, evs: Sequence[Event], r: Rules, rng: random.Random,
     if cap == "CMP":
         return _compared(evs, rng)
     if cap == "GR":
-        return [{"action": e.action} for e in once if e.verb.split()[0] in PICKS and e.dobj]
+        return [{"action": a} for a in sorted({e.action for e in evs
+                                               if e.verb.split()[0] in PICKS and e.dobj})]
     return [{"summary": summary}]
 
 
