@@ -40,9 +40,11 @@ class OrderingParams(PeriodParams):
     #: ``clips``: each record's clip summary least like its library summary; ``summaries``:
     #: the library summaries (the paper's, which print the single-summary references).
     texts: str = knob("clips", choices=("clips", "summaries"))
-    #: ``day``: one text per record of the log (the paper's); ``record``: the clip summaries
-    #: of one record, at most ``max_summaries`` in a row, in the order they happen.
-    across: str = knob("record", choices=("day", "record"))
+    #: ``day``: one text per record of the log (the paper's); ``part``: one text per record
+    #: of the ``min_summaries`` records in a row nearest together in the day (the same part
+    #: of it, where the log has them); ``record``: the clip summaries of one record, at most
+    #: ``max_summaries`` in a row, in the order they happen.
+    across: str = knob("part", choices=("day", "part", "record"))
     max_summaries: int = knob(5, ge=2)
 
 
@@ -103,11 +105,22 @@ def build_record(ctx: Context, p: OrderingParams) -> Built:
     return out
 
 
+def nearest_run(segs: list[dict], k: int) -> list[dict]:
+    """The ``k`` records in a row (clock order) whose first start and last end lie nearest
+    together (ties: the earliest)."""
+    ordered = sorted(segs, key=lambda s: float(s["start_s"]))
+    runs = [ordered[i:i + k] for i in range(len(ordered) - k + 1)]
+    return min(runs, key=lambda r: (float(r[-1]["end_s"]) - float(r[0]["start_s"]),
+                                    float(r[0]["start_s"])))
+
+
 def build(ctx: Context, p: OrderingParams) -> Built:
     if p.across == "record":
         return build_record(ctx, p)
     out = Built()
     segs = ctx.log["segments"]
+    if p.across == "part" and len(segs) >= p.min_summaries:
+        segs = nearest_run(segs, p.min_summaries)
     if len(segs) < p.min_summaries:
         out.stats[f"logs with fewer than {p.min_summaries} segments"] += 1
         return out
