@@ -223,3 +223,16 @@ def test_ordering_across_one_record_orders_its_clips() -> None:
         item["answer"]["text"]
     few = recipe.build(ctx, recipe.params({"min_summaries": 4, "across": "record"}))
     assert not few.items and sum(few.stats.values()) == 1
+
+
+def test_ordering_across_part_shows_the_records_nearest_together() -> None:
+    """``across=part`` (the default): the ``min_summaries`` records in a row whose span is
+    shortest — here the afternoon walk and the evening read, not the morning's cooking."""
+    recipe = load_recipe("summary_ordering")
+    ctx = Context("summary_ordering", recipe.task, LOG, VIDEOS, _annotations(),
+                  random.Random(7), offline_aggregate)
+    [item] = recipe.build(ctx, recipe.params({"min_summaries": 2})).items
+    assert item["provenance"]["annotation_ids"] == ["v-walk", "v-read"]
+    assert recipe.oracle(ctx, recipe.params({}), item) == item["answer"]["text"]
+    assert item["period"]["start_s"] <= 50400 and item["period"]["end_s"] >= 72420
+    assert item["period"]["start_s"] > 27601
