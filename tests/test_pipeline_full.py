@@ -72,8 +72,10 @@ def test_full_pipeline_then_gold_predictions(tmp_path: Path) -> None:
     # The oracle sits between chance and perfect on every subtask it answers with enough items
     # to tell (an ordering query shows what the log's summaries answer: on 18 logs, few of
     # either kind stay beside the other).
-    assert all(c["mean"] is not None and 0 < c["mean"] < 1 for s, c in cells.items()
-               if s != "people_retrieval" and c["n"] >= 5), cells
+    # (ordering three records of one part of the day, the narrations' reader may place them
+    # all: perfect is allowed there)
+    assert all(c["mean"] is not None and 0 < c["mean"] < 1 + (s == "summary_ordering")
+               for s, c in cells.items() if s != "people_retrieval" and c["n"] >= 5), cells
     assert all(c["floor"]["mean"] < c["mean"] for s, c in cells.items()
                if s not in ("people_retrieval", "moment_retrieval", "holistic_summary")), cells
     # A day's summary is remembered from the same persona's day at another length (the

@@ -115,6 +115,7 @@ def test_the_sheet_round_trips_through_the_cli(tmp_path: Path) -> None:
     table = json.loads((bench / "results" / "oracle_text_retrieval" / "table.json").read_text())
     human = table["human"]["multihop_qa"]
     assert human["n"] == len(rows) and human["answered"] == half
-    assert 0.3 * half / len(rows) < human["mean"] <= half / len(rows) + 1e-9
+    # the table rounds means to four places
+    assert 0.3 * half / len(rows) < human["mean"] <= half / len(rows) + 1e-4
     md = (bench / "results" / "oracle_text_retrieval" / "table.md").read_text()
     assert f"on {len(rows)} of its {len(items)} items, {half} answered" in md
