@@ -74,3 +74,16 @@ def test_no_order_question_answers_itself_from_its_options() -> None:
                                            random.Random(seed))]
         sets = [frozenset(o.removeprefix("C ").split(", then ")) for o in options]
         assert len(options) == 5 and len(set(sets)) == 1, options
+
+
+def test_windows_slide_to_phases_a_fixed_grid_cuts_in_two() -> None:
+    """The window's acts moved to 100-270 s: the 180-s grid (0-180, 180-360) cuts its phases
+    in two, a window sliding by 10 s finds the first that holds three (70-250, with two stirs
+    of the pot)."""
+    shifted = [Event(e.verb, e.dobj, e.pobj, t=e.t + 95) for e in EVENTS if e.t <= 175]
+    clear = lambda w: O.phases(shifted, *w, RULES) is not None  # noqa: E731
+    assert O.windows(shifted, 0, 400, RULES, keep=clear) == []
+    sliding = O.WindowRules(window_s=180, min_events=10, min_repeats=2, step_s=10)
+    assert O.windows(shifted, 0, 400, sliding, keep=clear) == [(70, 250)]
+    assert [p.action for p in O.phases(shifted, 70, 250, sliding)] == [
+        "wash plate", "cut onion", "stir pot"]

@@ -454,3 +454,18 @@ def test_the_blind_filter_is_on_whenever_a_model_is_configured(tmp_path: Path) -
     assert items and all("blind" in it["provenance"]["filters"] for it in items)
     stats = json.loads((bench / "stats" / "tasks.json").read_text())
     assert stats["skipped"]["egoschema_mcq"]["dropped by the blind filter"] > 0
+
+
+def test_offline_windows_are_the_videos_whatever_segment_shows_it() -> None:
+    """A window is one source key (video@start-end): two logs showing different stretches of
+    one video find the same windows where both stretches hold them, sliding from the video's
+    start, not the segment's."""
+    from xlebench.tasks.egoschema import egoschema_offline as O
+    from xlebench.tasks.language.events import Event
+
+    acts = ["wash plate", "cut onion", "stir pot", "wipe table", "fold towel", "peel apple"]
+    evs = [Event(*acts[(k // 12) % len(acts)].split(), None, t=5.0 * k) for k in range(200)]
+    rules = O.WindowRules(180, 30, 2, 10)
+    whole = E._clear_windows(evs, {"source_start_s": 0.0, "source_end_s": 1000.0}, rules)
+    later = E._clear_windows(evs, {"source_start_s": 55.0, "source_end_s": 1000.0}, rules)
+    assert whole and set(later) <= set(whole) and later == [w for w in whole if w[0] >= 55]
