@@ -466,6 +466,6 @@ def test_offline_windows_are_the_videos_whatever_segment_shows_it() -> None:
     acts = ["wash plate", "cut onion", "stir pot", "wipe table", "fold towel", "peel apple"]
     evs = [Event(*acts[(k // 12) % len(acts)].split(), None, t=5.0 * k) for k in range(200)]
     rules = O.WindowRules(180, 30, 2, 10)
-    whole = E._clear_windows(evs, {"source_start_s": 0.0, "source_end_s": 1000.0}, rules)
-    later = E._clear_windows(evs, {"source_start_s": 55.0, "source_end_s": 1000.0}, rules)
+    whole = O.clear_windows(evs, {"source_start_s": 0.0, "source_end_s": 1000.0}, rules)
+    later = O.clear_windows(evs, {"source_start_s": 55.0, "source_end_s": 1000.0}, rules)
     assert whole and set(later) <= set(whole) and later == [w for w in whole if w[0] >= 55]

@@ -30,7 +30,6 @@ Options are shuffled by the unit's generator; filters (``blind``, ``length_balan
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from xlebench.config.knobs import knob
@@ -277,34 +276,11 @@ def _rules(p: EgoSchemaParams) -> O.WindowRules:
     return O.WindowRules(p.window_s, p.min_narrations, p.min_repeats, p.window_step_s)
 
 
-def _video_acts(ctx: Context, seg: dict) -> list[N.Event]:
-    """C's acts in the whole video, from its richest narration pass over the whole video:
-    windows slide from the video's start, not the segment's, so a window is the same window
-    (one source key, `_window_source`) with the same phases in every log that shows it."""
-    return N.events(ctx.ann.narrations.get(seg["video_uid"]) or [], 0.0, math.inf)
-
-
-def _in_segment(evs: list[N.Event], seg: dict) -> list[N.Event]:
-    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
-    return [e for e in evs if a <= e.t < b]
-
-
-def _clear_windows(evs: list[N.Event], seg: dict, rules: O.WindowRules) -> list[tuple]:
-    """The video's windows with three clear phases that lie inside the segment."""
-    if not evs:
-        return []
-    wins = O.windows(evs, 0.0, evs[-1].t + rules.window_s, rules,
-                     keep=lambda w: O.phases(evs, *w, rules) is not None)
-    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
-    return [w for w in wins if a <= w[0] and w[1] <= b + 1e-9]
-
-
 def _from_windows(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
     rules, found = _rules(p), []
     for seg in ctx.log["segments"]:
-        video = _video_acts(ctx, seg)
-        wins = _clear_windows(video, seg, rules)
-        evs = _in_segment(video, seg)
+        video = O.video_acts(ctx.ann.narrations.get(seg["video_uid"]) or [])
+        wins, evs = O.clear_windows(video, seg, rules), O.in_segment(video, seg)
         if not wins:
             out.stats["segments without an act-dense window with three clear phases"] += 1
         for window in wins:
@@ -387,7 +363,7 @@ def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:
     seg = segment_of(ctx.log, item)
     options, prov = item["answer"]["options"], item["provenance"]
     if prov.get("generator") == "offline_windows":
-        evs = _in_segment(_video_acts(ctx, seg), seg)
+        evs = O.in_segment(O.video_acts(ctx.ann.narrations.get(seg["video_uid"]) or []), seg)
         answer = O.solve(prov["kind"], evs, tuple(prov["window_s"]), _rules(p))
         return option_reply(options, answer["text"] if answer else "")
     if prov.get("generator") != "llm":

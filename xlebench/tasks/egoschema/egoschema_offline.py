@@ -16,7 +16,8 @@ between   what C does after the first phase and before the last one    other act
                                                                        then of the record
 ========  ===========================================================  =========================
 
-A window is asked one question, of a kind drawn at random: two about one window would answer
+Windows slide over the video (`clear_windows`) until one holds three clear phases, and never
+overlap. A window is asked one question, of a kind drawn at random: two about one window would answer
 each other. Every wrong answer is about the same record (EgoSchema's hard negatives), so the words of the
 options do not tell the right one apart: a reader of the window's narrations must place them in
 time. The certificate is the stretch each phase runs over (sequence) or the stretch between the
@@ -27,12 +28,13 @@ narrations with the same functions (`solve`).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
-from xlebench.tasks.language.events import STATES, Event, phrase
+from xlebench.tasks.language.events import STATES, Event, events, phrase
 
 KINDS = ("sequence", "between")
 #: Seconds an act's narration stands for around its timestamp (Ego4D narrations are points).
@@ -75,6 +77,30 @@ def windows(evs: Sequence[Event], a: float, b: float, r: WindowRules,
         else:
             start += r.step_s
     return out
+
+
+def video_acts(passes: Sequence) -> list[Event]:
+    """C's acts in the whole video, from its richest narration pass over the whole video:
+    windows slide from the video's start, not a segment's, so a window is the same window
+    (one source key) with the same phases in every log that shows it."""
+    return events(passes, 0.0, math.inf)
+
+
+def in_segment(evs: Sequence[Event], seg: dict) -> list[Event]:
+    """The acts inside a log segment's stretch of its video."""
+    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    return [e for e in evs if a <= e.t < b]
+
+
+def clear_windows(evs: Sequence[Event], seg: dict, r: WindowRules) -> list[tuple[float, float]]:
+    """The video's windows (`windows` over its acts, `video_acts`) with three clear phases
+    that lie inside the segment."""
+    if not evs:
+        return []
+    wins = windows(evs, 0.0, evs[-1].t + r.window_s, r,
+                   keep=lambda w: phases(evs, *w, r) is not None)
+    a, b = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
+    return [w for w in wins if a <= w[0] and w[1] <= b + 1e-9]
 
 
 def phases(evs: Sequence[Event], lo: float, hi: float, r: WindowRules) -> list[Phase] | None:
