@@ -228,3 +228,46 @@ def test_the_clock_and_the_wearer_are_learned() -> None:
     means = _means(items, "neptune_mcq", "acc")
     assert means["learned"] > 0.9
     assert means["word_odds"] < 0.6
+
+
+_SAME_EVERY_RUN = """
+import json, random, sys
+from xlebench.eval.blind import panel_rows
+from xlebench.eval.public import Public
+from xlebench.eval.scorers import ScoreSettings, learned
+from xlebench.tasks.recipe.registry import load_recipe
+sys.path.insert(0, {tests!r})
+from test_learned import _item
+words = "cut wash stir fold open pour rinse peel dry wipe onion pan soup towel door jar cup".split()
+items = []
+for v in range(40):
+    rng = random.Random(v)
+    options = [" ".join(rng.sample(words, 6)) for _ in range(5)]
+    items.append(_item("egoschema_mcq", f"log{{v % 8}}", v, "Which describes what C does? "
+                       + " ".join(f"Option {{k}}: {{o}}" for k, o in enumerate(options)),
+                       28_800 + 60 * v, 180, f"v{{v}}", options=options,
+                       label=rng.randrange(5), text=""))
+public = Public(items)
+rows = [learned.option_features(it, public, learned._vocabulary(items)) for it in items]
+panel = panel_rows(items, {{"egoschema_mcq": load_recipe("egoschema_mcq")}},
+                   ScoreSettings(bertscore=False), seed=0, draws=1)
+print(json.dumps([rows, panel.rows], sort_keys=True, default=str))
+"""
+
+
+def test_the_blind_panel_is_the_same_whatever_the_hash_seed() -> None:
+    """Python orders a set of strings by a hash seeded per process: a float summed over a set
+    (the attestation of an option's words) came out in the last bits differently per run, and
+    the learned member's answers and the filters that read it changed between two compiles of
+    one configuration (egoschema_mcq kept 165 or 169 items). Two processes with different
+    hash seeds now give the same features and the same panel."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = _SAME_EVERY_RUN.format(tests=str(Path(__file__).parent))
+    out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout
+           for seed in ("1", "2")]
+    assert out[0] and out[0] == out[1]

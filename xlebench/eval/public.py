@@ -101,7 +101,9 @@ class Public:
         def mean_log(gs: set[str]) -> float:
             if not gs:
                 return 0.0
-            return sum(math.log1p(self._df[g] - (g in own)) for g in gs) / len(gs)
+            # fsum: exact whatever order a set iterates in (it varies with the hash seed, and
+            # float sums in another order flipped learned members' answers between runs)
+            return math.fsum(math.log1p(self._df[g] - (g in own)) for g in gs) / len(gs)
         return mean_log(set(words)), mean_log(bigrams(words))
 
     def neighbours(self, item: dict) -> list[dict]:

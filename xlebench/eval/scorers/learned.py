@@ -302,7 +302,7 @@ def fit_choice(train: Sequence[dict], public: Public) -> Any:
         return None
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=1.0, solver="liblinear", max_iter=500)
+    model = LogisticRegression(C=1.0, solver="liblinear", max_iter=500, random_state=0)
     model.fit(hashed().transform(rows), labels)
     return model, memory, vocab
 
@@ -369,7 +369,7 @@ def fit_counts(train: Sequence[dict], public: Public) -> Any:
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
 
-    model = OneVsRestClassifier(LogisticRegression(C=1.0, solver="liblinear", max_iter=500))
+    model = OneVsRestClassifier(LogisticRegression(C=1.0, solver="liblinear", max_iter=500, random_state=0))
     model.fit(hashed().transform(rows), labels)
     return model
 
