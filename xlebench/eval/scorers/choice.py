@@ -19,6 +19,7 @@ from xlebench.eval.scorers.base import (
     query_question,
 )
 from xlebench.eval.scorers.learned import learned_choice
+from xlebench.eval.scorers.sentences import sentence_centroid
 
 #: Words too common to tell options apart.
 STOP = frozenset("a an the and or of in on at to for with by from c is was are were be been "
@@ -184,6 +185,8 @@ class ChoiceAccuracy(Base):
                 *rules,
                 Blind("rule_elimination", "the options and question: an option no rule picks",
                       _eliminate),
+                Blind("sentence_centroid", "the options: the one nearest its siblings' mean "
+                      "MiniLM vector", sentence_centroid, public=True),
                 Blind("position_prior", "other logs' right positions",
                       lambda it, pos, _c: expected(it, [pos]), fit_positions, positional=True),
                 Blind("word_odds", "the options; the words of other logs' right options",

@@ -50,6 +50,7 @@ from xlebench.eval.public import (
     masked,
 )
 from xlebench.eval.scorers.base import Blind, BlindContext, query_question
+from xlebench.eval.scorers.sentences import option_vectors, sibling_cosines
 
 #: What every learned member reads, printed with the panel.
 READS = ("the query, options and period; what the benchmark's other items print about the "
@@ -183,7 +184,7 @@ def sibling_features(options: Sequence[str]) -> list[dict[str, float]]:
 
 #: Features also read relative to the option's siblings (`_relative`).
 RELATIVE = ("length", "question", "about", "attested_words", "attested_pairs", "central",
-            "centroid_cosine", "steps_placed", "same_words")
+            "centroid_cosine", "steps_placed", "same_words", "sentence_centroid")
 
 
 def _relative(rows: list[dict[str, float]]) -> None:
@@ -207,13 +208,13 @@ def option_features(item: dict, public: Public, vocab: frozenset[str] = frozense
     ``vocab`` holds them (`_vocabulary`); its words and its text crossed with what the query
     prints of the period and the wearer (`context_tokens`: the hour, the part of the day, the length,
     the location and type); its length, overlaps and attestation; and how it compares with
-    its siblings (`sibling_features`, `_relative`)."""
+    its siblings (`sibling_features`, its MiniLM cosine to theirs: `sentences`, `_relative`)."""
     options = [str(o) for o in item["answer"]["options"]]
     words = [content_words(o) for o in options]
     question = set(content_words(query_question(item)))
     about = set(content_words(public.about(item)))
     context = context_tokens(item)
-    rows = []
+    rows, sentence = [], sibling_cosines(option_vectors(item, public))
     for k, (ws, sib) in enumerate(zip(words, sibling_features(options), strict=True)):
         s = set(ws)
         uni, bi = public.attested(item, options[k])
@@ -225,7 +226,7 @@ def option_features(item: dict, public: Public, vocab: frozenset[str] = frozense
         row |= {f"{x}|{c}": 1.0 for x in crossed for c in context}
         row.update({"length": len(options[k].split()) / 10, "question": len(s & question) / n,
                     "about": len(s & about) / n, "attested_words": uni,
-                    "attested_pairs": bi, **sib,
+                    "attested_pairs": bi, **sib, "sentence_centroid": sentence[k],
                     "unattested_pairs": float(bool(bigrams(ws)) and bi == 0.0)})
         rows.append(row)
     _relative(rows)
