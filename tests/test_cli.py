@@ -64,6 +64,7 @@ def _markers(outputs: Path, stage: str) -> int:
     return sum(1 for _ in (outputs / "cache" / stage).glob("*/done/*.json"))
 
 
+@pytest.mark.slow  # a minute or more of CLI compiles: kept out of the default suite
 def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
     ref = tmp_path / "ref"
     run_cli(ref, *PAPER_FAST)

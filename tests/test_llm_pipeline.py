@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import cli_env, last_summary, run_cli, tree_bytes
 from xlebench.testing.loopback import LoopbackLLMServer
 from xlebench.testing.scripted_llm import Fault, ScriptedModel
@@ -123,6 +125,7 @@ def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
                               "stand_in": False}
 
 
+@pytest.mark.slow  # a minute or more of CLI compiles: kept out of the default suite
 def test_a_garbage_answer_is_never_scored_and_a_healthy_rerun_asks_again(tmp_path: Path
                                                                          ) -> None:
     """A Socratic evaluation behind an endpoint that answers 200 with no content: the client

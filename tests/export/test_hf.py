@@ -80,6 +80,7 @@ def test_egoschema_layout_holds_only_multiple_choice_items() -> None:
     json.dumps(files)  # plain JSON
 
 
+@pytest.mark.slow  # a minute or more of CLI compiles: kept out of the default suite
 def test_two_benchmarks_load_by_folder_in_a_row(tmp_path: Path, monkeypatch, caplog) -> None:
     """`datasets` caches a local folder under its dataset name: each export names itself
     (the card's dataset_info), so a second benchmark never reads the first one's rows; the

@@ -278,6 +278,7 @@ GENERATED = ("tasks.summary_mcq.filters=[{kind: option_only, drop_if_correct_at_
              "tasks.summary_mcq.decoys.techniques=[other_logs]")
 
 
+@pytest.mark.slow  # a minute or more of CLI compiles: kept out of the default suite
 def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp_path: Path
                                                                                ) -> None:
     """The offline multiple-choice recipes: uniform labels, every option-only rule near

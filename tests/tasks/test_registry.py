@@ -59,6 +59,7 @@ def _conf(tmp: Path, body: str) -> str:
     return f"hydra.searchpath=[file://{tmp / 'myconf'}]"
 
 
+@pytest.mark.slow  # a minute or more of CLI compiles: kept out of the default suite
 def test_a_recipe_from_outside_xlebench_compiles_scores_and_reuses_the_cache(tmp_path):
     out = tmp_path / "out"
     run_cli(out, *ARGS, "tasks=[object_retrieval,single_summary]")
