@@ -55,8 +55,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from xlebench.eval.blind import panel_rows, strongest
 from xlebench.eval.public import Public, bigrams, content_words
 from xlebench.eval.score import corpus_metrics
@@ -65,6 +63,7 @@ from xlebench.eval.scorers.base import Blind, BlindContext, most_common
 from xlebench.eval.scorers.learned import steps
 from xlebench.eval.scorers.memory import clock_answer, fit_clock
 from xlebench.eval.scorers.order import shown
+from xlebench.eval.scorers.sentences import option_vectors
 from xlebench.eval.table import estimate
 from xlebench.tasks.recipe.registry import load_recipe
 
@@ -230,10 +229,9 @@ def _odd_one_agreement(item: dict, _model: Any, _ctx: BlindContext) -> dict[str,
 
 
 def _sentence_centroid(item: dict, _model: Any, _ctx: BlindContext) -> dict[str, float]:
-    from xlebench.eval.encoder import sentence_encoder
-
-    vecs = sentence_encoder().encode([str(o) for o in item["answer"]["options"]])
-    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    """The reviewer's route as he ran it: the option nearest the mean of all its options'
+    unit MiniLM vectors (itself included; the panel's member leaves it out)."""
+    vecs = option_vectors(item)
     sims = vecs @ vecs.mean(axis=0)
     best = [k for k, v in enumerate(sims) if v >= sims.max() - 1e-6]
     return {"acc": float(item["answer"]["label"] in best) / len(best)}

@@ -276,10 +276,14 @@ def _rules(p: EgoSchemaParams) -> O.WindowRules:
     return O.WindowRules(p.window_s, p.min_narrations, p.min_repeats, p.window_step_s)
 
 
+def _video_acts(ctx: Context, seg: dict) -> list[N.Event]:
+    return O.video_acts(ctx.ann.narrations.get(seg["video_uid"]) or [])
+
+
 def _from_windows(ctx: Context, p: EgoSchemaParams, out: Built) -> list[tuple]:
     rules, found = _rules(p), []
     for seg in ctx.log["segments"]:
-        video = O.video_acts(ctx.ann.narrations.get(seg["video_uid"]) or [])
+        video = _video_acts(ctx, seg)
         wins, evs = O.clear_windows(video, seg, rules), O.in_segment(video, seg)
         if not wins:
             out.stats["segments without an act-dense window with three clear phases"] += 1
@@ -363,7 +367,7 @@ def oracle(ctx: Context, p: EgoSchemaParams, item: dict) -> str:
     seg = segment_of(ctx.log, item)
     options, prov = item["answer"]["options"], item["provenance"]
     if prov.get("generator") == "offline_windows":
-        evs = O.in_segment(O.video_acts(ctx.ann.narrations.get(seg["video_uid"]) or []), seg)
+        evs = O.in_segment(_video_acts(ctx, seg), seg)
         answer = O.solve(prov["kind"], evs, tuple(prov["window_s"]), _rules(p))
         return option_reply(options, answer["text"] if answer else "")
     if prov.get("generator") != "llm":

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
@@ -66,12 +67,14 @@ def windows(evs: Sequence[Event], a: float, b: float, r: WindowRules,
     """Non-overlapping ``window_s`` windows of [a, b) with at least ``min_events`` acts (and
     that ``keep``): from ``a``, a window that qualifies is taken and the next one starts where
     it ends; one that does not slides by ``step_s``. A fixed grid (``step_s = window_s``) left
-    most windows with three clear phases cut in two (151 on the demo's 152 videos; sliding by
-    10 s finds 427)."""
+    most windows with three clear phases cut in two (151 on the 152 videos of the validity
+    script's egoschema benchmark; sliding by 10 s finds 427)."""
+    times = sorted(e.t for e in evs)  # a window's acts counted by bisection: it slides often
     out, start = [], a
     while start + r.window_s <= b + 1e-9:
         w = (start, start + r.window_s)
-        if sum(w[0] <= e.t < w[1] for e in evs) >= r.min_events and (keep is None or keep(w)):
+        dense = bisect_left(times, w[1]) - bisect_left(times, w[0]) >= r.min_events
+        if dense and (keep is None or keep(w)):
             out.append(w)
             start += r.window_s
         else:
