@@ -50,19 +50,14 @@ def compile(overrides: Sequence[str] = (), *, outputs: str | Path | None = None
     input, `CompileFailed` when units failed."""
     from xlebench.commands.compose import composed
 
-    args = [*overrides, *([f"paths.outputs={outputs}"] if outputs is not None else [])]
+    args = [*_overrides(overrides), *([f"paths.outputs={outputs}"] if outputs is not None
+                                      else [])]
     with composed(args) as cfg:
         from xlebench.commands.validate import validate_config
-        from xlebench.errors import storage_error
         from xlebench.pipeline import run_pipeline
 
         validate_config(cfg)
-        try:
-            result = run_pipeline(cfg)
-        except OSError as exc:
-            if (err := storage_error(exc)) is None:
-                raise
-            raise err from None
+        result = run_pipeline(cfg)
     if result.summary.waiting:
         raise CompileFailed("a shard job cached its units; run again without shard.* to "
                             "merge and publish")
@@ -71,6 +66,20 @@ def compile(overrides: Sequence[str] = (), *, outputs: str | Path | None = None
                             "Completed units are cached: fix the cause and call again to "
                             "resume")
     return Benchmark(Path(result.benchmark_dir))
+
+
+def _overrides(overrides: Any) -> list[str]:
+    """The CLI's overrides as a list of strings: a lone string (``"name=x"``, which Python
+    would read as the letters n, a, m, e, ...) or a non-string element is one line."""
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Sequence):
+        raise UserError(f"compile(overrides={overrides!r}): expected a list of overrides as "
+                        "the command line takes them, e.g. compile([\"name=x\", "
+                        "\"tasks=[neptune_qa]\"])")
+    bad = [o for o in overrides if not isinstance(o, str)]
+    if bad:
+        raise UserError(f"compile(overrides=...): {bad[0]!r} ({type(bad[0]).__name__}) is not "
+                        "text; give each override as the command line spells it, e.g. \"seed=3\"")
+    return list(overrides)
 
 
 def open_benchmark(ref: str | Path, *, outputs: str | Path = "outputs") -> Benchmark:
@@ -132,7 +141,19 @@ class Benchmark:
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
-        return json.loads((self.path / "manifest.json").read_text("utf-8"))
+        """``manifest.json``: what was compiled, from what, with which fingerprints."""
+        from xlebench.errors import DataError
+
+        path = self.path / "manifest.json"
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise DataError(str(path), "$", f"expected the JSON manifest xlebench wrote "
+                            f"({exc})", "compile the benchmark again (overwrite=true)") from None
+        if not isinstance(data, dict):
+            raise DataError(str(path), "$", "expected a JSON object",
+                            "compile the benchmark again (overwrite=true)")
+        return data
 
     @property
     def name(self) -> str:
@@ -209,18 +230,31 @@ class Benchmark:
         return pd.DataFrame(out, columns=["subtask", "metric", "system", "mean", "ci_low",
                                           "ci_high", "n", "floor", "floor_member"])
 
-    def score(self, predictions: Mapping[str, str], *, system: str = "predictions",
-              bertscore: bool = False, n_boot: int | None = None, seed: int = 0,
-              allow_partial: bool = False, publish: bool = False) -> Scores:
-        """Score replies (item id or question id -> reply) as ``xlebench-score`` does: the
-        same scorers, floors and intervals. Nothing is written unless ``publish``, which
-        runs the evaluate stage on them as ``eval.predictions`` under ``eval.name=system``
-        (``results/predictions-<system>/``) and returns the published table."""
-        if publish:
-            return self._publish(predictions, system)
-        from xlebench.commands.score import score_folder
+    def score(self, predictions: Mapping[str, str | None] | str | Path, *,
+              system: str = "predictions", bertscore: bool = False, n_boot: int | None = None,
+              seed: int = 0, allow_partial: bool = False, publish: bool = False,
+              replace: bool = False) -> Scores:
+        """Score replies (item id or question id -> reply, None for no reply; or the path of
+        a predictions JSONL file) as ``xlebench-score`` does: the same scorers, floors,
+        intervals and reply cut. Nothing is written unless ``publish``, which runs the
+        evaluate stage on them as ``eval.predictions`` under ``eval.name=system``
+        (``results/predictions-<system>/``; ``replace`` replaces scores published there
+        from other replies) and returns the published table."""
+        from xlebench.commands.score import in_memory_replies, score_folder
+        from xlebench.config.declared import check_system_name
+        from xlebench.eval.predictions import load_predictions
 
-        res = score_folder(self.path, dict(predictions), bertscore=bertscore, n_boot=n_boot,
+        check_system_name("system", system)
+        if isinstance(predictions, (str, Path)):
+            predictions = load_predictions(Path(predictions))
+        elif not isinstance(predictions, Mapping):
+            raise UserError(f"score(predictions=<{type(predictions).__name__}>): expected a "
+                            "dict of question_id (or item_id) -> reply, or the path of a "
+                            "predictions .jsonl file")
+        replies = in_memory_replies(predictions)
+        if publish:
+            return self._publish(replies, system, allow_partial=allow_partial, replace=replace)
+        res = score_folder(self.path, replies, bertscore=bertscore, n_boot=n_boot,
                            seed=seed, allow_partial=allow_partial)
         # as the JSON files hold them (intervals as lists), to compare with a published table
         return Scores(system, json.loads(json.dumps(res["table"])), res["rows"])
@@ -235,8 +269,8 @@ class Benchmark:
         if len(replies) != len(rows):
             raise UserError(f"answer returned {len(replies)} replies for {len(rows)} "
                             "questions; return one reply per question, in order")
-        preds = {row["question_id"]: str(reply) for row, reply in zip(rows, replies,
-                                                                        strict=True)}
+        # a None reply is no reply; anything but text is refused by `score` in one line
+        preds = {row["question_id"]: reply for row, reply in zip(rows, replies, strict=True)}
         return self.score(preds, system=system, **score_kw)
 
     def _select(self, subtask: str | None) -> list[dict]:
@@ -246,18 +280,28 @@ class Benchmark:
             raise UserError(f"{self.path}: no subtask {subtask!r}; it has {self.subtasks}")
         return self._items[subtask]
 
-    def _publish(self, predictions: Mapping[str, str], system: str) -> Scores:
+    def _publish(self, predictions: Mapping[str, str], system: str, *, allow_partial: bool,
+                 replace: bool) -> Scores:
         """The evaluate stage over ``predictions``, as ``benchmark=<this> stages=[evaluate]
-        eval.systems=[] eval.predictions=<file> eval.name=<system>`` would run it."""
+        eval.systems=[] eval.predictions=<file> eval.name=<system>`` would run it. The file
+        has a fixed name in a fresh folder: ``system`` names the results, never a path."""
         from xlebench.eval.predictions import folder_slug, write_predictions
 
         with tempfile.TemporaryDirectory(prefix="xlebench-predictions-") as tmp:
-            path = write_predictions(Path(tmp) / f"{system}.jsonl", predictions)
+            path = write_predictions(Path(tmp) / "predictions.jsonl", predictions)
             # the cache of the outputs folder it was compiled in (<outputs>/benchmarks/<name>)
             outputs = self.path.parent.parent if self.path.parent.name == "benchmarks" \
                 else None
-            compile([f"benchmark={self.path}", "stages=[evaluate]", "eval.systems=[]",
-                     f"eval.predictions={path}", f"eval.name={system}"], outputs=outputs)
+            try:
+                compile([f"benchmark={self.path}", "stages=[evaluate]", "eval.systems=[]",
+                         f"eval.predictions={path}", f"eval.name={system}",
+                         f"eval.allow_partial={str(allow_partial).lower()}",
+                         f"eval.replace={str(replace).lower()}"], outputs=outputs)
+            except UserError as exc:  # the CLI's settings, as this call spells them
+                exc.args = (str(exc).replace("eval.replace=true", "replace=True")
+                            .replace("eval.allow_partial=true", "allow_partial=True")
+                            .replace("eval.name", "system"),)
+                raise
         key = "predictions-" + folder_slug(system)  # the results folder eval.name names
         folder = self.path / "results" / key
         table = json.loads((folder / "table.json").read_text("utf-8"))

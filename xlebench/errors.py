@@ -7,6 +7,9 @@ and keeps its traceback.
 from __future__ import annotations
 
 import errno
+import os
+from collections.abc import Mapping
+from typing import Any
 
 
 class UserError(Exception):
@@ -34,8 +37,44 @@ class StorageError(UserError):
     """The output folder cannot be written (read-only, full, not a folder).
 
     Not a bug and not retried: the same write fails the same way until the user frees space
-    or points ``paths.outputs`` elsewhere.
+    or points the setting that names that folder elsewhere. ``path`` is the file that could
+    not be written (None: a cache database), ``reason`` the system's word for why, so the
+    message can name the setting whose folder holds it (`StorageError.naming`).
     """
+
+    def __init__(self, message: str, path: str | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.path, self.reason = path, reason
+
+    def naming(self, roots: Mapping[str, Any]) -> StorageError:
+        """The same error naming the setting (``paths.cache``, ``paths.outputs``, ...) whose
+        folder holds the file: the deepest of ``roots`` (setting -> folder) that does."""
+        return StorageError(storage_message(self.path, self.reason, roots), self.path,
+                            self.reason)
+
+
+def storage_message(path: str | None, reason: str, roots: Mapping[str, Any] | None = None
+                    ) -> str:
+    """One line: what could not be written, why, and which setting to point elsewhere."""
+    setting, folder = _setting_of(path, roots or {})
+    what = f"cannot write {path}" if path else "cannot write a cache database"
+    where = f"{setting}=<folder>" + (f" (now {folder})" if folder else "")
+    return f"{what}: {reason}; free space or fix permissions, or point {where} somewhere " \
+           "writable"
+
+
+def _setting_of(path: str | None, roots: Mapping[str, Any]) -> tuple[str, str | None]:
+    if path is None:
+        return ("paths.cache", str(roots["paths.cache"])) if "paths.cache" in roots \
+            else ("paths.outputs", None)
+    target = os.path.abspath(path)
+    best: tuple[int, str, str | None] = (-1, "paths.outputs", None)
+    for setting, folder in roots.items():
+        root = os.path.abspath(str(folder))
+        if (target == root or target.startswith(root.rstrip(os.sep) + os.sep)) \
+                and len(root) > best[0]:
+            best = (len(root), setting, str(folder))
+    return best[1], best[2]
 
 
 #: errno values that mean "this storage cannot take the write", not "this code is wrong".
@@ -55,19 +94,19 @@ def _sqlite_full(exc: BaseException) -> bool:
                             "attempt to write a readonly database"))
 
 
-def storage_error(exc: BaseException) -> StorageError | None:
-    """The `StorageError` an ``OSError`` stands for, or None for any other exception."""
+def storage_error(exc: BaseException, roots: Mapping[str, Any] | None = None
+                  ) -> StorageError | None:
+    """The `StorageError` an ``OSError`` stands for, or None for any other exception;
+    ``roots`` (setting -> folder) name the setting to change."""
     if isinstance(exc, StorageError):
-        return exc
+        return exc.naming(roots) if roots else exc
     if _sqlite_full(exc):
-        return StorageError(f"cannot write a cache database: {exc}; free space, or point "
-                            "paths.outputs=<folder> somewhere with room")
+        return StorageError(storage_message(None, str(exc), roots), None, str(exc))
     if not isinstance(exc, OSError) or exc.errno not in STORAGE_ERRNOS:
         return None
-    where = exc.filename or "the output folder"
-    return StorageError(
-        f"cannot write {where}: {exc.strerror or exc}; free space or fix permissions, or "
-        "point paths.outputs=<folder> somewhere writable")
+    path = str(exc.filename) if exc.filename else None
+    reason = exc.strerror or str(exc)
+    return StorageError(storage_message(path, reason, roots), path, reason)
 
 
 class NotImplementedStageError(UserError):

@@ -18,7 +18,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import PIPELINE
-from xlebench.errors import ConfigError, NotImplementedStageError, UserError
+from xlebench.errors import ConfigError, NotImplementedStageError, UserError, storage_error
 from xlebench.manifest import build_manifest, compose_choices, content_config
 from xlebench.publish import (
     MANIFEST,
@@ -123,8 +123,19 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     """
     try:
         return _run_pipeline(cfg, bench_subdir)
+    except Exception as exc:  # a full or read-only folder names the setting that holds it
+        if (err := storage_error(exc, storage_roots(cfg))) is None:
+            raise
+        raise err from None
     finally:
         release_claims(Path(cfg.paths.benchmarks) / str(cfg.name))
+
+
+def storage_roots(cfg: DictConfig) -> dict[str, str]:
+    """The settings that name folders xlebench writes, and their folders: a write that
+    fails names the deepest one holding the file."""
+    return {key: str(cfg.paths[key.split(".")[1]])
+            for key in ("paths.outputs", "paths.cache", "paths.benchmarks")}
 
 
 def _run_pipeline(cfg: DictConfig, bench_subdir: str | None) -> PipelineResult:

@@ -101,7 +101,7 @@ class OutputsCheck(Callback):
             probe.write_bytes(b"")
             probe.unlink()
         except OSError as exc:
-            err = storage_error(exc)
+            err = storage_error(exc, {"paths.outputs": outputs})
             message = str(err) if err else f"cannot use paths.outputs={outputs}: {exc}"
             sys.exit(_fail(message))
 

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from xlebench.config.schema import EvalConfig
 from xlebench.errors import DataError, UserError
@@ -40,12 +41,21 @@ def read_items(folder: Path) -> dict[str, list[dict]]:
     return out
 
 
-def score_folder(folder: Path, predictions: Path | Mapping[str, str], *, bertscore: bool = True,
-                 n_boot: int | None = None, seed: int = 0, allow_partial: bool = False
-                 ) -> dict:
+def score_folder(folder: Path, predictions: Path | Mapping[str, str | None], *,
+                 bertscore: bool = True, n_boot: int | None = None, seed: int = 0,
+                 allow_partial: bool = False) -> dict:
     """The table and per-item rows of ``predictions`` (a JSONL file, or replies in memory
-    keyed by item or question id) over the folder's items."""
-    from xlebench.eval.predictions import check_covers, check_known, load_predictions
+    keyed by item or question id; a None reply is no reply) over the folder's items.
+
+    Replies are cut to `MAX_REPLY_CHARS` as the evaluate stage cuts them, and the table's
+    ``coverage`` says how many were cut: one file scores the same by every door."""
+    from xlebench.eval.predictions import (
+        MAX_REPLY_CHARS,
+        capped,
+        check_covers,
+        check_known,
+        load_predictions,
+    )
     from xlebench.export.questions import resolve_ids
 
     defaults = {f.name: f.default_factory() if callable(f.default_factory) else f.default
@@ -53,12 +63,13 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str], *, bertsco
     by_sub = in_compile_order(folder, read_items(folder))
     recipes = {sub: load_recipe(sub) for sub in by_sub}
     items = [it for sub in by_sub for it in sorted(by_sub[sub], key=lambda i: i["item_id"])]
+    check_item_fields(folder, by_sub)
     if isinstance(predictions, Mapping):  # replies in memory (`xlebench.api`)
         source, partial = Path("predictions"), "allow_partial=True"
-        given = {str(k): str(v) for k, v in predictions.items()}
+        given = in_memory_replies(predictions)
     else:
         source, partial, given = predictions, "--allow-partial", load_predictions(predictions)
-    responses = resolve_ids(source, given, items)
+    responses, cut = capped(resolve_ids(source, given, items))
     check_known(source, responses, {it["item_id"] for it in items})
     if not allow_partial:
         check_covers(source, responses, items, partial=partial)
@@ -76,8 +87,56 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str], *, bertsco
                           n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed)
     table["bertscore"] = scorer.describe() if scorer is not None else None
     table.update(layout=defaults["layout"],
-                 paper_metrics={n: list(r.paper_layout) for n, r in recipes.items()})
+                 paper_metrics={n: list(r.paper_layout) for n, r in recipes.items()},
+                 coverage={"items": len(items), "answered": len(responses),
+                           "truncated": cut, "max_reply_chars": MAX_REPLY_CHARS})
     return {"table": table, "rows": rows}
+
+
+def in_memory_replies(predictions: Mapping[Any, Any]) -> dict[str, str]:
+    """Replies held in memory, checked as `load_predictions` checks a file's lines: ids and
+    replies are strings; a None reply is no reply (it counts as missing, scored as wrong),
+    never the text "None"."""
+    out = {}
+    for key, reply in predictions.items():
+        if not isinstance(key, str):
+            raise UserError(f"predictions: key {key!r} is a {type(key).__name__}; key each "
+                            "reply by its question_id or item_id (a string)")
+        if reply is None:
+            continue
+        if not isinstance(reply, str):
+            raise UserError(f"predictions[{key!r}]: the reply is a {type(reply).__name__} "
+                            f"({str(reply)[:40]!r}); give the reply as text (a string), or "
+                            "None for no reply")
+        out[key] = reply
+    return out
+
+
+#: What every scorer reads of an item: a hand-edited annotation without them is one line.
+ITEM_FIELDS = {"item_id": str, "lifelog_id": str, "subtask": str}
+
+
+def check_item_fields(folder: Path, by_sub: Mapping[str, list[dict]]) -> None:
+    """Each item is an object with a string ``item_id``, ``lifelog_id`` and ``subtask`` that
+    names its file, and ``answer``; a hand-edited line that is not is named (file, line,
+    field) before any scoring."""
+    for sub, rows in by_sub.items():
+        path = folder / "annotations" / f"{sub}.jsonl"
+        for n, row in enumerate(rows, start=1):
+            if not isinstance(row, dict):
+                raise DataError(str(path), f"line {n}", "expected a JSON object (an item)")
+            for name, kind in ITEM_FIELDS.items():
+                if not isinstance(row.get(name), kind):
+                    raise DataError(str(path), f"line {n}.{name}", f"expected a string, got "
+                                    f"{row.get(name)!r}", "restore the line as the compile "
+                                    "wrote it, or compile the benchmark again")
+            if row["subtask"] != sub:
+                raise DataError(str(path), f"line {n}.subtask", f"{row['subtask']!r} is not "
+                                f"this file's subtask {sub!r}", "move the item to "
+                                f"annotations/{row['subtask']}.jsonl")
+            if "answer" not in row:
+                raise DataError(str(path), f"line {n}.answer", "missing", "restore the line "
+                                "as the compile wrote it, or compile the benchmark again")
 
 
 #: The order of the default recipes (conf/config.yaml), the paper's Table 5 order.

@@ -15,7 +15,7 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from xlebench.config.declared import NAME_RULE, is_name
+from xlebench.config.declared import NAME_RULE, check_system_name, is_name
 from xlebench.config.knobs import check_of
 from xlebench.config.schema import SimulationConfig
 from xlebench.errors import ConfigError
@@ -114,6 +114,12 @@ def _name(cfg: DictConfig) -> Iterator[str]:
     """``name`` becomes ``paths.benchmarks/<name>``: one plain folder name, never a path that
     leaves ``paths.benchmarks`` (``../../thesis``, ``/home/me``, ``..``). With ``benchmark=``
     the name is the published folder's own, already found holding a manifest."""
+    name = (cfg.get("eval") or {}).get("name")
+    if name is not None:
+        try:
+            check_system_name("eval.name", name)
+        except ConfigError as exc:
+            yield str(exc)
     if cfg.get("benchmark"):
         return
     name = cfg.get("name")

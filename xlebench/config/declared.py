@@ -40,6 +40,26 @@ def check_name(what: str, name: Any) -> None:
         raise ConfigError(f"{what} {name!r} is not a name: {NAME_RULE}")
 
 
+#: What a system's name may not hold: it is shown in tables and becomes a folder name
+#: (`xlebench.eval.predictions.folder_slug`), so no control characters, no path that climbs.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_system_name(what: str, name: Any) -> None:
+    """A name a user gives the system whose replies are scored (``eval.name``, the API's
+    ``system``): text of 1 to 200 characters without control characters, and no path
+    (``../x``, ``/x``); a model's name with ``/`` (``openai/Qwen/Qwen2-VL-7B``) is one. The
+    CLI and the API check it here, before it names anything."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 200 \
+            or _CONTROL.search(name):
+        raise ConfigError(f"{what}={name!r} is not a system name: give text of 1 to 200 "
+                          "characters without control characters (e.g. the model's name)")
+    if name.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", name) \
+            or "." in re.split(r"[/\\]", name):
+        raise ConfigError(f"{what}={name!r} is not a system name: it reads as a path; name "
+                          "the system (e.g. my-model or org/model), not a file")
+
+
 def read_declarations(folder: Path, variable: str, cls: type[T]) -> list[tuple[str, T]]:
     """``(module name, declaration)`` of every ``<variable> = <cls>(<literals>)`` in the
     modules of ``folder``, in module name order; a name declared twice is an error."""
