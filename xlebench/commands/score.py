@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -174,22 +177,55 @@ def main(argv: list[str] | None = None) -> int:
                          "without it)")
     args = ap.parse_args(argv)
     try:
-        if args.out is not None and args.out.exists():
-            raise UserError(f"{args.out}: already exists; choose a new folder")
+        if args.out is not None:
+            check_new_folder(args.out)  # before the scoring, not after it
         res = score_folder(args.folder, args.predictions, bertscore=not args.no_bertscore,
                            n_boot=args.bootstrap, allow_partial=args.allow_partial)
+        if args.layout:
+            res["table"]["layout"] = args.layout
+        md = to_markdown(res["table"], f"predictions-{args.predictions.stem}")
+        if args.out is not None:
+            write_out(args.out, res, md)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.layout:
-        res["table"]["layout"] = args.layout
-    md = to_markdown(res["table"], f"predictions-{args.predictions.stem}")
-    if args.out is not None:
-        write_json(args.out / "table.json", res["table"])
-        write_text(args.out / "table.md", md)
-        write_jsonl(args.out / "scores.jsonl", res["rows"])
     print(md)
     return 0
+
+
+def check_new_folder(out: Path) -> None:
+    """``--out`` names a new folder whose parent takes a write: checked by writing there
+    (permission bits say nothing to root, nor of a read-only mount or a full disk)."""
+    if out.exists() or out.is_symlink():
+        raise UserError(f"--out {out}: already exists; choose a new folder")
+    parent = out.absolute().parent
+    if parent.exists() and not parent.is_dir():
+        raise UserError(f"--out {out}: {parent} is a file, not a folder; choose a new "
+                        "folder's path")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".xlebench-write-check-", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot write in {parent} ({exc.strerror or exc}); "
+                        "choose a folder you can write, or free space") from None
+
+
+def write_out(out: Path, res: dict, md: str) -> None:
+    """The three files into a staging folder renamed to ``out`` once all are written:
+    a write that fails leaves no half-written folder."""
+    staging = out.with_name(f".{out.name}.staging-{os.getpid()}")
+    try:
+        write_json(staging / "table.json", res["table"])
+        write_text(staging / "table.md", md)
+        write_jsonl(staging / "scores.jsonl", res["rows"])
+        staging.rename(out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(f"--out {out}: cannot write {exc.filename or out} "
+                        f"({exc.strerror or exc}); choose a folder you can write, or free "
+                        "space") from None
 
 
 if __name__ == "__main__":

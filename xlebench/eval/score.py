@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from xlebench.eval.metrics import finite
+from xlebench.eval.metrics import REGISTRY, finite
 from xlebench.eval.parse import reply_status
 from xlebench.eval.provenance import cluster_of
 from xlebench.eval.scorers import ScoreSettings
@@ -58,14 +58,30 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
         scores = None if status else recipe.scorer.score(item, response, s)
         if status is None and scores is None:
             status = "unparseable"
-        row = make_row(item, recipe, status or "ok",
-                   scores if scores is not None else recipe.scorer.worst(item, s), response)
+        if scores is None:
+            scores = recipe.scorer.worst(item, s)
+            if status == "missing":
+                scores = absent_reply(scores)
+        row = make_row(item, recipe, status or "ok", scores, response)
         if hasattr(recipe.scorer, "details"):  # what corpus-level metrics are computed from
             reply = response if scores is not None else None
             row["details"] = recipe.scorer.details(item, reply)
         rows.append(row)
     _finish(rows, items, recipes, s, bertscorer)
     return rows
+
+
+def absent_reply(worst: Mapping[str, float]) -> dict[str, float]:
+    """A missing reply's scores: wrong on every metric. A scorer's worst values leave some
+    metrics undefined where the paper's evaluator leaves a *given* reply out of a mean
+    (MultiHop's mIoU over a reply without spans); a reply never given is no such reply, so
+    it scores the metric's worst (0) in every layout and protocol."""
+    out = dict(worst)
+    for metric, value in worst.items():
+        known = REGISTRY.get(metric)
+        if not finite(value) and (known is None or known.higher_is_better):
+            out[metric] = 0.0
+    return out
 
 
 def _finish(rows: list[dict], items: Sequence[dict], recipes: Mapping[str, Any],
