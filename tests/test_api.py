@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import xlebench as xb
-from tests.conftest import run_cli
+from tests.conftest import run_cli, tree_digest
 from xlebench.commands.score import main as score_main
 from xlebench.errors import ConfigError, UserError
 
@@ -155,3 +155,107 @@ def test_errors_carry_the_clis_line(tmp_path: Path, override: str) -> None:
     line = next(x for x in ran.stderr.splitlines() if x.startswith("error:"))
     assert line == f"error: {caught.value}"
     assert not (tmp_path / "benchmarks").exists()
+
+
+# -- nothing lost, round 3: the Python door checks what the command line checks ------------------
+
+@pytest.mark.parametrize("system", ["../../one/annotations/single_summary", "a/../../b",
+                                    "/tmp/x", "./x", "", "\n", "x" * 201])
+def test_a_system_name_that_is_a_path_is_refused_and_writes_nothing(compiled,
+                                                                    system: str) -> None:
+    bench = xb.open(compiled["two"])
+    others = {p: tree_digest(p) for p in (compiled["one"], compiled["cli-two"])}
+    results = sorted(p.name for p in (bench.path / "results").iterdir())
+    with pytest.raises(ConfigError, match="is not a system name"):
+        bench.score(_replies(bench), system=system, publish=True)
+    assert {p: tree_digest(p) for p in others} == others
+    assert sorted(p.name for p in (bench.path / "results").iterdir()) == results
+
+
+def test_the_cli_checks_eval_name_as_the_api_checks_system(compiled) -> None:
+    cli = compiled["cli-two"]
+    ran = run_cli(cli.parent.parent, f"benchmark={cli}", "stages=[evaluate]",
+                  "eval.systems=[]", "eval.name=../../x", check=False)
+    assert ran.returncode == 2 and "eval.name='../../x' is not a system name" in ran.stderr
+
+
+def test_none_is_no_reply(compiled) -> None:
+    bench = xb.open(compiled["two"])
+    replies = _replies(bench)
+    first = sorted(replies)[0]
+    with pytest.raises(UserError, match=f"covers {len(replies) - 1} of {len(replies)}"):
+        bench.score({**replies, first: None})
+    scores = bench.score({**replies, first: None}, allow_partial=True, n_boot=0)
+    row = next(r for r in scores.rows if r["item_id"] == first)
+    assert row["status"] == "missing" and row["response"] is None
+    assert scores.table["coverage"]["answered"] == len(replies) - 1
+    everyone = bench.evaluate(lambda q: None, allow_partial=True, n_boot=0)
+    assert {r["status"] for r in everyone.rows} == {"missing"}
+
+
+@pytest.mark.parametrize("given", [["a", "b"], 5, {"x": 3}, {1: "x"}])
+def test_what_is_not_replies_is_one_line(compiled, given) -> None:
+    with pytest.raises(UserError) as caught:
+        xb.open(compiled["two"]).score(given)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_predictions_file_is_scored_from_its_path(compiled, tmp_path: Path) -> None:
+    bench = xb.open(compiled["two"])
+    replies = _replies(bench)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"item_id": k, "response": v}) + "\n"
+                             for k, v in replies.items()))
+    want = bench.score(replies, n_boot=20).table
+    assert bench.score(str(preds), n_boot=20).table == want
+    assert bench.score(preds, n_boot=20).table == want
+
+
+def test_replies_are_cut_alike_by_every_door(compiled, tmp_path: Path) -> None:
+    """The evaluate stage cuts replies at MAX_REPLY_CHARS; bench.score and xlebench-score
+    cut them too, and say how many."""
+    from xlebench.eval.predictions import MAX_REPLY_CHARS
+
+    bench = xb.open(compiled["two"])
+    replies = _replies(bench)
+    first = sorted(replies)[0]
+    long = {**replies, first: replies[first] + " walk" * MAX_REPLY_CHARS}
+    cut = {**replies, first: long[first][:MAX_REPLY_CHARS]}
+    got = bench.score(long, n_boot=20)
+    assert got.table["coverage"]["truncated"] == 1
+    assert got.rows == bench.score(cut, n_boot=20).rows
+    preds = tmp_path / "long.jsonl"
+    preds.write_text("".join(json.dumps({"item_id": k, "response": v}) + "\n"
+                             for k, v in long.items()))
+    assert score_main([str(bench.path), str(preds), "--no-bertscore", "--bootstrap", "20",
+                       "--out", str(tmp_path / "cli")]) == 0
+    assert json.loads((tmp_path / "cli" / "table.json").read_text()) == got.table
+
+
+@pytest.mark.parametrize("overrides", ["name=x", ["seed=1", 3], None])
+def test_overrides_are_a_list_of_text(tmp_path: Path, overrides) -> None:
+    with pytest.raises(UserError, match="compile\\(overrides="):
+        xb.compile(overrides, outputs=tmp_path)
+    assert not (tmp_path / "benchmarks").exists()
+
+
+def test_publishing_twice_names_the_apis_own_setting(compiled) -> None:
+    bench = xb.open(compiled["two"])
+    replies = _replies(bench)
+    bench.score(replies, system="twice", publish=True)
+    other = {**replies, sorted(replies)[0]: "something else"}
+    with pytest.raises(ConfigError, match="replace=True") as caught:
+        bench.score(other, system="twice", publish=True)
+    assert "eval." not in str(caught.value)
+    replaced = bench.score(other, system="twice", publish=True, replace=True)
+    assert any(r["response"] == "something else" for r in replaced.rows)
+
+
+def test_a_broken_manifest_is_one_line(compiled, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(compiled["two"], copy)
+    (copy / "manifest.json").write_text("{not json")
+    with pytest.raises(UserError, match="manifest.json: \\$: expected the JSON manifest"):
+        _ = xb.open(copy).manifest

@@ -294,3 +294,51 @@ def test_a_folder_holding_only_xlebenchs_locks_is_published_over(tmp_path: Path)
     (folder / ".shard.index=0.lock").write_text("")
     assert run_inprocess(tmp_path, *Q, "name=swept").rc == 0
     assert (folder / "manifest.json").is_file()
+
+
+# -- round 3: a filled sheet survives, an export adds to the manifest --------------------------
+
+def test_a_sheet_filled_in_place_survives_a_reexport(hop: Path) -> None:
+    bench = hop / "benchmarks" / "demo"
+    rows = _human_rows(hop)
+    rows[0].update(answer="C opened the fridge", evidence="[1, 2]", notes="sure")
+    sheet = _write_rows(rows, bench / "export" / "human_eval" / "sheet.csv")
+    # other format lists than the sheet's own export: the export runs again (an unchanged
+    # one is skipped, which would keep any file)
+    for args in ((*HOP, "stages=[export]", "export.formats=[questions,human_eval]"),
+                 ("benchmark=demo", "stages=[export]", "export.formats=[hf,human_eval]")):
+        ran = run_inprocess(hop, *args)
+        assert ran.rc == 0, ran.text[-2000:]
+        again = list(csv.DictReader(io.StringIO(sheet.read_text())))
+        assert [r["item_id"] for r in again] == [r["item_id"] for r in rows]
+        assert again[0]["answer"] == "C opened the fridge" and again[0]["notes"] == "sure"
+        assert again[0]["evidence"] == "[1, 2]" and not again[1:2] or not again[1]["answer"]
+    manifest = json.loads((bench / "manifest.json").read_text())
+    exported = {p.name for p in (bench / "export").iterdir()}
+    assert {"human_eval", "hf", "questions"} <= exported
+    assert {"human_eval", "hf", "questions"} <= set(manifest["counts"]["export"]), \
+        "an added export dropped the earlier ones' counts"
+
+
+def test_a_filled_row_the_export_would_lose_is_refused(hop: Path) -> None:
+    bench = hop / "benchmarks" / "demo"
+    rows = _human_rows(hop)
+    rows.append({**rows[0], "item_id": "japan-intj-gone-multihop_qa-009", "answer": "kept"})
+    sheet = _write_rows(rows, bench / "export" / "human_eval" / "sheet.csv")
+    before = sheet.read_bytes()
+    ran = run_inprocess(hop, "benchmark=demo", "stages=[export]",
+                        "export.formats=[xlebench,human_eval]")
+    assert ran.rc == 2, ran.text[-2000:]
+    line = _one_error(ran.text)
+    assert str(sheet) in line and "move the filled sheet aside" in line
+    assert sheet.read_bytes() == before
+    sheet.write_bytes(before.replace(b"japan-intj-gone-multihop_qa-009", b"").replace(
+        b"kept", b""))  # leave the fixture's sheet as the other tests expect
+
+
+def test_a_human_sheet_without_multihop_items_is_one_line(tmp_path: Path) -> None:
+    ran = run_inprocess(tmp_path, *Q[:-1], "tasks=[single_summary]", "render=none",
+                        "stages=[export]", "export.formats=[human_eval]")
+    assert ran.rc == 2, ran.text[-2000:]
+    assert "has no multihop_qa items" in _one_error(ran.text)
+    assert not (tmp_path / "benchmarks" / "demo" / "export" / "human_eval").exists()

@@ -100,6 +100,10 @@ def build_manifest(
         merged_counts["evaluate"] = {"systems": {
             **prev["counts"]["evaluate"].get("systems", {}),
             **counts["evaluate"].get("systems", {})}}
+    if "export" in counts and "export" in prev.get("counts", {}):
+        # each format owns its own folder: one added export keeps the others' counts (and the
+        # Hub dataset's name), as it keeps their files
+        merged_counts["export"] = {**prev["counts"]["export"], **counts["export"]}
     fps = {**prev.get("fingerprints", {}), **fingerprints}
     return {
         "xlebench_version": __version__,

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from xlebench.config.exports import ExportFormat
+from xlebench.errors import DataError, UserError
 from xlebench.export.job import ExportJob
 from xlebench.render.timeline import log_mapping
 from xlebench.runner.atomic import write_text
-from xlebench.tasks.multihop.human_eval import COLUMNS, SHARE, sample
+from xlebench.runner.textfile import read_csv_rows
+from xlebench.tasks.multihop.human_eval import COLUMNS, SHARE, SUBTASK, sample
 
 FORMAT = ExportFormat("human_eval", "MultiHop's human-evaluation sheet (on request)", order=6,
                       default=False)
@@ -54,10 +56,49 @@ def sheet_rows(items: Sequence[dict], logs: dict[str, dict]) -> list[dict[str, s
 
 def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
           job: ExportJob) -> dict[str, Any]:
-    rows = sheet_rows([it for v in items.values() for it in v], logs)
+    every = [it for v in items.values() for it in v]
+    rows = sheet_rows(every, logs)
+    if not rows:  # a header-only sheet would be handed to people without a word
+        hops = sum(it["subtask"] == SUBTASK for it in every)
+        why = (f"none of its {hops} {SUBTASK} items is in the {SHARE:.0%} sample people "
+               "answer; compile more life logs" if hops else
+               f"this benchmark has no {SUBTASK} items; compile with {SUBTASK} in tasks")
+        raise UserError(f"export.formats=[human_eval]: the sheet would have no rows: {why}, "
+                        "or drop human_eval from export.formats")
     text = io.StringIO()
     w = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
     write_text(out / "sheet.csv", text.getvalue())
     return {"items": len(rows), "share": SHARE}
+
+
+#: The files of this export that people fill in place: a re-export keeps what they wrote.
+FILLED = ("sheet.csv",)
+_FILLED_COLUMNS = ("answer", "evidence", "notes")
+
+
+def carry_over(published: Path, fresh: Path, shown: Path) -> None:
+    """Merge the cells people filled in the published sheet (``answer``, ``evidence``,
+    ``notes``) into the freshly written one, row by item id. A filled row whose item the
+    fresh sheet no longer holds would be lost: refused, naming the file, so the person moves
+    it aside first (``shown``: the published file's path, for that line)."""
+    filled = {r.get("item_id", ""): r for r in read_csv_rows(published)
+              if any((r.get(c) or "").strip() for c in _FILLED_COLUMNS)}
+    if not filled:
+        return
+    rows = read_csv_rows(fresh)
+    lost = sorted(set(filled) - {r["item_id"] for r in rows})
+    if lost:
+        raise DataError(str(shown), "item_id", f"{len(lost)} filled row(s) are of items "
+                        f"this export no longer samples (e.g. {lost[0]!r}); exporting would "
+                        "lose them", "move the filled sheet aside (e.g. to sheet.filled.csv) "
+                        "and export again")
+    for row in rows:
+        if row["item_id"] in filled:
+            row.update({c: filled[row["item_id"]].get(c) or "" for c in _FILLED_COLUMNS})
+    text = io.StringIO()
+    w = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    write_text(fresh, text.getvalue())

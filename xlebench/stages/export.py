@@ -9,6 +9,7 @@ import importlib
 import logging
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -65,6 +66,30 @@ class ExportStage(BaseStage):
         self.library_kind = library_kind
         self.seed, self.heldout = seed, heldout
 
+    def remember(self, published: Path) -> None:
+        """The files people fill in place (a format's ``FILLED``, e.g. the human sheet), as
+        published: `export` merges them into the fresh files rather than replace them."""
+        self._filled: dict[str, bytes] = {}
+        for fmt in self.formats:
+            for rel in getattr(importlib.import_module(WRITERS[fmt]), "FILLED", ()):
+                path = published / "export" / fmt / rel
+                if path.is_file():
+                    self._filled[f"{fmt}/{rel}"] = path.read_bytes()
+
+    def _carry_over(self, dest: Path) -> None:
+        filled, self._filled = getattr(self, "_filled", {}), {}
+        for key, data in filled.items():
+            fmt, rel = key.split("/", 1)
+            fresh = dest / "export" / fmt / rel
+            if not fresh.is_file():
+                continue
+            with tempfile.TemporaryDirectory(prefix="xlebench-filled-") as tmp:
+                kept = Path(tmp) / rel
+                kept.write_bytes(data)
+                # errors name the published file (the staging folder is ``.<name>.staging-*``)
+                shown = dest.parent / dest.name[1:].split(".staging")[0] / "export" / key
+                importlib.import_module(WRITERS[fmt]).carry_over(kept, fresh, shown)
+
     def owned_paths(self) -> list[str]:
         """Each written format's own folder: a run adding one export over a published
         benchmark keeps the exports published before."""
@@ -115,6 +140,7 @@ class ExportStage(BaseStage):
                 shutil.copyfile(src / rel, target)
             counts[fmt] = {k: v for k, v in rec.items()
                            if k not in ("format", "paths", "video_names")}
+        self._carry_over(dest)
         if "hf" in result.records and self.library_kind == "synthetic":
             # generated footage can travel with its dataset (Ego4D's cannot: the card says
             # how to rebuild it into videos/ beside itself)
