@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
 import subprocess
 from collections.abc import Callable, Mapping
 from importlib import metadata
@@ -47,23 +49,42 @@ def package_versions() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=8)
-def git_revision(path: Path | None = None) -> str | None:
-    """The commit of the xlebench checkout, with ``-dirty`` when it has local changes (asked
-    once per process: the manifest and every evaluation record name it)."""
-    where = path or Path(__file__).resolve().parent
+def git_revision(package: Path | None = None) -> str | None:
+    """The commit of xlebench's own checkout, with ``-dirty`` when it has local changes
+    (asked once per process: the manifest and every evaluation record name it).
+
+    Only a checkout whose top is the folder holding the package and whose ``pyproject.toml``
+    names xlebench is asked: installed into a user's own repository (a project-local
+    ``.venv``), xlebench records no revision rather than that repository's. Git is asked
+    read-only (``--no-optional-locks``: ``status`` neither takes ``index.lock`` nor rewrites
+    the index), with the caller's ``GIT_*`` variables left out."""
+    root = (package or Path(__file__).resolve().parent).parent
+    if not (root / ".git").exists() or not _names_xlebench(root / "pyproject.toml"):
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args],
+                              capture_output=True, text=True, timeout=5, env=env)
     try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=5
-        )
+        top = git("rev-parse", "--show-toplevel")
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+            return None
+        rev = git("rev-parse", "HEAD")
         if rev.returncode != 0:
             return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=where, capture_output=True, text=True, timeout=5,
-        )
+        dirty = git("status", "--porcelain", "--untracked-files=no")
         return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.TimeoutExpired):
         return None
+
+
+def _names_xlebench(pyproject: Path) -> bool:
+    try:
+        return re.search(r'(?m)^name\s*=\s*"xlebench"', pyproject.read_text("utf-8")) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def content_config(config: dict[str, Any]) -> dict[str, Any]:
