@@ -2,9 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+
+from xlebench.errors import DataError
+
+#: What to do with a media file that cannot be read.
+REPLACE = ("replace it with a complete copy (download it again), or point render.media_root "
+           "at a folder holding readable files")
+
+
+@contextmanager
+def readable(path: Path) -> Iterator[None]:
+    """Reading a media file: an empty, truncated or corrupt file is one `DataError` line
+    naming it (PyAV's own error is a long traceback from deep inside its decoder)."""
+    import av
+
+    if path.is_file() and path.stat().st_size == 0:
+        raise DataError(str(path), "$", "an empty file, not a video", REPLACE)
+    try:
+        yield
+    except av.FFmpegError as exc:
+        raise DataError(str(path), "$", f"not a readable video ({type(exc).__name__}: "
+                        f"{getattr(exc, 'strerror', None) or exc})", REPLACE) from None
+
+
+@contextmanager
+def video_stream(path: Path) -> Iterator[tuple]:
+    """``(container, its first video stream)`` of a readable media file, threaded decoding
+    on; a file without a video stream is one line naming it, as an unreadable one is."""
+    import av
+
+    with readable(path), av.open(str(path)) as container:
+        if not container.streams.video:
+            raise DataError(str(path), "$", "holds no video stream", REPLACE)
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        yield container, stream
 
 
 @dataclass(frozen=True)
@@ -21,7 +58,7 @@ class MediaInfo:
 def probe(path: Path) -> MediaInfo:
     import av
 
-    with av.open(str(path)) as container:
+    with readable(path), av.open(str(path)) as container:
         video = container.streams.video
         audio = container.streams.audio
         if container.duration is not None:

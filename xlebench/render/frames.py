@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlebench.errors import DataError
 from xlebench.media.ffmpeg import safe_uid
+from xlebench.media.probe import REPLACE, video_stream
 from xlebench.runner.atomic import dumps, write_text
 
 
@@ -44,20 +47,35 @@ def _save(frame, path: Path, spec: FrameSpec) -> None:
     os.replace(tmp, path)
 
 
+def media_folder(root: Path, uid: str, video: Path) -> Path:
+    """``<root>/<uid>``, holding frames of the media file it was decoded from: its size and
+    modification time are kept in ``media.json`` beside them, and frames of other media
+    under the same uid (``render.media_root`` pointed elsewhere, a file downloaded again)
+    are removed before any is read, so a cache never answers for another file."""
+    folder = Path(root) / safe_uid(uid)
+    stat = Path(video).stat()
+    stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    try:
+        held = json.loads((folder / "media.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        held = None
+    if held != stamp:
+        if held is not None:  # frames of another file (an unstamped folder is kept: a
+            shutil.rmtree(folder, ignore_errors=True)  # concurrent first decode fills it)
+        write_text(folder / "media.json", dumps(stamp))
+    return folder
+
+
 def segment_frames(video: Path, uid: str, root: Path, spec: FrameSpec) -> list[dict]:
     """[{segment, source_s, file}] for the whole video; decoded once, then read from cache."""
-    import av
-
-    folder = Path(root) / safe_uid(uid) / spec.key
+    folder = media_folder(root, uid, video) / spec.key
     index = folder / "index.json"
     if index.is_file():
         return json.loads(index.read_text("utf-8"))["frames"]
     out, step, k = [], 1.0 / spec.fps, 0
     # Decoding (every frame must be) overlaps with scaling and JPEG encoding of the sampled
     # ones in worker threads (both release the GIL).
-    with av.open(str(video)) as container, ThreadPoolExecutor(max_workers=2) as pool:
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
+    with video_stream(video) as (container, stream), ThreadPoolExecutor(max_workers=2) as pool:
         saves = []
         for frame in container.decode(stream):
             t = float(frame.time or 0.0)
@@ -84,15 +102,11 @@ def uniform_times(total_s: float, n: int) -> list[float]:
 def frames_at(video: Path, uid: str, times: Sequence[float], root: Path, spec: FrameSpec
               ) -> dict[float, str]:
     """One frame at (or just after) each source time, cached per (video, millisecond)."""
-    import av
-
-    folder = Path(root) / safe_uid(uid) / f"{spec.width}x{spec.height}" / "at"
+    folder = media_folder(root, uid, video) / f"{spec.width}x{spec.height}" / "at"
     want = {t: f"{int(round(t * 1000)):09d}.jpg" for t in sorted(set(times))}
     todo = [t for t, name in want.items() if not (folder / name).is_file()]
     if todo:
-        with av.open(str(video)) as container:
-            stream = container.streams.video[0]
-            stream.thread_type = "AUTO"
+        with video_stream(video) as (container, stream):
             for t in todo:
                 container.seek(int(t / stream.time_base), stream=stream, backward=True)
                 chosen = None
@@ -101,7 +115,7 @@ def frames_at(video: Path, uid: str, times: Sequence[float], root: Path, spec: F
                     if float(frame.time or 0.0) + 1e-6 >= t:
                         break
                 if chosen is None:
-                    raise ValueError(f"{uid}: no decodable frame near {t}s")
+                    raise DataError(str(video), f"{t}s", "no decodable frame there", REPLACE)
                 # Past the last frame (t within the final frame's duration): keep the last one.
                 _save(chosen, folder / want[t], spec)
     return {t: f"{uid}/{spec.width}x{spec.height}/at/{name}" for t, name in want.items()}

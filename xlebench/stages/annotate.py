@@ -152,6 +152,9 @@ class AnnotateStage(BaseStage):
         self._logs, self._seed, self._compiled = dict(ctx["simulate"].records), ctx.seed, {}
         self._owned, self._shared, self._generated = {}, {}, {}
         self._preferred = self._rendered_among(self._logs)
+        if self.record_frames is not None:  # every missing file named at once, not per item
+            self.record_frames.resolver.check(sorted({
+                s["video_uid"] for lg in self._logs.values() for s in lg["segments"]}))
         self._build_shared()
 
     def prepare(self, pending: Sequence[Unit], ctx: StageContext) -> None:
