@@ -88,3 +88,19 @@ def test_interrupted_render_resumes_and_rebuilds(tmp_path: Path) -> None:
     assert rebuild_main([str(shared), "--media-root", str(tmp_path / "ego4d")]) == 0
     for lid, lg in records.items():
         assert sha256_file(shared / "videos" / f"{lid}.mp4") == lg["render"]["video"]["sha256"]
+
+
+def test_a_frame_filter_names_every_missing_file_at_once(tmp_path: Path) -> None:
+    """Neptune's C.1 filters read the library's media: absent files are listed all together
+    (as the render stage lists them), not one per item."""
+    empty = tmp_path / "ego4d"
+    (empty / "v2" / "full_scale").mkdir(parents=True)
+    proc = run_cli(tmp_path / "out", *SMALL[:-1], "stages=[annotate]", "render=none",
+                   "tasks=[neptune_qa]", f"render.media_root={empty}",
+                   "tasks.neptune_qa.filters=[{kind: static_video, max_frames: 6}]", check=False)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    logs = [json.loads(p.read_text()) for p in
+            (tmp_path / "out" / "cache" / "simulate").glob("*/units/*/record.json")]
+    wanted = sorted({s["video_uid"] for lg in logs for s in lg["segments"]})
+    assert f"{len(wanted)} video file(s) missing" in proc.stderr and len(wanted) >= 4
+    assert "Traceback" not in proc.stderr
