@@ -342,3 +342,28 @@ def test_a_human_sheet_without_multihop_items_is_one_line(tmp_path: Path) -> Non
     assert ran.rc == 2, ran.text[-2000:]
     assert "has no multihop_qa items" in _one_error(ran.text)
     assert not (tmp_path / "benchmarks" / "demo" / "export" / "human_eval").exists()
+
+
+@pytest.mark.parametrize(("override", "needle"), [
+    ("name=café", "name=café: not a benchmark name"),
+    ("persona.locations=[Japón,UK]", "write \"persona.locations=['Japón','UK']\""),
+])
+def test_an_unquoted_unicode_value_gets_the_quotes_hydra_needs(tmp_path: Path, override: str,
+                                                              needle: str) -> None:
+    ran = run_inprocess(tmp_path, *Q, override)
+    assert ran.rc == 2
+    line = _one_error(ran.text)
+    assert needle in line and "quote it for the shell" not in line
+
+
+def test_an_export_of_a_variant_by_name_points_to_benchmark_never_to_overwrite(hop: Path
+                                                                               ) -> None:
+    bench = hop / "benchmarks" / "demo"
+    before = tree_digest(bench)
+    for extra in ((), ("overwrite=true",)):
+        ran = run_inprocess(hop, "name=demo", "stages=[export]", "export.formats=[hf]", *extra)
+        assert ran.rc == 2, ran.text[-2000:]
+        line = _one_error(ran.text)
+        assert "overwrite=true to replace" not in line
+        assert "benchmark=demo" in line or "never replaces a published benchmark" in line
+    assert tree_digest(bench) == before

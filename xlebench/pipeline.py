@@ -111,6 +111,8 @@ class PipelineResult:
 #: Stages that evaluate or present a published benchmark; a run of only these never
 #: replaces it.
 EVALUATION_STAGES = ("respond", "evaluate", "report")
+#: Stages that write views of a published benchmark (and its results) without changing it.
+VIEW_STAGES = (*EVALUATION_STAGES, "export")
 
 
 def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineResult:
@@ -167,12 +169,12 @@ def _run_pipeline(cfg: DictConfig, bench_subdir: str | None) -> PipelineResult:
     )
     config = _plain(cfg)
     planned = {name: fp for name, (fp, _) in runner.fingerprints(specs).items()}
-    evaluating = set(cfg.stages) <= set(EVALUATION_STAGES)
+    evaluating = set(cfg.stages) <= set(VIEW_STAGES)
     if evaluating and cfg.overwrite:
-        raise ConfigError(f"overwrite=true with stages={list(cfg.stages)}: an evaluation never "
-                          "replaces a published benchmark (it would publish one holding only "
-                          "its results); drop overwrite=true: each system's results are kept "
-                          "beside the others'")
+        raise ConfigError(f"overwrite=true with stages={list(cfg.stages)}: a run that only "
+                          "exports or evaluates never replaces a published benchmark (it would "
+                          "publish one holding only its outputs); drop overwrite=true: each "
+                          "export and each system's results are kept beside the others'")
     pub = open_publication(final, content_config(config), overwrite=bool(cfg.overwrite),
                            evaluating=evaluating)
     try:

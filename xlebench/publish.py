@@ -93,7 +93,8 @@ class Publication:
 def open_publication(final: Path, config: Mapping[str, Any], *, overwrite: bool,
                      evaluating: bool = False) -> Publication:
     """Settle leftovers, check the published config, and start the staging folder
-    (``evaluating``: the run only evaluates; a refusal points to ``benchmark=``)."""
+    (``evaluating``: the run only exports or evaluates; a refusal points to
+    ``benchmark=``, never to ``overwrite=true``)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     with _locked(final):
         settle_leftovers(final)
@@ -174,8 +175,9 @@ def _check_same_config(final: Path, previous: dict, config: Mapping[str, Any],
         hint = ("; the llm group is the model that compiled the benchmark: answer with "
                 "answerer=... (Socratic systems), vlm=... (frames) or judge=... (judges)"
                 if any(d.startswith("llm.") for d in diff) else "")
-        fix = (f"evaluate it as published with benchmark={final.name} (its configuration is "
-               "read from its manifest) instead of repeating its overrides" if evaluating else
+        fix = (f"export or evaluate it as published with benchmark={final.name} (its "
+               "configuration is read from its manifest) instead of repeating its overrides"
+               if evaluating else
                "rerun with overwrite=true to replace it, or name=<new name> to publish beside "
                "it")
         raise ConfigError(f"{final} {when} from another configuration ({shown}){hint}; {fix}")

@@ -67,10 +67,29 @@ def one_line(ex: Exception, conf_dir: Path, args: list[str] | None = None) -> st
                     "--cfg job; a new key needs +" f"{override})")
         return f"{override}: {str(cause).splitlines()[0]}"
     if isinstance(ex, OverrideParseException):
-        return (f"{getattr(ex, 'override', None) or 'override'}: {str(ex).splitlines()[0]} "
+        text = getattr(ex, "override", None) or "override"
+        key, eq, value = str(text).partition("=")
+        if eq and not value.isascii():
+            return _non_ascii(key.lstrip("+~"), value)
+        return (f"{text}: {str(ex).splitlines()[0]} "
                 "(quote it for the shell, e.g. 'persona.locations=[Japan,UK]'; grammar: "
                 "https://hydra.cc/docs/advanced/override_grammar/basic)")
     return None
+
+
+def _non_ascii(key: str, value: str) -> str:
+    """Hydra's grammar reads unquoted values in ASCII only; quoting for the shell is not
+    what helps: the value needs quotes inside the override."""
+    if key == "name":
+        from xlebench.config.declared import NAME_RULE
+
+        return (f"name={value}: not a benchmark name ({NAME_RULE}); it names the folder "
+                "paths.benchmarks/<name>")
+    quoted = (f"[{','.join(repr(v.strip()) for v in value[1:-1].split(','))}]"
+              if value.startswith("[") and value.endswith("]") else repr(value))
+    return (f"{key}={value}: Hydra reads a value with letters beyond ASCII only inside "
+            f"quotes; write \"{key}={quoted}\" (quotes inside the override, and the whole "
+            "override in shell quotes)")
 
 
 def _override(message: str, key: str, args: list[str]) -> str:
