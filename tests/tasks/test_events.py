@@ -376,3 +376,16 @@ def test_kept_windows_never_overlap() -> None:
     starts = sorted(it["evidence"][0]["source_start_s"] for it in items)
     assert len(starts) >= 3
     assert all(b - a >= 10.0 for a, b in zip(starts, starts[1:], strict=False))
+
+
+@pytest.mark.parametrize("line", ["#C C the cup", "#C C C picks up a cup", "#C C 2 cups",
+                                  "#C C up", "#C C", "#C C c", "#O man X the door",
+                                  "#C C with a knife"])
+def test_a_verb_slot_holding_no_verb_names_no_action(line: str) -> None:
+    """Real narrations hold typos: a function word, a number or the wearer again where the
+    verb goes is no verb ("the", "up" and "c" never become reference verbs)."""
+    from xlebench.tasks.language.actions import parse_narration
+
+    assert parse_roles(line, "kitchen") is None
+    assert parse_narration(line) is None
+    assert parse_roles("#C C picks up a cup", "kitchen")[0] == "pick up"

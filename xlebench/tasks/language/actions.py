@@ -56,6 +56,26 @@ PLACE_PREPOSITIONS = {"on", "in", "into", "onto", "at", "inside", "from", "under
 PREPOSITIONS = PLACE_PREPOSITIONS | {"with", "using", "for", "by", "of", "about"}
 
 
+#: What a narration's verb slot may hold and still name no action: the wearer again ("#C C C
+#: picks"), a determiner, pronoun, particle or preposition ("#C C the cup", "#C C up"), a
+#: conjunction. A line whose first word after the actor is one of these, or a number, or
+#: nothing, names no verb: it is left out as an unparsed line, never read as the verb "the".
+NOT_VERBS = frozenset(_STOP | PARTICLES | {
+    "c", "o", "x", "y", "this", "that", "these", "those", "he", "she", "it", "they", "we",
+    "i", "you", "him", "them", "your", "our", "or", "then", "also", "just", "again", "not",
+    "no", "is", "are", "was", "were", "be", "being", "been", "other", "another", "both",
+    "each", "all", "any", "there", "here", "down", "up"})
+
+
+def first_verb_word(body: str, skip: int = 0) -> str | None:
+    """The word in a narration's verb slot (after ``skip`` words of actor), or None when
+    that slot holds no verb (`NOT_VERBS`, a number, or nothing)."""
+    tokens = re.findall(r"[a-z0-9]+", body.lower())[skip:]
+    if not tokens or not tokens[0].isalpha() or tokens[0] in NOT_VERBS:
+        return None
+    return tokens[0]
+
+
 def parse_narration(text: str) -> Narrated | None:
     """``#C C picks up a cup from the table`` -> (pick up, cup, table); None for other lines
     (``#O`` people, ``#unsure``). A rule parser: the first word is the verb, an adverbial
@@ -65,11 +85,9 @@ def parse_narration(text: str) -> Narrated | None:
     if "#unsure" in text.lower():
         return None
     m = _C_LINE.match(text.strip())
-    if not m:
+    if not m or first_verb_word(m.group(1)) is None:
         return None
     words = re.findall(r"[a-z]+", m.group(1).lower())
-    if not words:
-        return None
     verb = [base_form(words[0])]
     rest = words[1:]
     if rest and (rest[0] in PARTICLES or (rest[0] == "on" and verb[0] in ON_PARTICLE)

@@ -27,6 +27,7 @@ from xlebench.tasks.language.actions import (
     PLACE_PREPOSITIONS,
     PREPOSITIONAL_OBJECT,
     PREPOSITIONS,
+    first_verb_word,
     head_noun,
 )
 
@@ -84,10 +85,12 @@ def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
         return None
     words = re.findall(r"[a-z]+", m.group(2).lower())
     if m.group(1).lower() == "c":
-        actor, words = "C", words[1:] if words[:1] == ["c"] else words
+        skip = 1 if words[:1] == ["c"] else 0
+        actor, words = "C", words[skip:]
     else:
+        skip = 2
         actor, words = " ".join(m.group(2).split()[:2]), words[2:]
-    if not words:
+    if not words or first_verb_word(m.group(2), skip) is None:
         return None
     verb, rest = base_form(words[0]), words[1:]
     if rest and (rest[0] in PARTICLES or (rest[0] == "on" and verb in ON_PARTICLE)
