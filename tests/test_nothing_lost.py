@@ -367,3 +367,92 @@ def test_an_export_of_a_variant_by_name_points_to_benchmark_never_to_overwrite(h
         assert "overwrite=true to replace" not in line
         assert "benchmark=demo" in line or "never replaces a published benchmark" in line
     assert tree_digest(bench) == before
+
+
+def test_verb_metrics_without_a_frequent_verb_publish(tmp_path: Path) -> None:
+    """VidSitu's verb_r5_th9 counts verbs of more than 9 events; a small benchmark has none,
+    and its interval is no interval (null), not NaN that no JSON file can hold."""
+    ran = run_inprocess(tmp_path, *Q[:-1], "render=none", "eval.bertscore=false",
+                        "eval.bootstrap=20", "tasks=[event_srl,event_roles]")
+    assert ran.rc == 0, ran.text[-2000:]
+    table = json.loads(next((tmp_path / "benchmarks" / "demo" / "results").glob(
+        "*/table.json")).read_text())
+    cell = table["extra"]["event_srl"]["verb_r5_th9"]["all"]
+    assert cell["mean"] is None and cell["ci95"] is None
+
+
+def test_a_cache_that_cannot_be_written_names_paths_cache(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    ran = run_inprocess(tmp_path / "out", *Q, f"paths.cache={blocker}/cache")
+    assert ran.rc == 2
+    line = _one_error(ran.text)
+    assert f"point paths.cache=<folder> (now {blocker}/cache)" in line
+    assert blocker.read_text() == "not a folder"
+
+
+# -- xlebench-score: missing replies, --out, hand-edited annotations ----------------------------
+
+def _hop_items(hop: Path) -> list[dict]:
+    path = hop / "benchmarks" / "demo" / "annotations" / "multihop_qa.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_missing_replies_score_as_wrong_in_the_paper_layout(hop: Path, tmp_path: Path,
+                                                            capsys) -> None:
+    from xlebench.commands.score import main as score_main
+
+    items = _hop_items(hop)
+    one = items[0]
+    preds = tmp_path / "one.jsonl"
+    preds.write_text(json.dumps({"item_id": one["item_id"],
+                                 "response": one["answer"]["text"]}) + "\n")
+    out = tmp_path / "scored"
+    assert score_main([str(hop / "benchmarks" / "demo"), str(preds), "--allow-partial",
+                       "--layout", "paper", "--no-bertscore", "--bootstrap", "20",
+                       "--out", str(out)]) == 0
+    table = json.loads((out / "table.json").read_text())
+    for metric in ("iou", "iop", "iog"):
+        cell = table["extra"]["multihop_qa"][metric]["all"]
+        assert cell["n"] == len(items) and cell["mean"] <= 1 / len(items) + 1e-9, metric
+    assert "100.0 n=" not in capsys.readouterr().out
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_scoring(hop: Path,
+                                                                       tmp_path: Path,
+                                                                       capsys) -> None:
+    from xlebench.commands.score import main as score_main
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"item_id": _hop_items(hop)[0]["item_id"], "response": "x"})
+                     + "\n")
+    rc = score_main([str(hop / "benchmarks" / "demo"), str(preds), "--allow-partial",
+                     "--no-bertscore", "--out", str(blocker / "scores")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert f"--out {blocker / 'scores'}: {blocker} is a file, not a folder" in err
+
+
+@pytest.mark.parametrize(("edit", "where"), [
+    (lambda it: it.pop("lifelog_id"), "line 1.lifelog_id"),
+    (lambda it: it.update(subtask="single_summary"), "line 1.subtask"),
+    (lambda it: it.pop("answer"), "line 1.answer"),
+])
+def test_hand_edited_annotations_are_one_line(hop: Path, tmp_path: Path, capsys, edit,
+                                              where: str) -> None:
+    from xlebench.commands.score import main as score_main
+
+    copy = tmp_path / "bench"
+    shutil.copytree(hop / "benchmarks" / "demo" / "annotations", copy / "annotations")
+    items = _hop_items(hop)
+    edit(items[0])
+    path = copy / "annotations" / "multihop_qa.jsonl"
+    path.write_text("".join(json.dumps(it) + "\n" for it in items))
+    preds = tmp_path / "p.jsonl"
+    preds.write_text("".join(json.dumps({"item_id": it["item_id"], "response": "x"}) + "\n"
+                             for it in _hop_items(hop)))
+    assert score_main([str(copy), str(preds), "--no-bertscore"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"{path}: {where}" in err
