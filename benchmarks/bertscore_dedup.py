@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.metrics.bertscore import BERTScorer
 from xlebench.eval.scorers import GENERIC_SUMMARY
 
 

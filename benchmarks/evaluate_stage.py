@@ -29,14 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = "from xlebench.commands.cli import main; sys.argv = ['xlebench', *sys.argv[1:]]; main()"
 #: BERTScore on its own model (no shared pass); Sent.Sim still remembers its sentences.
-SEPARATE = ("import sys; from xlebench.eval.bertscore import BERTScorer; "
+SEPARATE = ("import sys; from xlebench.eval.metrics.bertscore import BERTScorer; "
             "BERTScorer._shared = None; " + MAIN)
 #: The scoring before both: every candidate and reference embedded by each metric (one
 #: MiniLM per process, as then).
-EVERY_TEXT = ("import sys, functools; from xlebench.eval.bertscore import BERTScorer; "
+EVERY_TEXT = ("import sys, functools; from xlebench.eval.metrics.bertscore import BERTScorer; "
               "BERTScorer._shared = None; "
               "BERTScorer._vectors = lambda self, texts, keep=False: self._embed(list(texts)); "
-              "import xlebench.eval.encoder as enc; "
+              "import xlebench.eval.metrics.encoder as enc; "
               "from xlebench.library.embed import MiniLMEmbedder; "
               "enc.sentence_encoder = functools.cache(MiniLMEmbedder); " + MAIN)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from validity import GROUPS, pct, run
 
-from xlebench.eval.blind import panel_rows, strongest
+from xlebench.eval.panel.blind import panel_rows, strongest
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.table import estimate

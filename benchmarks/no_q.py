@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 
 from xlebench.eval.metrics import rouge_l_content
+from xlebench.eval.panel.public import content_words
 from xlebench.eval.provenance import source_videos
-from xlebench.eval.public import content_words
 from xlebench.eval.table import clustered_ci
 from xlebench.library.annotations import load_annotations
 from xlebench.tasks.choices.mcq import clip_narrations

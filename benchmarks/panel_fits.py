@@ -35,7 +35,7 @@ def compile_paper(out: Path, video_info: Path) -> Path:
 
 def two_panels(items: list[dict], recipes: dict, shared: bool) -> tuple[float, float, list]:
     """Seconds of the first and the second panel, and both panels' rows."""
-    from xlebench.eval import blind
+    from xlebench.eval.panel import blind
     from xlebench.eval.scorers import ScoreSettings
 
     s = ScoreSettings(bertscore=False)

@@ -55,8 +55,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from xlebench.eval.blind import panel_rows, strongest
-from xlebench.eval.public import Public, bigrams, content_words
+from xlebench.eval.panel.blind import panel_rows, strongest
+from xlebench.eval.panel.public import Public, bigrams, content_words
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common

@@ -25,9 +25,9 @@ from dataclasses import fields
 from pathlib import Path
 
 from xlebench.config.schema import EvalConfig
-from xlebench.eval.bertscore import BERTScorer
-from xlebench.eval.blind import panel_rows
-from xlebench.eval.cider import cider_d
+from xlebench.eval.metrics.bertscore import BERTScorer
+from xlebench.eval.metrics.cider import cider_d
+from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.score import ScoreSettings
 from xlebench.eval.scorers.text import reference
 from xlebench.tasks.recipe.registry import load_recipe

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import FAST, run_cli
 from xlebench.commands.score import score_folder
-from xlebench.eval.blind import panel_rows
+from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.provenance import owners, source_key
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.export.questions import FIELDS, answer_key, question_id, video_name

@@ -241,3 +241,16 @@ def test_no_module_is_over_400_lines() -> None:
     long = {name: n for name, path in _modules().items()
             if (n := len(path.read_text("utf-8").splitlines())) > 400}
     assert not long, long
+
+
+def test_eval_is_grouped_by_role() -> None:
+    """`xlebench.eval` keeps its results at the top (at most ten modules) and its metrics,
+    panel, judges and scorers in rooms of their own; every metric module opens with the
+    official source and commit it equals."""
+    root = PACKAGE / "eval"
+    assert len(list(root.glob("*.py"))) <= 10, sorted(p.name for p in root.glob("*.py"))
+    rooms = {p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert rooms == {"metrics", "panel", "judges", "scorers"}
+    for path in sorted((root / "metrics").glob("*.py")):
+        first = ast.get_docstring(ast.parse(path.read_text("utf-8"))) or ""
+        assert first.startswith("Equals: "), f"{path.name} names no official source"

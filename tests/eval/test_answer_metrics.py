@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from xlebench.eval import coco, meteor15
+from xlebench.eval.metrics import coco, meteor15
 from xlebench.eval.scorers.grounded import _cider_answers
 
 GUIDE = ("It is a guide to action which ensures that the military always obeys the commands of "

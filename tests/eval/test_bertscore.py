@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.metrics.bertscore import BERTScorer
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from xlebench.eval.blind import (
+from xlebench.eval.panel.blind import (
     PER_ITEM_FIT,
     _Apart,
     _fitted,
@@ -18,12 +18,12 @@ from xlebench.eval.blind import (
     panel_rows,
     training,
 )
-from xlebench.eval.public import Public
+from xlebench.eval.panel.public import Public
+from xlebench.eval.panel.validity import validity
 from xlebench.eval.score import score_items
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind
 from xlebench.eval.table import results_table, to_markdown
-from xlebench.eval.validity import validity
 from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.tasks.screening.filters import FilterContext, apply_filters
 
@@ -292,7 +292,7 @@ def test_a_fit_per_item_reads_at_most_a_bounded_set_in_a_fixed_order() -> None:
     by one walk of the ranked items, not by filtering and ranking them all per video set."""
     import random
 
-    from xlebench.eval.blind import _fit_rank
+    from xlebench.eval.panel.blind import _fit_rank
     from xlebench.eval.provenance import source_videos
 
     rng = random.Random(0)
@@ -321,7 +321,7 @@ def test_a_fit_is_reused_for_the_same_items_and_redone_for_new_content(monkeypat
     in the same process) are fitted anew, so the floor is the same either way."""
     from dataclasses import replace
 
-    import xlebench.eval.blind as B
+    import xlebench.eval.panel.blind as B
     from xlebench.eval.scorers import text as T
 
     calls = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlebench.eval.lea import b_cubed, ceaf_e, lea, muc
+from xlebench.eval.metrics.lea import b_cubed, ceaf_e, lea, muc
 
 
 def _slots(groups: list[str]) -> dict[tuple[int, str], str]:

@@ -9,8 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from xlebench.eval.cider import cider_d
-from xlebench.eval.corpus import (
+from xlebench.eval.metrics.cider import cider_d
+from xlebench.eval.metrics.corpus import (
     cider_by_argument,
     cider_by_verb,
     cider_micro,

@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import FAST, make_client, run_inprocess
 from xlebench.errors import ConfigError, LLMResponseError
-from xlebench.eval.judge_check import dev_pairs
-from xlebench.eval.judges import Judges, judged_subtasks, parse_score10
+from xlebench.eval.judges.check import dev_pairs
+from xlebench.eval.judges.llm import Judges, judged_subtasks, parse_score10
 from xlebench.eval.scorers import ScoreSettings, TextSimilarity
 from xlebench.llm.client import Usage
 from xlebench.tasks.recipe.registry import load_recipe
@@ -99,7 +99,7 @@ def test_judges_are_refused_for_ordering() -> None:
 
 
 def test_sent_sim_of_a_text_with_itself_is_one() -> None:
-    from xlebench.eval.bertscore import BERTScorer
+    from xlebench.eval.metrics.bertscore import BERTScorer
 
     it = {"answer": {"text": "C cooks pasta in the kitchen."}}
     rows = [{"status": "ok", "response": "C cooks pasta in the kitchen.", "scores": {}},
@@ -174,7 +174,7 @@ def test_judges_through_the_cli(tmp_path: Path) -> None:
         tmp_path / "benchmarks" / "demo" / "results" / "oracle_text_retrieval" / "scores.jsonl")
         .read_text().splitlines())}
     assert len(scores) >= len(items)
-    from xlebench.eval.blind import panel_rows
+    from xlebench.eval.panel.blind import panel_rows
     from xlebench.tasks.recipe.registry import load_recipe
 
     panel = panel_rows(items, {"single_summary": load_recipe("single_summary")},

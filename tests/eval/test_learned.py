@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 
-from xlebench.eval.blind import panel_rows
-from xlebench.eval.public import Public
+from xlebench.eval.panel.blind import panel_rows
+from xlebench.eval.panel.public import Public
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.tasks.screening.aflite import aflite_verdicts
@@ -232,8 +232,8 @@ def test_the_clock_and_the_wearer_are_learned() -> None:
 
 _SAME_EVERY_RUN = """
 import json, random, sys
-from xlebench.eval.blind import panel_rows
-from xlebench.eval.public import Public
+from xlebench.eval.panel.blind import panel_rows
+from xlebench.eval.panel.public import Public
 from xlebench.eval.scorers import ScoreSettings, learned
 from xlebench.tasks.recipe.registry import load_recipe
 sys.path.insert(0, {tests!r})

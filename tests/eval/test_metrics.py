@@ -95,7 +95,7 @@ def test_top1_iou_is_the_official_miou_per_query() -> None:
 def test_lea_matches_the_papers_worked_example() -> None:
     """Moosavi and Strube (2016), section 4: key {a,b,c} {d,e,f,g}, response {a,b} {c,d}
     {f,g,h,i}: recall (3 x 1/3 + 4 x 1/6) / 7, precision (2 x 1 + 2 x 0 + 4 x 1/6) / 8."""
-    from xlebench.eval.lea import lea, lea_soft
+    from xlebench.eval.metrics.lea import lea, lea_soft
 
     slot = {m: (k, "Arg1") for k, m in enumerate("abcdefghi")}
     key = {slot[m]: ("x" if m in "abc" else "y") for m in "abcdefg"}
@@ -117,7 +117,7 @@ def test_lea_soft_weighs_precision_as_coval_lea_soft() -> None:
     numerator and len of cider scores in the denominator", times the importance |r|).
     Key {a,b} {c}; response {a,b} with C 1 and 0.5, {c} with C 2; a resolved pair and a
     singleton weigh 4 and 1, not 2 and 1."""
-    from xlebench.eval.lea import lea_soft
+    from xlebench.eval.metrics.lea import lea_soft
 
     key = {(1, "Arg0"): "x", (2, "Arg0"): "x", (3, "Arg1"): "y"}
     said = {(1, "Arg0"): "p", (2, "Arg0"): "p", (3, "Arg1"): "q", (4, "Arg1"): "extra"}

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from tests.eval import parity_fixtures as fx
-from xlebench.eval import meteor15
-from xlebench.eval.cider import cider_d, whitespace
-from xlebench.eval.metrics import grounding_overlap, grounding_paper
+from xlebench.eval.metrics import grounding_overlap, grounding_paper, meteor15
+from xlebench.eval.metrics.cider import cider_d, whitespace
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.grounded import GroundedAnswer
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tests.eval import parity_fixtures as fx
-from xlebench.eval import meteor15
+from xlebench.eval.metrics import meteor15
 from xlebench.eval.scorers.events import EventRoles, EventVerbs
 from xlebench.eval.table import _corpus_estimate
 
@@ -140,7 +140,7 @@ def test_an_annotator_without_a_slot_gives_it_no_reference_and_no_mention() -> N
     item = {"answer": {"events": events}}
     d = EventRoles().details(item, "Event 1: Arg0: C; Arg1: onion\nEvent 2: Arg0: C")
     assert [s[4] for s in d["roles"]] == [["C"], [], ["C"]]  # Arg0, Arg1, then event 2
-    from xlebench.eval.lea import COUNTS, clusters, f1
+    from xlebench.eval.metrics.lea import COUNTS, clusters, f1
     # annotator 1: {C: (1,Arg0), (2,Arg0)}, {onion: (1,Arg1)}; annotator 2: {C: both Arg0}
     a1 = COUNTS["lea"](clusters({(1, "Arg0"): "C", (1, "Arg1"): "onion", (2, "Arg0"): "C"}),
                        clusters({(1, "Arg0"): "C", (1, "Arg1"): "onion", (2, "Arg0"): "C"}))

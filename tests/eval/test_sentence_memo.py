@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlebench.eval import encoder
+from xlebench.eval.metrics import encoder
 from xlebench.library.embed import HashingEmbedder
 
 

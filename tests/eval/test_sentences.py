@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlebench.eval.public import Public
+from xlebench.eval.panel.public import Public
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import BlindContext
 from xlebench.eval.scorers.choice import ChoiceAccuracy

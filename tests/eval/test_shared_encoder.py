@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from xlebench.eval import encoder
-from xlebench.eval.bertscore import BERTScorer
+from xlebench.eval.metrics import encoder
+from xlebench.eval.metrics.bertscore import BERTScorer
 from xlebench.eval.scorers import TextSimilarity
 from xlebench.library.embed import MiniLMEmbedder
 

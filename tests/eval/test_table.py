@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from xlebench.config.schema import EvalConfig
-from xlebench.eval.blind import panel_rows
+from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.score import ScoreSettings, score_items
 from xlebench.eval.table import clustered_ci, results_table, to_markdown
 from xlebench.tasks.recipe.registry import builtin_names, groups, load_recipe
@@ -150,7 +150,7 @@ def test_the_papers_layout_is_one_setting_away() -> None:
     items = ITEMS + [_item(8, "single_summary", "long", "b", text="C washes the car.")]
     responses = {**RESPONSES, "b-single_summary-8": "C washes a red car."}
     settings = ScoreSettings(**{**vars(SETTINGS), "bertscore": True})
-    from xlebench.eval.bertscore import BERTScorer
+    from xlebench.eval.metrics.bertscore import BERTScorer
 
     rows = score_items(items, responses, RECIPES, settings, BERTScorer())
     t = results_table(rows, panel_rows(items, RECIPES, SETTINGS, seed=0, draws=4),

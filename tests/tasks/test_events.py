@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_client
-from xlebench.eval.cider import cider_d
-from xlebench.eval.corpus import class_averaged_accuracy, verb_recall_macro
+from xlebench.eval.metrics.cider import cider_d
+from xlebench.eval.metrics.corpus import class_averaged_accuracy, verb_recall_macro
 from xlebench.eval.scorers import ScoreSettings, parse_events
 from xlebench.library.annotations import AnnotationIndex, Narration
 from xlebench.tasks.language.aggregate import offline_aggregate
@@ -298,7 +298,7 @@ def test_the_human_row_scores_one_annotator_against_the_others() -> None:
     """VidSitu's human estimate: an event's first reference is the reply, scored against the
     item's roles with the remaining references; events nobody else described are not scored;
     an item of one annotator has no human reply."""
-    from xlebench.eval.human import human_agreement, human_lines
+    from xlebench.eval.judges.human import human_agreement, human_lines
     from xlebench.eval.score import corpus_metrics
     from xlebench.tasks.vidsitu.event_roles import RECIPE as ROLES_RECIPE
     from xlebench.tasks.vidsitu.event_roles import human
@@ -329,7 +329,7 @@ def test_the_verb_human_row_scores_one_annotator_against_the_others_agreement() 
     """event_srl's human estimate: annotator 1's verbs against the verbs annotators 2..N agree
     on (2 of N when N >= 2); events with one annotator are not scored; real passes keep each
     annotator's verbs on the answer."""
-    from xlebench.eval.human import human_agreement
+    from xlebench.eval.judges.human import human_agreement
     from xlebench.eval.score import corpus_metrics
     from xlebench.tasks.vidsitu.event_srl import RECIPE as VERBS_RECIPE
     from xlebench.tasks.vidsitu.event_srl import human

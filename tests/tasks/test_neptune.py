@@ -14,8 +14,8 @@ import pytest
 
 from tests.conftest import FAST, make_client, run_inprocess
 from xlebench.errors import ConfigError, DataError
-from xlebench.eval.judge_check import check_judges, dev_pairs, rules_on_dev
-from xlebench.eval.judges import Judges
+from xlebench.eval.judges.check import check_judges, dev_pairs, rules_on_dev
+from xlebench.eval.judges.llm import Judges
 from xlebench.eval.scorers import ScoreSettings, ShortAnswer
 from xlebench.eval.scorers.short import equivalent, parse_sequence, token_f1
 from xlebench.library.annotations import AnnotationIndex, Narration

@@ -18,7 +18,7 @@ from typing import Any
 
 from xlebench.config.schema import EvalConfig
 from xlebench.errors import DataError, UserError
-from xlebench.eval.blind import panel_rows
+from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.table import results_table, to_markdown
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
@@ -79,7 +79,7 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str | None], *,
     settings = ScoreSettings.from_eval({**defaults, "bertscore": bertscore})
     scorer = None
     if bertscore:
-        from xlebench.eval.bertscore import BERTScorer
+        from xlebench.eval.metrics.bertscore import BERTScorer
 
         scorer = BERTScorer()
     rows = score_items(items, responses, recipes, settings, scorer)

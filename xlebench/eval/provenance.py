@@ -6,7 +6,7 @@ many life logs. Those items are not independent: a reader who remembers one log'
 the other's. Every item therefore names its ``source`` (``videos``, in evidence order, and
 ``annotations``, the ids it was built from); a benchmark asks one question of a source at
 most once (`owners`), blind strategies are cross-fitted so that items sharing a video never fall on both
-sides of a fold (`xlebench.eval.blind`), and intervals resample source videos
+sides of a fold (`xlebench.eval.panel.blind`), and intervals resample source videos
 (`cluster_of`).
 """
 

@@ -12,7 +12,7 @@ labelled column computed from the same rows (`xlebench.eval.table`).
 Rows also carry a weight per metric: counting accuracy is pooled over queried actions as the
 paper does (an item of five actions weighs five). How each answer kind is read and scored is
 its recipe's scorer (`xlebench.eval.scorers`); the floor beside each score is the strongest
-of the scorers' video-blind strategies (`xlebench.eval.blind`).
+of the scorers' video-blind strategies (`xlebench.eval.panel.blind`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ videos are resampled, not items: life logs reuse library videos, so items about 
 often about one annotation — are not independent, whichever log holds them); the **paper protocol** (refusals
 and no-information replies left out, missing ones kept) with its own n and interval; the
 **floor**: the strongest member of the blind panel on the same items with the same metric and
-bootstrap, named (`xlebench.eval.blind`: answers that never see the video, cross-fitted by
+bootstrap, named (`xlebench.eval.panel.blind`: answers that never see the video, cross-fitted by
 source video), with every member's value; and the count of each failure status. Pooled metrics (counting accuracy) weigh each row by its
 number of queried actions. AVG rows pool the subtasks of a task family over their items, which
 is the paper's query-weighted average, with the same columns.
@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval.blind import Panel, strongest
 from xlebench.eval.metrics import REGISTRY, finite
+from xlebench.eval.panel.blind import Panel, strongest
 from xlebench.eval.score import PAPER_EXCLUDES, STATUSES
 
 CATEGORIES = ("short", "medium", "long")
@@ -172,7 +172,7 @@ def results_table(rows: Sequence[dict], panel: Panel, *,
                   corpus: Mapping[str, Mapping[str, Any]] | None = None, n_boot: int = 1000,
                   seed: int = 0) -> dict[str, Any]:
     """Rows come from `score_items`, in the order subtasks should be listed; ``panel`` from
-    `xlebench.eval.blind.panel_rows` over the same items; ``groups`` names the AVG rows
+    `xlebench.eval.panel.blind.panel_rows` over the same items; ``groups`` names the AVG rows
     (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families); ``corpus``
     the per-subtask metrics computed over whole sets of rows."""
     by, pby = _by_cell(rows), _members_by_cell(panel)
@@ -280,7 +280,7 @@ def panel_lines(table: dict[str, Any]) -> list[str]:
 
 
 def validity_lines(result: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """The validity section (`xlebench.eval.validity`): per recipe, its full-information
+    """The validity section (`xlebench.eval.panel.validity`): per recipe, its full-information
     oracle (and the check metric), the strongest blind strategy, and the verdict."""
     lines = ["| recipe | items | full-information oracle | strongest blind | verdict |",
              "|---|---|---|---|---|"]

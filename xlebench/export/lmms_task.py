@@ -107,7 +107,7 @@ class LmmsTask:
     def bertscorer(self) -> Any:
         if not self.settings["eval"]["bertscore"]:
             return None
-        from xlebench.eval.bertscore import BERTScorer
+        from xlebench.eval.metrics.bertscore import BERTScorer
 
         return BERTScorer(self.settings["eval"].get("bertscore_model"),
                           self.settings["eval"].get("bertscore_layer"))

@@ -14,12 +14,10 @@ from typing import Any, ClassVar
 from omegaconf import DictConfig, OmegaConf
 
 from xlebench.errors import ConfigError, DataError
-from xlebench.eval.bertscore import BERTScorer
-from xlebench.eval.blind import Panel, panel_rows, strongest
-from xlebench.eval.human import human_agreement, human_lines, sheet_agreement
-from xlebench.eval.judge_check import check_judges, check_lines
-from xlebench.eval.judges import PROMPTS as JUDGE_PROMPTS
-from xlebench.eval.judges import Judges, judged_subtasks
+from xlebench.eval.judges.check import check_judges, check_lines
+from xlebench.eval.judges.human import human_agreement, human_lines, sheet_agreement
+from xlebench.eval.judges.llm import PROMPTS as JUDGE_PROMPTS
+from xlebench.eval.judges.llm import Judges, judged_subtasks
 from xlebench.eval.leaderboard import (
     EVALUATION,
     LEADERBOARD_FILES,
@@ -27,6 +25,9 @@ from xlebench.eval.leaderboard import (
     evaluation_record,
     read_records,
 )
+from xlebench.eval.metrics.bertscore import BERTScorer
+from xlebench.eval.panel.blind import Panel, panel_rows, strongest
+from xlebench.eval.panel.validity import validity
 from xlebench.eval.predictions import (
     MAX_REPLY_CHARS,
     capped,
@@ -40,7 +41,6 @@ from xlebench.eval.predictions import digest as predictions_digest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.table import results_table, to_markdown
-from xlebench.eval.validity import validity
 from xlebench.export.questions import resolve_ids
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import save_usage

@@ -20,7 +20,7 @@ the offline baseline with no change here. One module per answer kind, each besid
 A scorer (`Scorer`): ``kind`` (what baselines dispatch on); ``score(item, reply, s)`` — metric
 values of a parseable reply, or None; ``worst(item, s)`` — what a wrong answer scores;
 ``weights(item)`` — pooling weights other than 1; ``blind()`` — its video-blind strategies
-(`Blind`), run cross-fitted by `xlebench.eval.blind`; ``finish(rows, items, s, bertscorer)``
+(`Blind`), run cross-fitted by `xlebench.eval.panel.blind`; ``finish(rows, items, s, bertscorer)``
 — metrics computed over all rows at once (BERTScore).
 """
 

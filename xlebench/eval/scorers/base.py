@@ -3,7 +3,7 @@
 A scorer reads, scores and pools one kind of answer, and declares its **blind panel**: the
 strategies that answer its items without seeing any video — from the query, the options, or
 the answers of *other* life logs — whose strongest member is the floor printed beside every
-score (`xlebench.eval.blind` runs them, cross-fitted by source video).
+score (`xlebench.eval.panel.blind` runs them, cross-fitted by source video).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class ScoreSettings:
 class BlindContext:
     """What a blind strategy may use besides the item: the metric settings, a generator seeded
     by (seed, strategy, item), how many draws a random strategy averages, and what the whole
-    benchmark prints (`xlebench.eval.public.Public`; for members that read it)."""
+    benchmark prints (`xlebench.eval.panel.public.Public`; for members that read it)."""
 
     settings: ScoreSettings
     rng: np.random.Generator

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.eval.metrics import rouge_tokens
+from xlebench.eval.panel.public import wearer
 from xlebench.eval.parse import parse_choice
-from xlebench.eval.public import wearer
 from xlebench.eval.scorers.base import (
     Base,
     Blind,
@@ -113,7 +113,7 @@ def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str,
 
 
 def wearer_place(item: dict) -> str:
-    """The wearer's location (`xlebench.eval.public.wearer`), or ""."""
+    """The wearer's location (`xlebench.eval.panel.public.wearer`), or ""."""
     return wearer(item)[0]
 
 

@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from xlebench.eval import corpus_coref, corpus_text
-from xlebench.eval.corpus import (
+from xlebench.eval.metrics import corpus_coref, corpus_text
+from xlebench.eval.metrics.corpus import (
     CorpusMetric,
     cider_by_argument,
     cider_by_verb,
@@ -180,7 +180,7 @@ class EventRoles(Base):
     verbs), scored as VidSitu's ``EvalFnCap`` scores them, all over the whole benchmark:
     CIDEr-D over every role slot (primary, micro), CIDEr-D within each argument type (C-Arg)
     and each verb (C-Vb), BLEU@1/@2, ROUGE-L and METEOR 1.5 of the slots (pycocoevalcap), and
-    the co-reference scores LEA, LEA-soft, MUC, B³, CEAFe (`xlebench.eval.corpus_coref`).
+    the co-reference scores LEA, LEA-soft, MUC, B³, CEAFe (`xlebench.eval.metrics.corpus_coref`).
     A slot's references are every annotator's value for it (those who gave one). Blind
     panel: each role's most common value on other logs; the value other logs give the
     event's verb; another log's window with the same verbs."""

@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval import corpus_text
-from xlebench.eval.cider import cider_d, whitespace
-from xlebench.eval.corpus import CorpusMetric
-from xlebench.eval.metrics import grounding_scores, rouge_l, rouge_l_content
+from xlebench.eval.metrics import corpus_text, grounding_scores, rouge_l, rouge_l_content
+from xlebench.eval.metrics.cider import cider_d, whitespace
+from xlebench.eval.metrics.corpus import CorpusMetric
 from xlebench.eval.parse import clock_spans, grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows

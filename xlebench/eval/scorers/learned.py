@@ -3,7 +3,7 @@
 The panel's named members each close one route a reviewer found (a constant summary, a
 position prior, the options seen elsewhere...). Each red team has found the next route, so
 every subtask also gets a member that is not told the route: a learner over everything the
-benchmark prints about an item (`xlebench.eval.public.Public`) — its query's words and
+benchmark prints about an item (`xlebench.eval.panel.public.Public`) — its query's words and
 numbers, its options, its period's clock and length, the wearer, and the queries and options
 of the other items of its life log about the same records — fitted on the answers of other items (the panel
 cross-fits it by source video, and again on other life logs as ``learned_remembered``). This
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from xlebench.eval.metrics import rouge_tokens
-from xlebench.eval.public import (
+from xlebench.eval.panel.public import (
     Public,
     bigrams,
     content_words,

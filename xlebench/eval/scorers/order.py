@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from xlebench.eval.metrics import kendall_tau, position_accuracy, rouge_tokens
+from xlebench.eval.panel.public import Public, bigrams, content_words
 from xlebench.eval.parse import parse_order
-from xlebench.eval.public import Public, bigrams, content_words
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import READS, by_id, hashed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xlebench.eval.corpus import CorpusMetric, class_averaged_accuracy, relation_top1
+from xlebench.eval.metrics.corpus import CorpusMetric, class_averaged_accuracy, relation_top1
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings, most_common
 from xlebench.eval.scorers.events import EVENT_LINE
 from xlebench.eval.scorers.learned import nearest_reference

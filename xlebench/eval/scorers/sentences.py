@@ -23,7 +23,7 @@ def _unit(vecs: np.ndarray) -> np.ndarray:
 
 
 def _encode(texts: Sequence[str]) -> np.ndarray:
-    from xlebench.eval.encoder import sentence_encoder
+    from xlebench.eval.metrics.encoder import sentence_encoder
 
     return _unit(sentence_encoder().encode(list(texts)).astype(np.float64))
 

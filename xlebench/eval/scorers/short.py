@@ -19,7 +19,7 @@ An item's ``answer.shape`` says how its reply is read (replies are cut to
 ==========  ===================================================================================
 
 ``answer_acc`` is the share of replies the rule calls equivalent. Neptune found rule-based
-metrics far below an LLM judge on its dev set (`xlebench.eval.judge_check` measures both on
+metrics far below an LLM judge on its dev set (`xlebench.eval.judges.check` measures both on
 ours); the rule is exact for counts and orders and a conservative stand-in elsewhere.
 """
 

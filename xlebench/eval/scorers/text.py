@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval import encoder
 from xlebench.eval.metrics import (
     content_tokens,
+    encoder,
     lcs_length,
     lcs_masks,
     porter_stem,
@@ -96,7 +96,7 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
 @lru_cache(maxsize=1 << 20)
 def _pair_rouge(candidate: str, target: str) -> float:
     """ROUGE-L F of one candidate against one target, kept: a panel fitted per item (items
-    about several videos, `xlebench.eval.blind.own_videos`) asks the same pairs hundreds of
+    about several videos, `xlebench.eval.panel.blind.own_videos`) asks the same pairs hundreds of
     times over nearly the same training sets."""
     a, t = _tokens(candidate), _tokens(target)
     return 2 * lcs_length(a, t, _masks(target)) / (len(a) + len(t)) if a and t else 0.0

@@ -47,7 +47,7 @@ def similar_words(query: set[str], vocab: Collection[str], at_least: float
     missing = sorted(query - set(vocab))
     if not missing or not vocab or at_least <= 0:
         return {}
-    from xlebench.eval.encoder import sentence_encoder
+    from xlebench.eval.metrics.encoder import sentence_encoder
 
     enc, pool = sentence_encoder(), sorted(vocab)
     a, b = enc.encode(missing), enc.encode(pool)

@@ -114,10 +114,10 @@ def metric_settings() -> Any:
 def validity_checks(items: list[dict], oracle: dict[str, str], recipes: Mapping[str, Any],
                     seed: int) -> dict[str, Any]:
     """Per recipe: its full-information oracle against its blind panel
-    (`xlebench.eval.validity`), with the evaluation's default metric settings; a recipe
+    (`xlebench.eval.panel.validity`), with the evaluation's default metric settings; a recipe
     that fails either check is logged."""
     from xlebench.config.schema import EvalConfig
-    from xlebench.eval.validity import validity
+    from xlebench.eval.panel.validity import validity
 
     checks = validity(items, oracle, dict(recipes), metric_settings(), seed=seed,
                       draws=int(EvalConfig().floor_draws))

@@ -11,7 +11,7 @@ fold's items. An item's **predictability** is its mean accuracy over the partiti
 or above ``threshold`` are dropped and the learner is refitted on the rest, for at most
 ``rounds`` rounds (AFLite's iterations), since removing the easiest items changes what the
 learner can pick up. Items about several videos each (a summary choice of a day) are answered
-by a fit on the items that share none of their videos, once (`xlebench.eval.blind.own_videos`).
+by a fit on the items that share none of their videos, once (`xlebench.eval.panel.blind.own_videos`).
 It needs every life log's items and the whole benchmark's text, so it runs at the end of the
 annotate stage (`AnnotateStage.finish`), after the panel filter.
 """
@@ -22,10 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xlebench.errors import ConfigError
-from xlebench.eval.blind import folds, own_videos, training
 from xlebench.eval.metrics import position_accuracy
+from xlebench.eval.panel.blind import folds, own_videos, training
+from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
-from xlebench.eval.public import Public
 from xlebench.eval.scorers.learned import choice_scores, fit_choice
 from xlebench.eval.scorers.order import fit_order, order_guess
 from xlebench.runner.rng import derive_seed

@@ -2,7 +2,7 @@
 
 EgoSchema drops questions a text-only model answers from the question and options; Neptune
 drops those its QAD model ranks first. Both need a model. The offline counterpart is xlebench's
-own blind panel (`xlebench.eval.blind`): every strategy that reads the query, the options, or
+own blind panel (`xlebench.eval.panel.blind`): every strategy that reads the query, the options, or
 other life logs' answers, cross-fitted by source video. The filter runs it over a recipe's
 items in each of ``seeds`` seeded fold assignments, takes each time the strongest member (the
 floor that table would print), and drops an item it answers right in at least
@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from xlebench.eval.blind import REMEMBERED, panel_rows, strongest
+from xlebench.eval.panel.blind import REMEMBERED, panel_rows, strongest
 from xlebench.runner.rng import derive_seed
 
 KIND = "panel"

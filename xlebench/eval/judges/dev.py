@@ -15,7 +15,7 @@ two pairs:
 
 Items are drawn evenly across capabilities; the 40 hand-written pairs of ``judge_dev.v1``
 (counts, places, next acts, orders, summaries, reasons) come first. Rebuild it from a
-benchmark with ``python -m xlebench.eval.judge_dev <bench>/annotations/neptune_qa.jsonl``.
+benchmark with ``python -m xlebench.eval.judges.dev <bench>/annotations/neptune_qa.jsonl``.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def hand_written() -> list[dict]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: python -m xlebench.eval.judge_dev <bench>/annotations/neptune_qa.jsonl",
+        print("usage: python -m xlebench.eval.judges.dev <bench>/annotations/neptune_qa.jsonl",
               file=sys.stderr)
         return 2
     with open(args[0], encoding="utf-8") as f:

@@ -7,7 +7,7 @@
   With ``eval.judging.p_true=true`` the judge's verdict is its probability of TRUE (from the
   log-probabilities of its verdict token, which the backend must return: OpenAI's
   ``top_logprobs``), and a reply is equivalent at or above the threshold fitted for F1 on the
-  dev set (`xlebench.eval.judge_check`); a reply without them falls back to its text, 0 or 1.
+  dev set (`xlebench.eval.judges.check`); a reply without them falls back to its text, 0 or 1.
   (GEM itself is a fine-tuned Gemma-9B: point ``judge`` at a server hosting it.)
 * ``score10`` — MultiHop-EgoQA's 1-10 grade as JSON ``{score, rationale}``, stored /10.
 

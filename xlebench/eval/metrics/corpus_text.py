@@ -1,4 +1,8 @@
-"""Corpus BLEU, ROUGE-L and METEOR 1.5 over text segments, as pycocoevalcap scores them for
+"""Equals: pycocoevalcap 1.2's corpus BLEU, ROUGE-L and METEOR 1.5, as VidSitu @ b794988
+(`vidsitu_code/evl_fns.py`) and MultiHop-EgoQA @ ab32f81
+(`benchmark/metrics/evaluate_answering.py`) call them.
+
+Corpus BLEU, ROUGE-L and METEOR 1.5 over text segments, as pycocoevalcap scores them for
 VidSitu's role values (every role slot a segment) and MultiHop-EgoQA's answer texts (every
 answered item a segment), kept as per-row sums so a bootstrap resamples rows.
 
@@ -13,8 +17,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from xlebench.eval import coco, meteor15
-from xlebench.eval.corpus import CorpusMetric, Prepared, slot_references
+from xlebench.eval.metrics import coco, meteor15
+from xlebench.eval.metrics.corpus import CorpusMetric, Prepared, slot_references
 
 Segment = tuple[str, tuple[str, ...]]  # (hypothesis, references)
 Segments = Callable[[dict], list[Segment]]

@@ -1,4 +1,7 @@
-"""BLEU and ROUGE-L as pycocoevalcap computes them, the captioning scores that VidSitu's and
+"""Equals: pycocoevalcap 1.2 (`bleu/bleu_scorer.py`, `rouge/rouge.py`), as VidSitu @ b794988
+(TheShadow29/coco-caption @ ba713bf) and MultiHop-EgoQA @ ab32f81 call it.
+
+BLEU and ROUGE-L as pycocoevalcap computes them, the captioning scores that VidSitu's and
 MultiHop-EgoQA's official evaluators print (VidSitu ``vidsitu_code/evl_fns.py`` over role
 values, MultiHop-EgoQA ``benchmark/metrics/evaluate_answering.py`` over answer texts; both pass
 their strings untokenised, so words are what ``str.split`` makes of them, case kept).

@@ -1,4 +1,8 @@
-"""Metrics with exact, documented semantics, and their registry.
+"""Equals: EGO4D/episodic-memory @ 6c92cd0 (`NLQ/VSLNet/utils/evaluate_ego4d_nlq.py`) for Recall@K
+at tIoU and mIoU; Google's rouge-score (stemming) for ROUGE-L; MultiHop-EgoQA @ ab32f81
+(`benchmark/metrics/evaluate_grounding.py`) for IoU/IoP/IoG.
+
+Metrics with exact, documented semantics, and their registry.
 
 Temporal localisation follows the official Ego4D NLQ evaluator:
 

@@ -1,4 +1,7 @@
-"""Corpus metrics: metrics of a whole set of rows rather than means of item values.
+"""Equals: TheShadow29/VidSitu @ b794988 (`vidsitu_code/evl_fns.py`: `EvalFnCap`, `EvalB`):
+verb Recall@5 and Acc@k, relation accuracy, CIDEr-D per slot, argument and verb.
+
+Corpus metrics: metrics of a whole set of rows rather than means of item values.
 
 VidSitu's verb Recall@5 (macro over verbs), its relation accuracy (averaged over classes) and
 CIDEr-D (micro over role slots, or averaged per argument type) are all ratios of sums over
@@ -101,7 +104,7 @@ def slot_cider(details: Sequence[dict], key: int | None = None) -> list[list[flo
     ``key`` from the slots of the same group (``slot[key]``: VidSitu reruns CIDEr inside each
     argument type and verb for C-Arg and C-Vb); in a bootstrap resample they stay the cell's
     (the interval is over items, not over the IDF weights)."""
-    from xlebench.eval.cider import cider_d, whitespace
+    from xlebench.eval.metrics.cider import cider_d, whitespace
 
     groups: dict[object, list[tuple[int, int]]] = {}
     for r, d in enumerate(details):

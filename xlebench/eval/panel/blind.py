@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import cluster_of, source_videos
-from xlebench.eval.public import Public
 from xlebench.eval.score import make_row, score_items
 from xlebench.eval.scorers.base import Blind, BlindContext, ScoreSettings
 from xlebench.runner.rng import derive_seed, unit_rng
