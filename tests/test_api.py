@@ -259,3 +259,28 @@ def test_a_broken_manifest_is_one_line(compiled, tmp_path: Path) -> None:
     (copy / "manifest.json").write_text("{not json")
     with pytest.raises(UserError, match="manifest.json: \\$: expected the JSON manifest"):
         _ = xb.open(copy).manifest
+
+
+def test_the_api_is_visible_to_tools_and_import_stays_light() -> None:
+    """``dir(xlebench)`` lists the API (tab completion, ``help``); static tools read it from
+    a TYPE_CHECKING import; importing the package loads neither Hydra, torch nor the API."""
+    import ast
+    import subprocess
+    import sys
+
+    import xlebench
+
+    assert {"compile", "open", "open_benchmark", "Benchmark", "Scores",
+            "CompileFailed"} <= set(dir(xlebench))
+    assert not {"Any", "typing", "annotations", "_typing"} & set(dir(xlebench))
+    assert set(xlebench.__all__) == set(xlebench._API) | {"__version__"}
+    tree = ast.parse(Path(xlebench.__file__).read_text())
+    static = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.If)
+              for sub in node.body if isinstance(sub, ast.ImportFrom)
+              and sub.module == "xlebench.api" for a in sub.names}
+    assert static == set(xlebench._API)
+    code = ("import sys, xlebench; print(sorted(m for m in ('hydra', 'torch', 'omegaconf', "
+            "'xlebench.api') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
