@@ -101,3 +101,16 @@ def test_every_coverage_row_names_a_test_that_exists() -> None:
         for path, name in re.findall(r"`(tests/[\w/]+\.py)::(test_\w+)`", cell):
             source = (ROOT / path).read_text("utf-8")
             assert re.search(rf"(?m)^def {name}\(", source), (number, path, name)
+
+
+def test_the_readme_states_at_most_four_durations() -> None:
+    """A map, not a diary: one current figure per command; the history of every measurement
+    lives in docs/performance.md."""
+    import re
+
+    text = README.read_text("utf-8")
+    durations = re.findall(r"\b\d+(?:\.\d+)? ?(?:min(?:utes?)?|s|seconds?|hours?)\b"
+                           r"|\babout (?:one|two|three|a few) (?:minutes?|hours?)\b", text)
+    # "2 min 58 s" is one figure: count minutes that carry their seconds once
+    figures = len(durations) - len(re.findall(r"\d+ min \d+ s", text))
+    assert figures <= 4, durations
