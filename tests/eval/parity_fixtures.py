@@ -89,6 +89,69 @@ def reply(preds: list[dict]) -> str:
     return "\n".join(lines)
 
 
+#: The verb task on annotators who disagree (VidSitu's ``vb_classf_metrics_all`` receives every
+#: annotator's verb): a small vocabulary so that some verbs are named by two or more
+#: annotators in more than nine events (its headline threshold).
+PASS_VERBS = ["cut", "wash", "pick up", "put down", "hold", "open", "stir", "pour"]
+VERB_CASES = ("union", "first_pass", "agreed", "corrupted", "constant")
+
+
+def verb_windows(n: int = 30, seed: int = 5) -> list[list[dict]]:
+    """``n`` windows of five events in xlebench's item layout whose annotators (one to three
+    narration passes an event) often name different verbs: the stored ``verbs_gt`` is what
+    xlebench's windows store (the verbs two passes agree on, or the one pass's), and
+    ``verbs_by_annotator`` every pass's, where two or more narrate the event. A few events
+    no pass narrates."""
+    from xlebench.tasks.vidsitu.srl import agreed_verbs
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        events = []
+        for _ in range(5):
+            passes = rng.choice([0, 1, 1, 2, 2, 2, 3])
+            if passes == 0:
+                events.append({"verbs_gt": [], "roles": {}, "annotators": 0})
+                continue
+            first = rng.sample(PASS_VERBS, rng.choice([1, 1, 2]))
+            by = [first] + [first if rng.random() < 0.5 else
+                            rng.sample(PASS_VERBS, rng.choice([1, 2])) for _ in range(passes - 1)]
+            event = {"verbs_gt": agreed_verbs(by), "roles": {"Arg0": "C"}, "annotators": passes}
+            if passes > 1:
+                event["verbs_by_annotator"] = by
+            events.append(event)
+        out.append(events)
+    return out
+
+
+def passes_of(event: dict) -> list[list[str]]:
+    """Each annotator's verbs for an event (one annotator: its stored verbs; none: none)."""
+    return event.get("verbs_by_annotator") or ([event["verbs_gt"]] if event["verbs_gt"] else [])
+
+
+def verb_predictions(events: list[dict], case: str, seed: int) -> list[list[str]]:
+    """Per event, a top-5 verb list for one reply case: every annotator's verbs (``union``),
+    the first annotator's (``first_pass``), the agreed ones (``agreed``), every other event
+    wrong (``corrupted``), one list for everything (``constant``)."""
+    rng = random.Random(f"verbs-{case}-{seed}")
+    out = []
+    for k, ev in enumerate(events):
+        every = list(dict.fromkeys(v for p in passes_of(ev) for v in p))
+        if case == "constant":
+            verbs = ["hold", "cut", "take", "open", "wash"]
+        elif case == "union":
+            verbs = every
+        elif case == "first_pass":
+            verbs = list(passes_of(ev)[0]) if every else []
+        elif case == "agreed":
+            verbs = list(ev["verbs_gt"])
+        else:
+            verbs = every if k % 2 == 0 else [rng.choice([v for v in PASS_VERBS
+                                                          if v not in every] or ["nap"])]
+        out.append((verbs or [rng.choice(PASS_VERBS)])[:5])
+    return out
+
+
 #: MultiHop-EgoQA answer texts: (reference, perfect, corrupted, constant) per item
 ANSWERS = [
     ("C put the cup on the table.", "C put the cup on the table.",

@@ -193,3 +193,46 @@ def test_relation_accuracy_equals_vidsitus_evaluator(case: str) -> None:
     top1, macro = RELATIONS[case]
     assert scorer.corpus()["relation_top1"](details) == pytest.approx(top1, abs=1e-12)
     assert scorer.corpus()["relation_acc"](details) == pytest.approx(macro, abs=1e-12)
+
+
+#: What VidSitu @ b794988's ``EvlFn_Vb.vb_classf_metrics_all`` printed for
+#: `parity_fixtures.verb_windows` (annotators who disagree, events one pass narrates, events
+#: none narrates), each annotator's verbs as its pass names them
+#: (``python benchmarks/parity_official.py vidsitu ...``, ``verbs_disagreeing``).
+OFFICIAL_VERBS = {
+    "union": {"Per_Ev_Top_1": 0.82, "Per_Ev_Top_5": 0.82, "recall_macro_1_th_0": 1.0,
+              "recall_macro_1_th_9": 1.0},
+    "first_pass": {"Per_Ev_Top_1": 0.82, "Per_Ev_Top_5": 0.82, "recall_macro_1_th_0": 1.0,
+                   "recall_macro_1_th_9": 1.0},
+    "agreed": {"Per_Ev_Top_1": 0.7333333, "Per_Ev_Top_5": 0.7333333,
+               "recall_macro_1_th_0": 1.0, "recall_macro_1_th_9": 1.0},
+    "corrupted": {"Per_Ev_Top_1": 0.4866667, "Per_Ev_Top_5": 0.4866667,
+                  "recall_macro_1_th_0": 0.6042929, "recall_macro_1_th_9": 0.6113636},
+    "constant": {"Per_Ev_Top_1": 0.1933333, "Per_Ev_Top_5": 0.5533333,
+                 "recall_macro_1_th_0": 0.5, "recall_macro_1_th_9": 0.75},
+}
+
+
+@pytest.mark.parametrize("case", fx.VERB_CASES)
+@pytest.mark.parametrize("official", ["Per_Ev_Top_1", "Per_Ev_Top_5", "recall_macro_1_th_0",
+                                      "recall_macro_1_th_9"])
+def test_verbs_of_annotators_who_disagree_equal_vidsitus_evaluator(case: str,
+                                                                  official: str) -> None:
+    """Acc@k is a hit on any annotator's verb; the recalls count only verbs two annotators
+    name for an event: a reply naming one pass's verb where passes disagree is a hit, and
+    an event one pass narrates feeds no recall."""
+    windows = fx.verb_windows()
+    details = [EventVerbs().details({"answer": {"events": events}}, fx.reply(
+        [{"verbs": v, "roles": {}} for v in fx.verb_predictions(events, case, i)]))
+        for i, events in enumerate(windows)]
+    got = EventVerbs().corpus()[NAMES[official][1]](details)
+    assert got == pytest.approx(OFFICIAL_VERBS[case][official], abs=1e-6)
+
+
+def test_the_disagreeing_fixture_disagrees() -> None:
+    events = [ev for w in fx.verb_windows() for ev in w]
+    assert any(len({tuple(p) for p in ev.get("verbs_by_annotator", [])}) > 1 for ev in events)
+    assert any(ev["annotators"] == 1 for ev in events)
+    assert any(ev["annotators"] == 0 for ev in events)
+    assert OFFICIAL_VERBS["first_pass"]["Per_Ev_Top_1"] > OFFICIAL_VERBS["agreed"][
+        "Per_Ev_Top_1"], "a pass's own verb where passes disagree is a hit"

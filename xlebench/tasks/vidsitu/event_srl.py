@@ -48,16 +48,22 @@ def oracle(ctx: Context, p: EventParams, item: dict) -> str:
 
 def human(item: dict) -> tuple[dict, str] | None:
     """VidSitu's human estimate for verbs: the first annotator's verbs as the reply, scored
-    against the verbs the other annotators agree on (2 of N where N >= 2, else the one
-    other's); events with one annotator are not scored. None when no event has two."""
+    against the other annotators as the evaluator scores a system against all of them;
+    events with one annotator have no other to score against (no verbs). None when no event
+    has two."""
     events = item["answer"]["events"]
     if not any(len(e.get("verbs_by_annotator", [])) > 1 for e in events):
         return None
     kept, lines = [], []
     for k, e in enumerate(events, start=1):
         by = e.get("verbs_by_annotator", [])
-        kept.append({**e, "verbs_gt": agreed_verbs(by[1:]) if len(by) > 1 else []})
-        lines.append(f"Event {k}: verbs: {', '.join(by[0] if len(by) > 1 else [])}")
+        others = by[1:]
+        event = {k2: v for k2, v in e.items() if k2 != "verbs_by_annotator"}
+        event.update(verbs_gt=agreed_verbs(others) if others else [], annotators=len(others))
+        if len(others) > 1:
+            event["verbs_by_annotator"] = others
+        kept.append(event)
+        lines.append(f"Event {k}: verbs: {', '.join(by[0] if others else [])}")
     return {**item, "answer": {**item["answer"], "events": kept}}, "\n".join(lines)
 
 
