@@ -216,13 +216,15 @@ def test_relation_labels_are_the_majority_of_three() -> None:
 
 def test_relations_are_never_asked_about_an_empty_reference_event(tmp_path: Path) -> None:
     """Narrations every second except 4-6 s of every 10: windows starting on a multiple of
-    10 s have four narrated events but an empty event 3, and are left out, counted."""
+    10 s have four narrated events but an empty event 3, and are left out, counted (with
+    ``min_narrated_events=4``; by default a window has every event narrated)."""
     gaps = [Narration(t + 0.5, "#C C cuts the onion", f"g{t}") for t in range(60)
             if t % 10 not in (4, 5)]
     with LoopbackLLMServer(ScriptedModel()) as srv:
         ctx = _ctx(gaps, llm=make_client(srv, tmp_path))
         built = RELATION.build(ctx, RELATION.params({"max_windows_per_source": 5,
-                                                     "max_items_per_log": None}))
+                                                     "max_items_per_log": None,
+                                                     "min_narrated_events": 4}))
     assert built.stats["windows whose reference event has no narration"] >= 1
     assert all((it["period"]["start_s"] - 36000) % 10 != 0 for it in built.items)
 

@@ -2,9 +2,10 @@
 each with the verbs that describe it; VidSitu's second task, the semantic roles of each event
 given its true verbs, is `xlebench.tasks.vidsitu.event_roles` over the same windows.
 
-Windows are candidates every ``stride_s`` seconds; a window is kept when at least
-``min_narrated_events`` of its five intervals hold a narration (at Ego4D's density — one
-narration every ~4.5 s — few do: the share kept is reported), and the most eventful windows
+Windows are candidates every ``stride_s`` seconds; a window is kept when each of its five
+intervals holds a narration naming a verb (``min_narrated_events``, default every event:
+VidSitu never asks about an event no one labelled; at Ego4D's density — one narration every
+~4.5 s — few do: the share kept is reported), and the most eventful windows
 (distinct verbs, people-actions aside) are taken, at most ``max_windows_per_source`` per record.
 """
 

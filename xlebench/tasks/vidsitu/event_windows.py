@@ -29,7 +29,9 @@ class EventParams(RecipeParams):
     event_s: float = knob(2.0, gt=0, le=60)
     stride_s: float = knob(5.0, gt=0, le=600)
     rank: str = knob("eventfulness", choices=("eventfulness",))
-    min_narrated_events: int = knob(4, ge=0)
+    #: None: every event of a window names a verb (VidSitu never asks about an event no one
+    #: labelled); a number keeps windows with that many narrated events, the rest unscorable
+    min_narrated_events: int | None = knob(None, ge=0)
     max_windows_per_source: int = knob(3, ge=1)
     roles: list[str] = field(default_factory=lambda: list(ROLES))
     max_items_per_log: int | None = knob(6, ge=1)
@@ -43,13 +45,14 @@ def windows(ctx: Context, p: EventParams, seg: dict, out: Built) -> list[tuple[f
         return []
     scene = ctx.videos[seg["video_uid"]].scene if seg["video_uid"] in ctx.videos else ""
     n = int(round(p.window_s / p.event_s))
+    need = n if p.min_narrated_events is None else p.min_narrated_events
     a0, b0 = float(seg.get("source_start_s", 0.0)), float(seg["source_end_s"])
     found = []
     t = a0
     while t + p.window_s <= b0:
         events = events_in(passes, t, p.event_s, n, scene)
         out.stats["candidate windows"] += 1
-        if sum(e.narrated for e in events) >= p.min_narrated_events:
+        if sum(e.narrated for e in events) >= need:
             out.stats["windows with enough narrated events"] += 1
             found.append((t, events))
         t += p.stride_s
@@ -65,10 +68,12 @@ def windows(ctx: Context, p: EventParams, seg: dict, out: Built) -> list[tuple[f
 
 def describe(events: list[Event], roles: list[str], verbs: bool = True) -> str:
     """``Event k: verbs: cut, hold; Arg0: C; Arg1: onion`` lines (``roles`` chosen, verbs or
-    not)."""
+    not): every annotator's verbs, the first pass's first, as the verb task's evaluator
+    counts any annotator's verb right."""
     lines = []
     for k, ev in enumerate(events, start=1):
-        parts = ([f"verbs: {', '.join(ev.verbs)}"] if verbs else []) + [
+        named = list(dict.fromkeys(v for by in ev.verbs_by_pass or [ev.verbs] for v in by))
+        parts = ([f"verbs: {', '.join(named)}"] if verbs else []) + [
             f"{r}: {ev.roles[r]}" for r in roles if r in ev.roles]
         lines.append(f"Event {k}: " + "; ".join(parts))
     return "\n".join(lines)
