@@ -111,3 +111,18 @@ def test_the_filters_read_the_librarys_media_through_the_cli(tmp_path) -> None:
     # every candidate is dropped (counted before a source asked twice is kept once)
     assert stats["skipped"]["neptune_qa"]["dropped by the static_video filter"] >= len(items)
     assert stats["items"]["neptune_qa"].get("short", 0) == 0
+
+
+def test_a_face_between_5_and_20_percent_of_the_frame_is_no_talking_head() -> None:
+    """Neptune's talking-head rule counts faces taller than 20% of the frame: the portrait's
+    face (37% of its frame) laid in a frame three times as tall is about 12%, which the rule
+    keeps and a 5% rule would drop."""
+    small = cv2.copyMakeBorder(_portrait(), 600, 600, 0, 0, cv2.BORDER_CONSTANT)
+    heights = face_heights(small)
+    assert heights and 0.05 < max(heights) < 0.2
+    frames = {"a": [_scene(k) for k in range(10)], "b": [small] * 10}
+    fctx = FilterContext(rng=random.Random(0), frames=lambda item, fps, n: frames)
+    kept, _ = apply_filters([_item()], [{"kind": "talking_head"}], fctx)
+    assert kept and kept[0]["provenance"]["filters"]["talking_head"]["face_share"]["b"] == 0.0
+    stricter, _ = apply_filters([_item()], [{"kind": "talking_head", "min_height": 0.05}], fctx)
+    assert not stricter
