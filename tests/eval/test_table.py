@@ -167,3 +167,30 @@ def test_the_papers_layout_is_one_setting_away() -> None:
     assert "| object_retrieval | R@5,0.3 |" in main  # a headline that is the paper's stays
     short, long = (t["extra"]["single_summary"]["rougeL"][c]["mean"] for c in ("short", "long"))
     assert short == 1.0 and 0 < long < 1  # per length, as the paper prints them
+
+
+def test_the_papers_layout_prints_table_5s_average_row_and_protocol() -> None:
+    """Under ``eval.layout=paper`` an AVG row prints the paper's metric its members share
+    (the summaries' ROUGE-L, pooled over their items, not the validity headline), and every
+    cell of the main table leaves refusals and no-information replies out, as Table 5 does;
+    the column beside it holds every item's figure."""
+    items = [_item(k, sub, "short", f"l{k}", text="C washes the car.")
+             for k, sub in enumerate(["single_summary", "multi_summary"] * 3)]
+    replies = {it["item_id"]: "C washes the car." for it in items}
+    replies[items[0]["item_id"]] = "There is no information available."
+    rows = score_items(items, replies, RECIPES, SETTINGS)
+    paper = {n: r.paper_layout for n, r in RECIPES.items()}
+    t = results_table(rows, panel_rows(items, RECIPES, SETTINGS, seed=0, draws=4),
+                      groups=GROUPS, n_boot=20, seed=1, paper=paper)
+    avg = next(n for n, cells in t["rows"].items() if cells["all"].get("members"))
+    assert set(t["rows"][avg]["all"]["members"]) == {"single_summary", "multi_summary"}
+    pooled = t["extra"][avg]["rougeL"]["all"]
+    assert pooled["n"] == 6 and pooled["mean"] == pytest.approx(5 / 6, abs=1e-4)
+    assert pooled["paper"]["n"] == 5 and pooled["paper"]["mean"] == pytest.approx(1.0)
+    t.update(layout="paper", paper_metrics={n: list(m) for n, m in paper.items()})
+    main = to_markdown(t).split("\n\n")[1]
+    line = next(ln for ln in main.splitlines() if ln.startswith(f"| {avg} |"))
+    assert line.split("|")[2].strip() == "rougeL"
+    assert line.split("|")[3].strip().startswith("100.0") and "n=5" in line.split("|")[3]
+    assert "every item (all)" in main.splitlines()[0]
+    assert not any(ln.startswith(f"| {avg} | rougeL_content") for ln in main.splitlines())

@@ -87,7 +87,8 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str | None], *,
                        bertscorer=scorer)
     table = results_table(rows, panel, groups=groups(list(recipes.values())),
                           corpus=corpus_metrics(recipes),
-                          n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed)
+                          n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed,
+                          paper={n: r.paper_layout for n, r in recipes.items()})
     table["bertscore"] = scorer.describe() if scorer is not None else None
     table.update(layout=defaults["layout"],
                  paper_metrics={n: list(r.paper_layout) for n, r in recipes.items()},

@@ -170,11 +170,14 @@ def _pooled_floor(present: Sequence[str], pby: Mapping, c: str, metric: str, see
 def results_table(rows: Sequence[dict], panel: Panel, *,
                   groups: Mapping[str, Sequence[str]] | None = None,
                   corpus: Mapping[str, Mapping[str, Any]] | None = None, n_boot: int = 1000,
-                  seed: int = 0) -> dict[str, Any]:
+                  seed: int = 0, paper: Mapping[str, Sequence[str]] | None = None
+                  ) -> dict[str, Any]:
     """Rows come from `score_items`, in the order subtasks should be listed; ``panel`` from
     `xlebench.eval.panel.blind.panel_rows` over the same items; ``groups`` names the AVG rows
     (``{"temporal localisation AVG": [subtasks]}``, from the recipes' families); ``corpus``
-    the per-subtask metrics computed over whole sets of rows."""
+    the per-subtask metrics computed over whole sets of rows; ``paper`` each subtask's
+    paper metrics (`Recipe.paper_layout`): an AVG row pools the ones its members share too,
+    as the paper's Table 5 averages its own metric."""
     by, pby = _by_cell(rows), _members_by_cell(panel)
     primary = {r["subtask"]: r["primary"] for r in rows}
     subtasks = list(primary)
@@ -200,6 +203,16 @@ def results_table(rows: Sequence[dict], panel: Panel, *,
             [r for s in present for r in by[(s, c)]],
             {"strongest per subtask": _pooled_floor(present, pby, c, metric, seed)},
             metric, n_boot, seed), "members": present} for c in cols}
+        # the members' shared item metrics pooled too: the paper's AVG row in its own metric
+        # (``eval.layout=paper``: the summaries' ROUGE-L, not the validity headline)
+        shared = set.intersection(*(set(table["extra"][s]) & set((paper or {}).get(s, ()))
+                                    for s in present)) - {
+            m for s in present for m in (corpus or {}).get(s, {})}
+        if shared:
+            table["extra"][name] = {m: {c: _cell(
+                [r for s in present for r in by[(s, c)]],
+                {"strongest per subtask": _pooled_floor(present, pby, c, m, seed)},
+                m, n_boot, seed) for c in cols} for m in sorted(shared)}
     table["by_tag"] = tag_breakdown(rows, panel, primary, n_boot, seed)
     table["panel"] = {sub: {"sees": dict(panel.sees.get(sub, {})),
                             "skipped": dict(panel.skipped.get(sub, {}))} for sub in subtasks}
@@ -308,8 +321,14 @@ def _main_rows(table: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     if table.get("layout") != "paper":
         return list(table["rows"].items())
     out = []
+    papers = dict(table.get("paper_metrics", {}))
     for sub, cells in table["rows"].items():
-        for m in table.get("paper_metrics", {}).get(sub) or [cells["all"]["metric"]]:
+        members = cells["all"].get("members")
+        if members and sub not in papers:  # an AVG row: the metrics its members share
+            shared = [m for m in papers.get(members[0]) or []
+                      if all(m in (papers.get(s) or []) for s in members)]
+            papers[sub] = shared or None
+        for m in papers.get(sub) or [cells["all"]["metric"]]:
             found = cells if m == cells["all"]["metric"] else table["extra"].get(sub, {}).get(m)
             if found and found["all"].get("mean") is not None:
                 out.append((sub, found))
@@ -325,7 +344,11 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
                      "the secondary metrics below.")
     if notes or table.get("layout") == "paper":
         lines.append("")
-    lines += ["| subtask | metric | " + " | ".join(cols) + " | floor (all) | paper protocol "
+    paper = table.get("layout") == "paper"
+    # Table 5's cells leave refusals and no-information replies out, as the paper does; the
+    # other column then holds every item's figure (missing replies are wrong in both)
+    other = "every item" if paper else "paper protocol"
+    lines += ["| subtask | metric | " + " | ".join(cols) + f" | floor (all) | {other} "
               "(all) | not answered (all) |",
               "|---|---|" + "---|" * len(cols) + "---|---|---|"]
     shown = set()
@@ -333,8 +356,10 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
         a = cells["all"]
         shown.add((sub, a["metric"]))
         lines.append(f"| {sub} | {a['metric']} | "
-                     + " | ".join(_fmt(cells[c], cells[c]["floor"]) for c in cols)
-                     + f" | {_fmt(a['floor'])} | {_fmt(a['paper'])} | {_failures(a)} |")
+                     + " | ".join(_fmt(cells[c]["paper"] if paper else cells[c],
+                                       cells[c]["floor"]) for c in cols)
+                     + f" | {_fmt(a['floor'])} | {_fmt(a if paper else a['paper'])} | "
+                     f"{_failures(a)} |")
     for sub, why in table.get("not_applicable", {}).items():
         lines.append(f"| {sub} | – | {why} |" + " |" * (len(cols) + 2))
     extra = [(sub, m, cells["all"]) for sub, metrics in table.get("extra", {}).items()

@@ -83,7 +83,7 @@ class EvaluateStage(BaseStage):
     name: ClassVar[str] = "evaluate"
     # 8: VidSitu/MultiHop metrics as their evaluators; layout; 9: the learned members read the
     # clock, the wearer and an option beside its siblings
-    version: ClassVar[str] = "9"
+    version: ClassVar[str] = "10"  # 10: AVG rows pool the paper metrics; absent replies score 0; VidSitu verbs per annotator
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
@@ -181,7 +181,8 @@ class EvaluateStage(BaseStage):
             save_usage(ctx.workdir, usage)
         table = results_table(rows, panel, groups=groups(list(self.recipes.values())),
                               corpus=corpus_metrics(self.recipes), n_boot=self.n_boot,
-                              seed=ctx.seed)
+                              seed=ctx.seed, paper={n: r.paper_layout
+                                                    for n, r in self.recipes.items()})
         oracle = {k: v for rec in ctx.upstream["annotate"].records.values()
                   for k, v in rec.get("oracle", {}).items()}
         table["validity"] = validity(items, oracle, self.recipes, self.settings, seed=ctx.seed,
