@@ -102,7 +102,7 @@ class Scores:
     @property
     def markdown(self) -> str:
         """The table as ``xlebench-score`` prints it."""
-        from xlebench.eval.table import to_markdown
+        from xlebench.eval.markdown import to_markdown
 
         return to_markdown(self.table, self.system)
 

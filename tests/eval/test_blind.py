@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from xlebench.eval.markdown import to_markdown
 from xlebench.eval.panel.blind import (
     PER_ITEM_FIT,
     _Apart,
@@ -23,7 +24,7 @@ from xlebench.eval.panel.validity import validity
 from xlebench.eval.score import score_items
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind
-from xlebench.eval.table import results_table, to_markdown
+from xlebench.eval.table import results_table
 from xlebench.tasks.recipe.registry import load_recipe
 from xlebench.tasks.screening.filters import FilterContext, apply_filters
 

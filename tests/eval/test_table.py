@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from xlebench.config.schema import EvalConfig
+from xlebench.eval.markdown import to_markdown
 from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.score import ScoreSettings, score_items
-from xlebench.eval.table import clustered_ci, results_table, to_markdown
+from xlebench.eval.table import clustered_ci, results_table
 from xlebench.tasks.recipe.registry import builtin_names, groups, load_recipe
 
 RECIPES = {name: load_recipe(name) for name in builtin_names()}

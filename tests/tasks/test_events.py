@@ -401,3 +401,15 @@ def test_a_verb_slot_holding_no_verb_names_no_action(line: str) -> None:
     assert parse_roles(line, "kitchen") is None
     assert parse_narration(line) is None
     assert parse_roles("#C C picks up a cup", "kitchen")[0] == "pick up"
+
+
+def test_the_share_of_narrations_that_lose_their_actor_is_counted() -> None:
+    """stats/tasks.json counts the narrations read for the kept events and those whose actor
+    has no role in their verb's sense (a sense without Arg0 taking an object)."""
+    from xlebench.library.senses import loses_actor, sense_of
+
+    built = SRL.build(_ctx(DENSE, passes=2), SRL.params({"max_windows_per_source": 1}))
+    assert built.stats["narrations read for the kept events"] >= 10
+    assert built.stats["narrations whose actor has no role in their verb's sense"] == 0
+    verb, roles = parse_roles("#C C sits the baby on the chair", "")  # sit.01: no Arg0
+    assert loses_actor(sense_of(verb), roles)

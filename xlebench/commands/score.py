@@ -18,9 +18,10 @@ from typing import Any
 
 from xlebench.config.schema import EvalConfig
 from xlebench.errors import DataError, UserError
+from xlebench.eval.markdown import to_markdown
 from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
-from xlebench.eval.table import results_table, to_markdown
+from xlebench.eval.table import results_table
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.tasks.recipe.registry import groups, load_recipe
 

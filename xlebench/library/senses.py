@@ -1,26 +1,36 @@
 """Verb senses, each with its own role set (VidSitu annotates PropBank-style senses: a verb's
 roles are its sense's, row 85 of the seeds' checklist).
 
-The table is derived from PropBank's frame files (``xlebench/data/propbank_senses.json``,
-by ``scripts/derive_propbank_senses.py``; its source, commit and licence are in the file): for
-every lemma the narrations use, each roleset with its numbered roles and their descriptions.
+The table is derived from PropBank's frame files (``xlebench/data/propbank_senses.json.gz``,
+by ``scripts/derive_propbank_senses.py``; its source, commit and licence are in the file):
+every lemma PropBank has a frame file for (6332), each verb roleset with its numbered roles
+and their descriptions — a real Ego4D library's narrations use far more verbs than the
+synthetic ones (``drop``, ``stand``, ``shake``).
 
-How a narration verb gets its sense: the sense chosen for it by hand in
-``xlebench/data/verb_sense_choices.yaml`` (phrasal verbs whose first phrasal roleset is another
-sense: ``put_down.15`` is "insult", so "put down" takes ``put.01``), else its lemma's first
-roleset (``cut.01``, PropBank's most frequent sense by its numbering; "looks at" ->
-``look.01``). A verb whose lemma has no frame file has no sense, and keeps the one role tuple
-every verb had before (counted in ``stats/tasks.json``).
+How a narration verb gets its sense (the choice rule, `sense_of`): the sense chosen for it by
+hand in ``xlebench/data/verb_sense_choices.yaml`` — reviewed for the verbs of Ego4D's verb
+taxonomy whose lemma's first roleset is not the physical act a first-person narration means
+("C jumps" is ``jump.03``, not ``jump.01`` "stock prices, increase"; "C runs" ``run.02``;
+phrasal verbs whose first phrasal roleset is another sense: ``put_down.15`` is "insult") —
+else its lemma's first roleset that has an Arg0 (a narration says what someone does: "C dips
+the bread" is ``dip.02``, not ``dip.01`` "fall slightly, no agent"), else its lemma's first
+roleset. A verb whose lemma has no frame file, or chosen as none, has no sense, and keeps
+the one role tuple every verb had before (counted in ``stats/tasks.json``).
 
-How roles follow the sense: Arg0 and Arg1 are kept where the sense defines them. The rule
-parser's Arg2 is an instrument ("with the knife") or a recipient ("to man X"); it is kept
-where the sense's Arg2 is described as one (``give.01``: "entity given to"), and dropped
-where the sense numbers its instrument otherwise (``cut.01``: Arg2 "medium, source", the
-instrument Arg3, which VidSitu does not score). ALoc and AScn are modifiers, every sense's.
+How roles follow the sense (`sense_roles`): the narration's actor takes the role the sense
+gives the one who does it — Arg0, or Arg1 where the sense has no Arg0 (``sit.01``: "thing
+sitting") or where the narration names no object and the sense's Arg0 is an outside cause
+(``stand.01``: Arg0 "causal agent", Arg1 "thing standing"); the object is Arg1 where the
+sense defines one that the actor does not take. The rule parser's Arg2 is an instrument
+("with the knife") or a recipient ("to man X"); it is kept where the sense's Arg2 is
+described as one (``give.01``: "entity given to"), and dropped where the sense numbers its
+instrument otherwise (``cut.01``: Arg2 "medium, source", the instrument Arg3, which VidSitu
+does not score). ALoc and AScn are modifiers, every sense's.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass
@@ -50,13 +60,13 @@ class Sense:
 @lru_cache(maxsize=1)
 def table() -> dict[str, Any]:
     """The derived PropBank table (lemma -> rolesets), with its source and licence."""
-    text = resources.files("xlebench.data").joinpath("propbank_senses.json").read_text("utf-8")
-    return json.loads(text)
+    data = resources.files("xlebench.data").joinpath("propbank_senses.json.gz").read_bytes()
+    return json.loads(gzip.decompress(data))
 
 
 @lru_cache(maxsize=1)
-def choices() -> dict[str, str]:
-    """Narration verb -> the sense chosen for it by hand."""
+def choices() -> dict[str, str | None]:
+    """Narration verb -> the sense chosen for it by hand (None: no sense fits)."""
     text = resources.files("xlebench.data").joinpath("verb_sense_choices.yaml").read_text("utf-8")
     return dict(yaml.safe_load(text) or {})
 
@@ -69,17 +79,35 @@ def roleset(sense_id: str) -> dict | None:
 
 @lru_cache(maxsize=4096)
 def sense_of(verb: str) -> Sense | None:
-    """The sense of a narration verb ("cut", "pick up", "cuts"), or None."""
+    """The sense of a narration verb ("cut", "pick up", "cuts"), or None (the module's
+    choice rule)."""
     words = verb.lower().split()
     if not words:
         return None
     lemma = words[0] if words[0] in table()["lemmas"] else base_form(words[0])
-    chosen = roleset(choices().get(" ".join([lemma, *words[1:]]), ""))
-    sets = table()["lemmas"].get(lemma) or []
-    chosen = chosen or next((r for r in sets if r["id"].startswith(f"{lemma}.")), None)
+    key = " ".join([lemma, *words[1:]])
+    if key in choices():
+        chosen = roleset(choices()[key] or "")
+    else:
+        own = [r for r in table()["lemmas"].get(lemma) or [] if r["id"].startswith(f"{lemma}.")]
+        chosen = next((r for r in own if "Arg0" in r["roles"]), own[0] if own else None)
     if chosen is None:
         return None
     return Sense(chosen["id"], chosen["name"], dict(chosen["roles"]))
+
+
+#: An Arg0 that is an outside cause, not the one who moves ("causal agent", "causer of
+#: trembling motion", "outside agent"): an intransitive narration's actor is its Arg1.
+CAUSER = re.compile(r"\bcaus|outside agent", re.IGNORECASE)
+
+
+def actor_role(sense: Sense, has_object: bool) -> str | None:
+    """The role a narration's actor takes in its verb's sense (the module's rule), or None
+    where the sense has none free for it."""
+    a0, a1 = sense.roles.get("Arg0"), "Arg1" in sense.roles
+    if a0 is not None and (has_object or not a1 or not CAUSER.search(a0)):
+        return "Arg0"
+    return "Arg1" if a1 and not has_object else None
 
 
 def verb_key(verb: str) -> str:
@@ -94,12 +122,21 @@ def verb_key(verb: str) -> str:
 
 def sense_roles(sense: Sense | None, roles: dict[str, str]) -> dict[str, str]:
     """The roles of an event that its sense has (see the module's docstring); all of them
-    where the verb has no sense."""
+    where the verb has no sense. ``roles`` are the rule parser's: Arg0 the actor, Arg1 the
+    object."""
     if sense is None:
         return dict(roles)
     keep = {}
+    actor = actor_role(sense, "Arg1" in roles) if "Arg0" in roles else None
+    if actor is not None:
+        keep[actor] = roles["Arg0"]
     for role, value in roles.items():
-        if role in MODIFIERS or (role in ("Arg0", "Arg1") and role in sense.roles) or (
-                role == "Arg2" and ARG2_KINDS.search(sense.roles.get("Arg2", ""))):
+        if role in MODIFIERS or (role == "Arg1" and "Arg1" in sense.roles and actor != "Arg1") \
+                or (role == "Arg2" and ARG2_KINDS.search(sense.roles.get("Arg2", ""))):
             keep[role] = value
     return keep
+
+
+def loses_actor(sense: Sense | None, roles: dict[str, str]) -> bool:
+    """Whether a parsed narration's actor has no role in its verb's sense."""
+    return "Arg0" in roles and sense is not None and actor_role(sense, "Arg1" in roles) is None

@@ -25,6 +25,7 @@ from xlebench.eval.leaderboard import (
     evaluation_record,
     read_records,
 )
+from xlebench.eval.markdown import to_markdown
 from xlebench.eval.metrics.bertscore import BERTScorer
 from xlebench.eval.panel.blind import Panel, panel_rows, strongest
 from xlebench.eval.panel.validity import validity
@@ -40,7 +41,7 @@ from xlebench.eval.predictions import (
 from xlebench.eval.predictions import digest as predictions_digest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.scorers import position_histograms
-from xlebench.eval.table import results_table, to_markdown
+from xlebench.eval.table import results_table
 from xlebench.export.questions import resolve_ids
 from xlebench.llm.client import Usage
 from xlebench.llm.setup import save_usage

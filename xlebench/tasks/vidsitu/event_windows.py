@@ -95,6 +95,9 @@ def window_items(ctx: Context, p: EventParams, ask: Callable[[list[Event], dict]
         out.stats["events with a PropBank verb sense"] += sum(bool(e.sense) for e in narrated)
         out.stats["events whose verb has no PropBank sense (one role tuple kept)"] += sum(
             not e.sense for e in narrated)
+        out.stats["narrations read for the kept events"] += sum(e.narrations for e in events)
+        out.stats["narrations whose actor has no role in their verb's sense"] += sum(
+            e.actors_lost for e in events)
         a, b = to_day(seg, start), to_day(seg, start + p.window_s)
         out.items.append(ctx.item(
             k=k, query=(f"In the record provided for the {fmt_hhmmss(a)} - {fmt_hhmmss(b)} "

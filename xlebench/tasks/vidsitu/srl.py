@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from xlebench.library.annotations import Narration
 from xlebench.library.language import base_form
-from xlebench.library.senses import sense_of, sense_roles
+from xlebench.library.senses import loses_actor, sense_of, sense_roles
 from xlebench.tasks.language.actions import (
     ON_PARTICLE,
     PARTICLES,
@@ -59,6 +59,10 @@ class Event:
     #: no frame file; each annotator's roles are their own verb's sense's
     #: (`xlebench.library.senses`).
     sense: str | None = None
+    #: Narrations read for the event (every pass's), and those whose actor has no role in
+    #: their verb's sense (`xlebench.library.senses.loses_actor`; counted in stats).
+    narrations: int = 0
+    actors_lost: int = 0
 
 
 def _prepositional(prep: str, noun: str | None) -> str | None:
@@ -142,6 +146,8 @@ def events_in(passes: Sequence[Sequence[Narration] | Timed], start: float, event
         said = [[parsed for narr in span if (parsed := parse_roles(narr.text, scene))]
                 for span in spans if span]
         ev.narrated = bool(said)
+        ev.narrations = sum(map(len, said))
+        ev.actors_lost = sum(loses_actor(sense_of(verb), roles) for s in said for verb, roles in s)
         said = [[(verb, _with_sense(verb, roles)) for verb, roles in s] for s in said if s]
         ev.annotators = len(said)
         if said:
