@@ -85,3 +85,40 @@ def test_a_persona_file_steers_the_offline_plan(tmp_path) -> None:
     dinner = next(c for c in plan.chunks if c.activity == "have dinner")
     assert dinner.start_s < min(c.start_s for c in work)
     assert len(plan.chunks) >= 16
+
+
+def test_further_personas_of_a_cell_are_distinct_households_and_the_first_is_the_cells() -> None:
+    """``persona.per_cell``: member 0 is the cell's one persona byte for byte (a benchmark of
+    one persona a cell nests in one of ten); each further member has its own id, seed and a
+    full name no earlier member of the cell has, the same on every call."""
+    first = generate_persona("Japan", "INTJ", 7)
+    assert generate_persona("Japan", "INTJ", 7, member=0) == first
+    assert persona_id("Japan", "INTJ", 7, 0) == persona_id("Japan", "INTJ", 7)
+    cell = [generate_persona("Japan", "INTJ", 7, member=k) for k in range(12)]
+    assert len({p.persona_id for p in cell}) == 12 and len({p.name for p in cell}) == 12
+    assert all(" " in p.name for p in cell[1:]), "further members are named in full"
+    assert [generate_persona("Japan", "INTJ", 7, member=k) for k in range(12)] == cell
+    assert len({(p.occupation, p.age, p.hobbies) for p in cell}) > 6, "their own draws"
+
+
+def test_per_cell_multiplies_the_grid_and_is_in_the_manifest(tmp_path: Path) -> None:
+    import json
+
+    from tests.conftest import run_inprocess
+
+    args = ("matcher/embedder=hashing", "library.n_videos=60", "persona.locations=[Japan,UK]",
+            "persona.mbti=[INTJ]", "stages=[persona]", "progress=false")
+    one = run_inprocess(tmp_path / "one", *args)
+    three = run_inprocess(tmp_path / "three", *args, "persona.per_cell=3")
+    assert one.rc == 0 and three.rc == 0, three.text[-2000:]
+    rows = [json.loads(x) for x in (tmp_path / "three" / "benchmarks" / "demo" / "personas.jsonl")
+            .read_text().splitlines()]
+    base = [json.loads(x) for x in (tmp_path / "one" / "benchmarks" / "demo" / "personas.jsonl")
+            .read_text().splitlines()]
+    assert len(rows) == 6 and len({r["persona_id"] for r in rows}) == 6
+    assert all(b in rows for b in base), "the one-a-cell grid is inside the larger one"
+    manifest = json.loads((tmp_path / "three" / "benchmarks" / "demo" / "manifest.json")
+                          .read_text())
+    assert manifest["config"]["persona"]["per_cell"] == 3
+    bad = run_inprocess(tmp_path / "bad", *args, "persona.per_cell=0")
+    assert bad.rc == 2 and "persona.per_cell=0" in bad.text

@@ -101,6 +101,10 @@ class PersonaGridConfig:
     kind: str = "grid"
     locations: list[str] = field(default_factory=list)
     mbti: list[str] = field(default_factory=list)
+    #: Personas per location x MBTI cell, each with its own seed and name (a household of
+    #: its own): ``experiment=paper persona.per_cell=10`` is the paper's design at ten
+    #: times its size; 1 is the paper's grid, byte for byte.
+    per_cell: int = knob(1, ge=1, le=100)
 
 
 @dataclass

@@ -20,6 +20,9 @@ class LocationFacts:
     commute: tuple[str, ...]  # scenario names, most likely first
     occupations: tuple[tuple[str, str, float], ...]  # (title, work scenario, weight)
     meal_out: str = "Eating at a restaurant"
+    #: Family names: the second and later personas of one grid cell
+    #: (``persona.per_cell``) are named in full, each a household of its own.
+    families: tuple[str, ...] = ()
 
 
 _OFFICE = ("office worker", "Working at desk", 3.0)
@@ -44,47 +47,56 @@ LOCATIONS: dict[str, LocationFacts] = {
         ("Emily", "Jacob", "Maria", "Tyler", "Aisha", "Brandon"), "06:45", "12:15", "18:30",
         ("Car - commuting, road trip", "Walking on street"),
         (_OFFICE, _STUDENT, _BUILDER, _MECHANIC, _CARPENTER, _CARER, _BIKE),
+        families=("Johnson", "Garcia", "Miller", "Davis", "Wilson", "Thompson", "Clark", "Lewis"),
     ),
     "UK": LocationFacts(
         ("Oliver", "Amelia", "Harry", "Isla", "George", "Priya"), "07:00", "12:30", "18:45",
         ("Bus", "Walking on street", "Bike"),
         (_OFFICE, _STUDENT, _BUILDER, _BAKER, _ARTIST, _CARER),
+        families=("Smith", "Jones", "Taylor", "Brown", "Evans", "Walker", "Hughes", "Wright"),
     ),
     "Italy": LocationFacts(
         ("Giulia", "Marco", "Francesca", "Luca", "Chiara", "Matteo"), "07:00", "13:00", "20:15",
         ("Walking on street", "Car - commuting, road trip", "Bus"),
         (_OFFICE, _STUDENT, _ARTIST, _BAKER, _CARPENTER, _BUILDER, _CARER),
+        families=("Rossi", "Russo", "Ferrari", "Esposito", "Bianchi", "Romano", "Colombo", "Ricci"),
     ),
     "India": LocationFacts(
         ("Ananya", "Rahul", "Priya", "Arjun", "Kavya", "Vikram"), "06:15", "13:30", "20:45",
         ("Bus", "Walking on street", "Car - commuting, road trip"),
         (_OFFICE, _STUDENT, _FARMER, _BUILDER, _CARER, _SCOOTER),
+        families=("Sharma", "Patel", "Reddy", "Iyer", "Singh", "Nair", "Gupta", "Das"),
     ),
     "Japan": LocationFacts(
         ("Yuki", "Haruto", "Sakura", "Ren", "Aoi", "Sota"), "06:30", "12:00", "19:00",
         ("Walking on street", "Bus", "Bike"),
         (_OFFICE, _STUDENT, _ARTIST, _BAKER, _CARPENTER, _CARER),
+        families=("Sato", "Suzuki", "Takahashi", "Tanaka", "Watanabe", "Ito", "Yamamoto", "Nakamura"),
     ),
     "KSA": LocationFacts(
         ("Omar", "Noura", "Faisal", "Layla", "Khalid", "Sara"), "06:00", "13:30", "21:00",
         ("Car - commuting, road trip", "Walking on street"),
         (_OFFICE, _STUDENT, _MECHANIC, _BUILDER, _CARER),
+        families=("Al-Harbi", "Al-Otaibi", "Al-Qahtani", "Al-Ghamdi", "Al-Zahrani", "Al-Shehri", "Al-Dosari", "Al-Mutairi"),
     ),
     "Singapore": LocationFacts(
         ("Wei Ling", "Jun Jie", "Siti", "Ravi", "Mei", "Darren"), "06:45", "12:30", "19:30",
         ("Bus", "Walking on street"),
         (_OFFICE, _STUDENT, _BAKER, _CARER),
         meal_out="Eating in hawker center",
+        families=("Tan", "Lim", "Lee", "Ng", "Wong", "Goh", "Chua", "Kumar"),
     ),
     "Colombia": LocationFacts(
         ("Valentina", "Santiago", "Camila", "Mateo", "Isabella", "Andrés"), "05:45", "12:30",
         "19:30", ("Bus", "Walking on street", "Bike"),
         (_OFFICE, _STUDENT, _FARMER, _BUILDER, _CARPENTER, _BIKE),
+        families=("Rodríguez", "Gómez", "González", "Martínez", "López", "Hernández", "Díaz", "Moreno"),
     ),
     "Rwanda": LocationFacts(
         ("Aline", "Eric", "Grace", "Jean", "Diane", "Patrick"), "05:30", "12:30", "19:00",
         ("Walking on street", "Bus", "Bike"),
         (_FARMER, _STUDENT, _OFFICE, _BUILDER, _CARPENTER, _BIKE),
+        families=("Uwimana", "Mukamana", "Niyonzima", "Habimana", "Uwase", "Nshimiyimana", "Mugisha", "Ingabire"),
     ),
 }
 

@@ -116,12 +116,31 @@ def _routine(s: dict, occupation: str, hobbies: tuple[str, ...]) -> tuple[Routin
     )
 
 
+def _full_name(rng: random.Random, location: str, mbti: str, seed: int, member: int,
+               first: str) -> str:
+    """A grid cell's ``member``-th further persona's full name: its drawn first name and a
+    family name, the first pair (in its seed's order) no earlier member of the cell has."""
+    facts = facts_for(location)
+    taken = {generate_persona(location, mbti, seed, member=k).name for k in range(member)}
+    firsts = [first, *sorted(set(facts.names) - {first}, key=lambda _: rng.random())]
+    families = sorted(facts.families, key=lambda _: rng.random())
+    for given in firsts:
+        for family in families:
+            if f"{given} {family}" not in taken:
+                return f"{given} {family}"
+    return f"{first} {families[0]} {member}"  # more members than name pairs
+
+
 def generate_persona(location: str, mbti: str, seed: int, occupation: str | None = None,
-                     work_scenario: str | None = None) -> Persona:
-    """A complete persona that depends only on (location, mbti, seed); a hand-written
+                     work_scenario: str | None = None, member: int = 0) -> Persona:
+    """A complete persona that depends only on (location, mbti, seed, member); a hand-written
     persona's ``occupation`` (and the work scenario it implies) replaces the drawn one
-    everywhere it is said — lifestyle, routine, age — with every other draw unchanged."""
-    rng = unit_random(seed, "persona", location, mbti)
+    everywhere it is said — lifestyle, routine, age — with every other draw unchanged.
+
+    ``member`` > 0 is a further persona of the same grid cell (``persona.per_cell``): draws of
+    its own seed, and a full name no earlier member of the cell has (a household of its
+    own); member 0 is the cell's one persona, byte for byte."""
+    rng = unit_random(seed, "persona", location, mbti, *([f"member{member}"] if member else []))
     facts = facts_for(location)
     title, drawn_scenario, _ = _weighted(
         rng, list(facts.occupations), [w for _, _, w in facts.occupations]
@@ -133,11 +152,14 @@ def generate_persona(location: str, mbti: str, seed: int, occupation: str | None
     schedule = _schedule(rng, location, mbti, work_scenario)
     pace = "keeps a regular, planned schedule" if mbti[3] == "J" else "lets the day unfold"
     social = "seeks out company" if mbti[0] == "E" else "recharges with quiet time alone"
+    name = rng.choice(facts.names)
+    if member:
+        name = _full_name(rng, location, mbti, seed, member, name)
     return Persona(
-        persona_id=persona_id(location, mbti, seed),
+        persona_id=persona_id(location, mbti, seed, member),
         location=location,
         mbti=mbti,
-        name=rng.choice(facts.names),
+        name=name,
         age=rng.randint(20, 58) if title != "university student" else rng.randint(18, 25),
         occupation=title,
         traits=traits,

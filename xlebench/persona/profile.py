@@ -12,10 +12,13 @@ MBTI_TYPES = tuple(
 )
 
 
-def persona_id(location: str, mbti: str, seed: int) -> str:
-    """Readable and stable: ``japan-intj-3fa2c1`` from (location, mbti, seed) alone."""
+def persona_id(location: str, mbti: str, seed: int, member: int = 0) -> str:
+    """Readable and stable: ``japan-intj-3fa2c1`` from (location, mbti, seed) alone; the
+    ``member``-th further persona of that grid cell (``persona.per_cell``) has its own
+    digest, the first keeps the cell's."""
     slug = re.sub(r"[^a-z0-9]+", "_", location.casefold()).strip("_") or "somewhere"
-    digest = hashlib.sha256(f"{location}\x00{mbti}\x00{seed}".encode()).hexdigest()[:6]
+    key = f"{location}\x00{mbti}\x00{seed}" + (f"\x00{member}" if member else "")
+    digest = hashlib.sha256(key.encode()).hexdigest()[:6]
     return f"{slug}-{mbti.lower()}-{digest}"
 
 

@@ -74,14 +74,18 @@ class LLMPlanner:
 
     # -- persona ----------------------------------------------------------------------------
 
-    def persona(self, location: str, mbti: str, seed: int, usage: Usage) -> Persona:
+    def persona(self, location: str, mbti: str, seed: int, usage: Usage,
+                member: int = 0) -> Persona:
+        """One persona of a grid cell; a further ``member`` of it (``persona.per_cell``) is
+        another sample of the same request, cached apart."""
+        extra = {"member": member} if member else {}
         a: PersonaAnswer = self._ask(
-            self.prompts.persona, PersonaAnswer.model_validate, usage, seed,
-            f"persona {location}/{mbti}", location=location, mbti=mbti,
-            input={"location": location, "mbti": mbti})
+            self.prompts.persona, PersonaAnswer.model_validate, usage,
+            seed + 1_000_003 * member, f"persona {location}/{mbti}", location=location,
+            mbti=mbti, input={"location": location, "mbti": mbti, **extra})
         routine = sorted(a.daily_routine, key=lambda r: parse_clock(r.time))
         return Persona(
-            persona_id=persona_id(location, mbti, seed), location=location, mbti=mbti,
+            persona_id=persona_id(location, mbti, seed, member), location=location, mbti=mbti,
             name=a.name, age=a.age, occupation=a.occupation, traits=tuple(a.traits),
             lifestyle=a.lifestyle,
             daily_routine=tuple(RoutineItem(r.time, r.activity) for r in routine),

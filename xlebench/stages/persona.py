@@ -21,7 +21,8 @@ from xlebench.runner.stage import BaseStage, StageContext, StageResult, Unit, Un
 
 
 class PersonaStage(BaseStage):
-    """Builds persona profiles. Ids depend only on (location, mbti, seed) (and file stem)."""
+    """Builds persona profiles. Ids depend only on (location, mbti, seed, member) (and file
+    stem); ``per_cell`` personas per location x MBTI cell, each of its own seed and name."""
 
     name: ClassVar[str] = "persona"
     outputs: ClassVar[tuple[str, ...]] = ("personas.jsonl", "stats/llm_usage_persona.json")
@@ -35,8 +36,10 @@ class PersonaStage(BaseStage):
         mbti: list[str] | None = None,
         files: list[Path] | None = None,
         llm: LLMPlanner | None = None,
+        per_cell: int = 1,
     ) -> None:
         self.kind = kind
+        self.per_cell = per_cell
         self.llm = llm
         if llm is not None:
             self.waits_on_network(llm.client.settings.max_concurrency)
@@ -55,9 +58,11 @@ class PersonaStage(BaseStage):
                 for f in self.files
             ]
         return [
-            Unit(persona_id(loc, m, ctx.seed), {"location": loc, "mbti": m})
+            Unit(persona_id(loc, m, ctx.seed, k),
+                 {"location": loc, "mbti": m, **({"member": k} if k else {})})
             for loc in self.locations
             for m in self.mbti
+            for k in range(self.per_cell)
         ]
 
     def prompt_files(self) -> list[Path]:
@@ -69,10 +74,11 @@ class PersonaStage(BaseStage):
         elif self.llm is not None:
             usage = Usage()
             persona = self.llm.persona(unit.payload["location"], unit.payload["mbti"], ctx.seed,
-                                       usage)
+                                       usage, member=unit.payload.get("member", 0))
             save_usage(ctx.workdir, usage)
         else:
-            persona = generate_persona(unit.payload["location"], unit.payload["mbti"], ctx.seed)
+            persona = generate_persona(unit.payload["location"], unit.payload["mbti"], ctx.seed,
+                                       member=unit.payload.get("member", 0))
         return persona.to_dict()
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
@@ -97,8 +103,11 @@ def build_persona_stage(cfg: DictConfig) -> StageSpec:
         return StageSpec(PersonaStage(kind="files", files=files),
                          {"kind": "files", "files": digests})
     llm = llm_planner(cfg, "planner=llm (persona profiles)")
-    stage = PersonaStage(kind="grid", locations=list(pc.locations), mbti=list(pc.mbti), llm=llm)
+    stage = PersonaStage(kind="grid", locations=list(pc.locations), mbti=list(pc.mbti), llm=llm,
+                         per_cell=int(pc.per_cell))
     fp = OmegaConf.to_container(pc, resolve=True)
+    if fp.get("per_cell") == 1:  # one persona a cell: the fingerprint it always had
+        fp.pop("per_cell")
     if llm is not None:
         fp["llm"] = llm_fingerprint(cfg, [llm.prompts.persona])
     return StageSpec(stage, fp)
