@@ -60,8 +60,8 @@ from xlebench.eval.panel.public import Public, bigrams, content_words
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common
-from xlebench.eval.scorers.learned import steps
 from xlebench.eval.scorers.memory import clock_answer, fit_clock
+from xlebench.eval.scorers.option_features import steps
 from xlebench.eval.scorers.order import shown
 from xlebench.eval.scorers.sentences import option_vectors
 from xlebench.eval.table import estimate

@@ -235,6 +235,7 @@ import json, random, sys
 from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.panel.public import Public
 from xlebench.eval.scorers import ScoreSettings, learned
+from xlebench.eval.scorers.option_features import option_features
 from xlebench.tasks.recipe.registry import load_recipe
 sys.path.insert(0, {tests!r})
 from test_learned import _item
@@ -248,7 +249,7 @@ for v in range(40):
                        28_800 + 60 * v, 180, f"v{{v}}", options=options,
                        label=rng.randrange(5), text=""))
 public = Public(items)
-rows = [learned.option_features(it, public, learned._vocabulary(items)) for it in items]
+rows = [option_features(it, public, learned._vocabulary(items)) for it in items]
 panel = panel_rows(items, {{"egoschema_mcq": load_recipe("egoschema_mcq")}},
                    ScoreSettings(bertscore=False), seed=0, draws=1)
 print(json.dumps([rows, panel.rows], sort_keys=True, default=str))

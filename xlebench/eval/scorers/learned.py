@@ -34,14 +34,12 @@ simple models over precomputed features say how predictable an item is without i
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from xlebench.eval.metrics import rouge_tokens
 from xlebench.eval.panel.public import (
     Public,
     bigrams,
@@ -49,8 +47,8 @@ from xlebench.eval.panel.public import (
     context_tokens,
     masked,
 )
-from xlebench.eval.scorers.base import Blind, BlindContext, query_question
-from xlebench.eval.scorers.sentences import option_vectors, sibling_cosines
+from xlebench.eval.scorers.base import Blind, BlindContext
+from xlebench.eval.scorers.option_features import option_features, option_key
 
 #: What every learned member reads, printed with the panel.
 READS = ("the query, options and period; what the benchmark's other items print about the "
@@ -137,113 +135,12 @@ def nearest_reference() -> Blind:
 # -- choices -----------------------------------------------------------------------------------
 
 #: Where an option's text is cut into its steps ("C washes the plate, then cuts the onion").
-_STEPS = re.compile(r",\s*then\s+|;\s*|,\s*|\s+then\s+")
-
-
-def steps(option: str) -> list[str]:
-    """An option's steps, each as its content words: an order is compared step by step."""
-    return [" ".join(content_words(p)) for p in _STEPS.split(option) if content_words(p)]
-
-
-def _dice(a: set[str], b: set[str]) -> float:
-    return 2 * len(a & b) / max(1, len(a) + len(b))
-
-
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    dot = sum(n * b[w] for w, n in a.items())
-    norm = math.sqrt(sum(n * n for n in a.values()) * sum(n * n for n in b.values()))
-    return dot / norm if norm else 0.0
-
-
-def sibling_features(options: Sequence[str]) -> list[dict[str, float]]:
-    """Each option compared with the other options of its item: the share of steps it holds
-    at the same place as each sibling (mean and most), whether its set of steps or of words
-    is another's, how many siblings hold the same set, its word overlap with them and its
-    cosine to their word centroid. A construction that makes the right option stand out
-    among its siblings — the one odd set, the order agreeing with the odd one in two places —
-    is then a feature the learner weighs, not a route a reviewer has to list."""
-    seqs = [steps(o) for o in options]
-    sets = [set(content_words(o)) for o in options]
-    bags = [Counter(content_words(o)) for o in options]
-    rows = []
-    for k, seq in enumerate(seqs):
-        others = [j for j in range(len(options)) if j != k] or [k]
-        placed = [sum(a == b for a, b in zip(seq, seqs[j], strict=False))
-                  / max(1, len(seq), len(seqs[j])) for j in others]
-        same_steps = sum(frozenset(seqs[j]) == frozenset(seq) for j in others)
-        same_words = sum(sets[j] == sets[k] for j in others)
-        centroid = sum((bags[j] for j in others), Counter())
-        rows.append({"steps_placed": sum(placed) / len(placed), "steps_placed_max": max(placed),
-                     "steps_placed_most": float(sum(p >= 0.5 for p in placed)) / len(others),
-                     "same_steps": same_steps / len(others), "odd_steps": float(same_steps == 0),
-                     "same_words": same_words / len(others), "odd_words": float(same_words == 0),
-                     "central": sum(_dice(sets[k], sets[j]) for j in others) / len(others),
-                     "centroid_cosine": _cosine(bags[k], centroid)})
-    return rows
-
-
-#: Features also read relative to the option's siblings (`_relative`).
-RELATIVE = ("length", "question", "about", "attested_words", "attested_pairs", "central",
-            "centroid_cosine", "steps_placed", "same_words", "sentence_centroid")
-
-
-def _relative(rows: list[dict[str, float]]) -> None:
-    """Each `RELATIVE` feature as its distance from the siblings' mean, its rank among them
-    (the share of siblings below), and whether it is the item's highest or lowest alone."""
-    n = len(rows)
-    for name in RELATIVE:
-        values = [r[name] for r in rows]
-        top, low = max(values), min(values)
-        for k, r in enumerate(rows):
-            rest = values[:k] + values[k + 1:] or [values[k]]
-            r[f"{name}_vs"] = values[k] - sum(rest) / len(rest)
-            r[f"{name}_rank"] = sum(v < values[k] for v in rest) / max(1, n - 1)
-            r[f"{name}_top"] = float(values[k] == top and values.count(top) == 1)
-            r[f"{name}_low"] = float(values[k] == low and values.count(low) == 1)
-
-
-def option_features(item: dict, public: Public, vocab: frozenset[str] = frozenset()
-                    ) -> list[dict[str, float]]:
-    """One feature dict per option of a multiple-choice item: its words and word pairs where
-    ``vocab`` holds them (`_vocabulary`); its words and its text crossed with what the query
-    prints of the period and the wearer (`context_tokens`: the hour, the part of the day, the length,
-    the location and type); its length, overlaps and attestation; and how it compares with
-    its siblings (`sibling_features`, its MiniLM cosine to theirs: `sentences`, `_relative`)."""
-    options = [str(o) for o in item["answer"]["options"]]
-    words = [content_words(o) for o in options]
-    question = set(content_words(query_question(item)))
-    about = set(content_words(public.about(item)))
-    context = context_tokens(item)
-    rows, sentence = [], sibling_cosines(option_vectors(item, public))
-    for k, (ws, sib) in enumerate(zip(words, sibling_features(options), strict=True)):
-        s = set(ws)
-        uni, bi = public.attested(item, options[k])
-        n = max(1, len(s))
-        known = [w for w in sorted(s | bigrams(ws)) if w in vocab]
-        row = {f"{'b' if '_' in w else 'w'}={w}": 1.0 for w in known}
-        crossed = [x for x in (*(f"x:{w}" for w in sorted(s)), f"x:={_key(options[k])}")
-                   if x in vocab]
-        row |= {f"{x}|{c}": 1.0 for x in crossed for c in context}
-        row.update({"length": len(options[k].split()) / 10, "question": len(s & question) / n,
-                    "about": len(s & about) / n, "attested_words": uni,
-                    "attested_pairs": bi, **sib, "sentence_centroid": sentence[k],
-                    "unattested_pairs": float(bool(bigrams(ws)) and bi == 0.0)})
-        rows.append(row)
-    _relative(rows)
-    return rows
-
-
-def _key(text: str) -> str:
-    """An option's text as its words (numbers kept: "3" is not "4")."""
-    return " ".join(rouge_tokens(text))
-
-
 def _memory(train: Sequence[dict]) -> dict[str, tuple[int, int]]:
     """Per option text: how often it was the right option and how often a wrong one."""
     tally: dict[str, list[int]] = {}
     for it in train:
         for k, o in enumerate(it["answer"]["options"]):
-            cell = tally.setdefault(_key(str(o)), [0, 0])
+            cell = tally.setdefault(option_key(str(o)), [0, 0])
             cell[0 if k == it["answer"]["label"] else 1] += 1
     return {t: (r, w) for t, (r, w) in tally.items()}
 
@@ -255,7 +152,7 @@ def _with_memory(item: dict, rows: list[dict[str, float]], memory: dict[str, tup
     own answer is left out, as it is for an item the fit never saw)."""
     out = []
     for k, (o, row) in enumerate(zip(item["answer"]["options"], rows, strict=True)):
-        right, wrong = memory.get(_key(str(o)), (0, 0))
+        right, wrong = memory.get(option_key(str(o)), (0, 0))
         if own:
             right, wrong = right - (k == item["answer"]["label"]), wrong - (k != item["answer"]["label"])
         out.append({**row, "seen_right": math.log1p(right), "seen_wrong": math.log1p(wrong),
@@ -284,7 +181,7 @@ def _vocabulary(train: Sequence[dict]) -> frozenset[str]:
     for it in train:
         options = [str(o) for o in it["answer"]["options"]]
         items.update({f"x:{w}" for o in options for w in content_words(o)}
-                     | {f"x:={_key(o)}" for o in options})
+                     | {f"x:={option_key(o)}" for o in options})
     return frozenset([*(w for w, n in seen.items() if n >= MIN_TEXTS),
                       *(w for w, n in items.items() if n >= MIN_TEXTS)])
 

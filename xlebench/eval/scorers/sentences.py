@@ -4,7 +4,7 @@ Word overlap ties options that reorder the same words (EgoSchema's orders of thr
 sentence encoder does not, and a reviewer's MiniLM centroid (the option nearest its options'
 mean vector) reached 35.4 against a printed floor of 22.2 (issue 68). So the panel has the
 sentence centroid as a member beside the word centroid, and the learned member reads each
-option's cosine to its siblings' mean vector among its features (`learned.option_features`),
+option's cosine to its siblings' mean vector among its features (`option_features.option_features`),
 so that whatever the encoder's geometry gives away is learned, not listed.
 """
 
