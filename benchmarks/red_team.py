@@ -35,6 +35,16 @@ Issue 68's reviewer added two:
 * ``sentence_centroid`` (multiple choice): the option whose MiniLM sentence vector is nearest
   the mean of its item's options' vectors (the reviewer's 35.4 on the old EgoSchema items).
 
+Issue 77's reviewer added two that read the panel itself, which is open source:
+
+* ``inverse_panel`` (multiple choice): the panel's learned choice member, fitted as the panel
+  fits it, and a uniform pick among the options it does *not* pick: where a filter kept just
+  the items the panel gets wrong, avoiding its pick beats chance.
+* ``stacked`` (multiple choice): a logistic regression over each option's standing with every
+  route and member above (picked by the learned member, its score and rank, picked by the
+  sentence centroid, by sibling agreement, by each option-only rule of the panel), fitted on
+  the items of other source videos.
+
     python benchmarks/red_team.py [--bench outputs/benchmarks/demo] [--tasks a,b]
 
 Without ``--bench`` it compiles the demo's eight subtasks (compile stages only) in a
@@ -237,6 +247,94 @@ def _sentence_centroid(item: dict, _model: Any, _ctx: BlindContext) -> dict[str,
     return {"acc": float(item["answer"]["label"] in best) / len(best)}
 
 
+def fit_learned(train: Sequence[dict], public: Public) -> Any:
+    from xlebench.eval.scorers.learned import fit_choice
+
+    return fit_choice(train, public)
+
+
+def _learned_scores(item: dict, model: Any, public: Public) -> list[float]:
+    from xlebench.eval.scorers.learned import choice_scores
+
+    n = len(item["answer"]["options"])
+    return choice_scores(item, model, public) if model is not None else [1.0 / n] * n
+
+
+def _inverse_panel(item: dict, model: Any, ctx: BlindContext) -> dict[str, float]:
+    """A uniform pick among the options the panel's learned member does not pick."""
+    scores = _learned_scores(item, model, ctx.public)
+    top = max(scores)
+    avoided = [k for k, v in enumerate(scores) if v < top - 1e-12]
+    if not avoided:
+        return {"acc": 1.0 / len(scores)}
+    return {"acc": float(item["answer"]["label"] in avoided) / len(avoided)}
+
+
+def _standing(item: dict, learned: Any, public: Public) -> list[dict[str, float]]:
+    """Each option's standing with the routes and members (the stacked reader's features)."""
+    from xlebench.eval.scorers.choice import rule_picks
+
+    n = len(item["answer"]["options"])
+    scores = _learned_scores(item, learned, public)
+    order = sorted(range(n), key=lambda k: -scores[k])
+    vecs = option_vectors(item, public)
+    sims = vecs @ vecs.mean(axis=0)
+    picks = {"sentence": {k for k, v in enumerate(sims) if v >= sims.max() - 1e-6},
+             "siblings": _picked(_sibling_agreement, item),
+             **{rule: set(ks) for rule, ks in rule_picks(item).items()}}
+    return [{"learned_score": scores[k], "learned_rank": order.index(k) / max(1, n - 1),
+             "learned_pick": float(order[0] == k),
+             **{f"{name}_pick": float(k in chosen) for name, chosen in picks.items()}}
+            for k in range(n)]
+
+
+def _picked(route: Any, item: dict) -> set[int]:
+    """The options a route picks: those whose being right would score it (ties shared)."""
+    out = set()
+    for k in range(len(item["answer"]["options"])):
+        probe = {**item, "answer": {**item["answer"], "label": k}}
+        if route(probe, None, None)["acc"] > 0:
+            out.add(k)
+    return out
+
+
+def fit_stacked(train: Sequence[dict], public: Public) -> Any:
+    """The learned member fitted on half the training items' videos, the stacker on the
+    other half's standings (a stacker fitted on the member's own training items would read
+    its fitted, not its cross-fitted, picks)."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from xlebench.eval.provenance import source_videos
+    from xlebench.runner.rng import derive_seed
+
+    half = {it["item_id"]: derive_seed(0, "stacked", *sorted(source_videos(it))) % 2
+            for it in train}
+    first = [it for it in train if half[it["item_id"]] == 0]
+    second = [it for it in train if half[it["item_id"]] == 1]
+    learned = fit_learned(first, public) if first else None
+    rows, labels = [], []
+    for it in second:
+        for k, row in enumerate(_standing(it, learned, public)):
+            rows.append(row)
+            labels.append(int(k == it["answer"]["label"]))
+    if len(set(labels)) < 2:
+        return None
+    vec = DictVectorizer()
+    model = LogisticRegression(max_iter=500, random_state=0).fit(vec.fit_transform(rows), labels)
+    return learned, vec, model
+
+
+def _stacked(item: dict, model: Any, ctx: BlindContext) -> dict[str, float]:
+    n = len(item["answer"]["options"])
+    if model is None:
+        return {"acc": 1.0 / n}
+    learned, vec, stacker = model
+    probs = stacker.predict_proba(vec.transform(_standing(item, learned, ctx.public)))[:, 1]
+    best = [k for k, v in enumerate(probs) if v >= probs.max() - 1e-12]
+    return {"acc": float(item["answer"]["label"] in best) / len(best)}
+
+
 ROUTES: dict[str, tuple[Blind, ...]] = {
     "text": (Blind("fingerprint_words", "the log's and same-length items' queries",
                    _fingerprint_words, public=True),
@@ -252,7 +350,11 @@ ROUTES: dict[str, tuple[Blind, ...]] = {
                Blind("sibling_agreement", "the options side by side", _sibling_agreement),
                Blind("odd_one_agreement", "the options side by side: the order agreeing most "
                      "with the odd one", _odd_one_agreement),
-               Blind("sentence_centroid", "the options' MiniLM vectors", _sentence_centroid)),
+               Blind("sentence_centroid", "the options' MiniLM vectors", _sentence_centroid),
+               Blind("inverse_panel", "not the panel's learned pick", _inverse_panel,
+                     fit_learned, public=True),
+               Blind("stacked", "every route's and member's pick, stacked", _stacked,
+                     fit_stacked, public=True)),
 }
 
 
