@@ -99,6 +99,9 @@ def test_further_personas_of_a_cell_are_distinct_households_and_the_first_is_the
     assert all(" " in p.name for p in cell[1:]), "further members are named in full"
     assert [generate_persona("Japan", "INTJ", 7, member=k) for k in range(12)] == cell
     assert len({(p.occupation, p.age, p.hobbies) for p in cell}) > 6, "their own draws"
+    # each member's name depends on the members before it: computed once each, so a cell of
+    # the knob's most (100) is named in a moment, not in 2^99 regenerations
+    assert len({generate_persona("UK", "ENFP", 3, member=k).name for k in range(100)}) == 100
 
 
 def test_per_cell_multiplies_the_grid_and_is_in_the_manifest(tmp_path: Path) -> None:

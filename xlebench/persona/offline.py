@@ -8,6 +8,7 @@ regular the day is. Location supplies names, meal times, commuting and typical o
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from xlebench.library.taxonomy import load_taxonomy
 from xlebench.persona.locations import facts_for
@@ -121,7 +122,7 @@ def _full_name(rng: random.Random, location: str, mbti: str, seed: int, member: 
     """A grid cell's ``member``-th further persona's full name: its drawn first name and a
     family name, the first pair (in its seed's order) no earlier member of the cell has."""
     facts = facts_for(location)
-    taken = {generate_persona(location, mbti, seed, member=k).name for k in range(member)}
+    taken = {_member_name(location, mbti, seed, k) for k in range(member)}
     firsts = [first, *sorted(set(facts.names) - {first}, key=lambda _: rng.random())]
     families = sorted(facts.families, key=lambda _: rng.random())
     for given in firsts:
@@ -129,6 +130,12 @@ def _full_name(rng: random.Random, location: str, mbti: str, seed: int, member: 
             if f"{given} {family}" not in taken:
                 return f"{given} {family}"
     return f"{first} {families[0]} {member}"  # more members than name pairs
+
+
+@lru_cache(maxsize=4096)
+def _member_name(location: str, mbti: str, seed: int, member: int) -> str:
+    """A cell member's name, each member's computed once: the members before it decide it."""
+    return generate_persona(location, mbti, seed, member=member).name
 
 
 def generate_persona(location: str, mbti: str, seed: int, occupation: str | None = None,
