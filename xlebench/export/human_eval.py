@@ -65,12 +65,16 @@ def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
                f"this benchmark has no {SUBTASK} items; compile with {SUBTASK} in tasks")
         raise UserError(f"export.formats=[human_eval]: the sheet would have no rows: {why}, "
                         "or drop human_eval from export.formats")
+    _write_sheet(out / "sheet.csv", rows)
+    return {"items": len(rows), "share": SHARE}
+
+
+def _write_sheet(path: Path, rows: Sequence[dict[str, str]]) -> None:
     text = io.StringIO()
-    w = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
-    write_text(out / "sheet.csv", text.getvalue())
-    return {"items": len(rows), "share": SHARE}
+    write_text(path, text.getvalue())
 
 
 #: The files of this export that people fill in place: a re-export keeps what they wrote.
@@ -78,13 +82,18 @@ FILLED = ("sheet.csv",)
 _FILLED_COLUMNS = ("answer", "evidence", "notes")
 
 
-def carry_over(published: Path, fresh: Path, shown: Path) -> None:
-    """Merge the cells people filled in the published sheet (``answer``, ``evidence``,
-    ``notes``) into the freshly written one, row by item id. A filled row whose item the
-    fresh sheet no longer holds would be lost: refused, naming the file, so the person moves
-    it aside first (``shown``: the published file's path, for that line)."""
-    filled = {r.get("item_id", ""): r for r in read_csv_rows(published)
-              if any((r.get(c) or "").strip() for c in _FILLED_COLUMNS)}
+def filled_rows(published: Path) -> dict[str, dict[str, str]]:
+    """The rows of a published sheet in which people filled ``answer``, ``evidence`` or
+    ``notes``, by item id (read before a re-export clears the format's folder)."""
+    return {r.get("item_id", ""): r for r in read_csv_rows(published)
+            if any((r.get(c) or "").strip() for c in _FILLED_COLUMNS)}
+
+
+def carry_over(filled: dict[str, dict[str, str]], fresh: Path, shown: Path) -> None:
+    """Merge the cells people filled (`filled_rows` of the published sheet) into the freshly
+    written one, row by item id. A filled row whose item the fresh sheet no longer holds
+    would be lost: refused, naming the file, so the person moves it aside first (``shown``:
+    the published file's path, for that line)."""
     if not filled:
         return
     rows = read_csv_rows(fresh)
@@ -97,8 +106,4 @@ def carry_over(published: Path, fresh: Path, shown: Path) -> None:
     for row in rows:
         if row["item_id"] in filled:
             row.update({c: filled[row["item_id"]].get(c) or "" for c in _FILLED_COLUMNS})
-    text = io.StringIO()
-    w = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    w.writerows(rows)
-    write_text(fresh, text.getvalue())
+    _write_sheet(fresh, rows)

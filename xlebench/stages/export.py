@@ -9,7 +9,6 @@ import importlib
 import logging
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -68,27 +67,24 @@ class ExportStage(BaseStage):
 
     def remember(self, published: Path) -> None:
         """The files people fill in place (a format's ``FILLED``, e.g. the human sheet), as
-        published: `export` merges them into the fresh files rather than replace them."""
-        self._filled: dict[str, bytes] = {}
+        published, read by the format's ``filled_rows``: `export` merges them into the fresh
+        files rather than replace them."""
+        self._filled: dict[tuple[str, str], Any] = {}
         for fmt in self.formats:
-            for rel in getattr(importlib.import_module(WRITERS[fmt]), "FILLED", ()):
+            module = importlib.import_module(WRITERS[fmt])
+            for rel in getattr(module, "FILLED", ()):
                 path = published / "export" / fmt / rel
                 if path.is_file():
-                    self._filled[f"{fmt}/{rel}"] = path.read_bytes()
+                    self._filled[fmt, rel] = module.filled_rows(path)
 
     def _carry_over(self, dest: Path) -> None:
         filled, self._filled = getattr(self, "_filled", {}), {}
-        for key, data in filled.items():
-            fmt, rel = key.split("/", 1)
+        for (fmt, rel), rows in filled.items():
             fresh = dest / "export" / fmt / rel
-            if not fresh.is_file():
-                continue
-            with tempfile.TemporaryDirectory(prefix="xlebench-filled-") as tmp:
-                kept = Path(tmp) / rel
-                kept.write_bytes(data)
+            if fresh.is_file():
                 # errors name the published file (the staging folder is ``.<name>.staging-*``)
-                shown = dest.parent / dest.name[1:].split(".staging")[0] / "export" / key
-                importlib.import_module(WRITERS[fmt]).carry_over(kept, fresh, shown)
+                shown = dest.parent / dest.name[1:].split(".staging")[0] / "export" / fmt / rel
+                importlib.import_module(WRITERS[fmt]).carry_over(rows, fresh, shown)
 
     def owned_paths(self) -> list[str]:
         """Each written format's own folder: a run adding one export over a published

@@ -64,7 +64,7 @@ NOT_VERBS = frozenset(_STOP | PARTICLES | {
     "c", "o", "x", "y", "this", "that", "these", "those", "he", "she", "it", "they", "we",
     "i", "you", "him", "them", "your", "our", "or", "then", "also", "just", "again", "not",
     "no", "is", "are", "was", "were", "be", "being", "been", "other", "another", "both",
-    "each", "all", "any", "there", "here", "down", "up"})
+    "each", "all", "any", "there", "here"})
 
 
 def first_verb_word(body: str, skip: int = 0) -> str | None:
