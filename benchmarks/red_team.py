@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -66,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from xlebench.eval.panel.blind import panel_rows, strongest
-from xlebench.eval.panel.public import Public, bigrams, content_words
+from xlebench.eval.panel.public import Public, bigrams, content_words, query_phrases
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common
@@ -105,24 +104,8 @@ def _same_length(item: dict, public: Public) -> list[dict]:
             if o["lifelog_id"] != item["lifelog_id"] and abs(_length(o) - _length(item)) <= SAME_S]
 
 
-#: Words of a question that say nothing about what C does.
-_ASKS = frozenset("where what who when which how did do does is was were i my me the a an in on "
-                  "at to of with for from by before after put see".split())
-
-
 def _phrases(item: dict) -> list[str]:
-    """What a query asks about a record, in its words: the listed actions, a moment's label,
-    the objects of a question (nothing from a summary or ordering query)."""
-    q = item["query"]
-    if "Action list:" in q:
-        return [a.strip() for a in re.findall(r"\d+\.\s*([^,;]+)", q.split("Action list:")[1])]
-    m = re.match(r"When did I \((.*?)\)", q)
-    if m:
-        return [m.group(1)]
-    if " in the record provided" in q:
-        words = re.findall(r"[a-z]+", q.split(" in the record provided")[0].lower())
-        return [" ".join(w for w in words if w not in _ASKS)]
-    return []
+    return query_phrases(item["query"])
 
 
 def _linked(item: dict, public: Public) -> list[dict]:

@@ -131,12 +131,37 @@ def test_an_option_only_trick_is_caught_and_the_filter_drops_it() -> None:
     rows = score_items(items, {}, _recipes("egoschema_mcq"), S)
     floor = results_table(rows, panel, n_boot=20)["rows"]["egoschema_mcq"]["all"]["floor"]
     assert floor["mean"] == 1.0 and floor["member"] in ("longest", "centroid")
-    spec = {"kind": "option_only", "drop_if_correct_at_least": 2}
+    spec = {"kind": "option_only", "drop_if_correct_at_least": 2, "balance": False}
     kept, dropped = apply_filters(items, [spec], FilterContext())
     assert kept == [] and dropped["dropped by the option_only filter"] == len(items)
     fair = [_mcq(log, k, False) for log in LOGS[:2] for k in range(2)]
     kept, _ = apply_filters(fair, [spec], FilterContext())
     assert kept and all(it["provenance"]["filters"]["option_only"]["kept"] for it in kept)
+
+
+def test_the_balanced_option_only_filter_decides_over_the_whole_benchmark() -> None:
+    """Balanced (the default), the option-only filter drops nothing per unit and records each
+    rule's pick; over the whole benchmark the excess of the rules' right picks goes: every
+    trick item (the rules are always right on them) and none of the items the rules miss,
+    counted under the filter's reason."""
+    from xlebench.tasks.screening.set_filters import balance_item_filters
+
+    spec = {"kind": "option_only", "drop_if_correct_at_least": 2}
+    items = [_mcq(log, k, True) if k % 4 == 0 else _fair(log, k) for log in LOGS
+             for k in range(12)]
+    kept, dropped = apply_filters(items, [spec], FilterContext())
+    assert len(kept) == len(items) and not dropped
+    assert all(set(it["provenance"]["filters"]["option_only"]["picks"]) ==
+               {"centroid", "outlier", "longest", "shortest", "question_overlap"} for it in kept)
+    records = {log: {"subtask": "egoschema_mcq", "stats": {},
+                     "items": [it for it in kept if it["lifelog_id"] == log]} for log in LOGS}
+    out = balance_item_filters(records, {"egoschema_mcq": [spec]}, seed=0)
+    left = [it for rec in out.values() for it in rec["items"]]
+    gone = sum(rec["stats"].get("dropped by the option_only filter", 0) for rec in out.values())
+    assert gone == len(items) - len(left) > 0
+    assert not any(it["answer"]["text"].startswith("C eats one") for it in left)
+    verdicts = {it["item_id"]: it["provenance"]["filters"]["option_only"] for it in items}
+    assert all(v["kept"] == (v["reader"] is None) for v in verdicts.values())
 
 
 def test_words_that_tell_the_time_of_day_are_caught_for_ordering() -> None:
@@ -204,25 +229,27 @@ def test_items_about_several_videos_learn_from_items_sharing_none() -> None:
         assert learned and all(mine.isdisjoint(v) for v in learned)
 
 
+def _fair(log: str, k: int) -> dict:
+    """An item whose right option no rule finds (drawn like the others, at a random place)."""
+    rng = random.Random(f"fair{log}{k}")
+    options = [f"C {rng.choice(['cuts', 'moves', 'folds', 'lifts'])} the {noun}."
+               for noun in rng.sample(["box", "cup", "rag", "pan", "mat", "jar", "net"], 5)]
+    label = rng.randrange(5)
+    it = _item("egoschema_mcq", log, k, "What does C do?", options=options, label=label,
+               text=options[label])
+    it["provenance"]["question"] = "What does C do?"
+    return it
+
+
 def test_the_panel_filter_drops_what_the_panel_answers_and_keeps_the_rest() -> None:
     """Half the items have the longest-option trick (the panel answers them in every seed),
     half a short right option no rule finds: the panel filter drops the first half only,
     records its verdict on the kept ones, and the unit-level filters leave it alone."""
     from xlebench.tasks.screening.panel_filter import panel_verdicts
 
-    def fair(log: str, k: int) -> dict:
-        rng = random.Random(f"fair{log}{k}")
-        options = [f"C {rng.choice(['cuts', 'moves', 'folds', 'lifts'])} the {noun}."
-                   for noun in rng.sample(["box", "cup", "rag", "pan", "mat", "jar", "net"], 5)]
-        label = rng.randrange(5)
-        it = _item("egoschema_mcq", log, k, "What does C do?", options=options, label=label,
-                   text=options[label])
-        it["provenance"]["question"] = "What does C do?"
-        return it
-
-    items = [_mcq(log, k, True) if k % 2 == 0 else fair(log, k)
+    items = [_mcq(log, k, True) if k % 2 == 0 else _fair(log, k)
              for log in LOGS for k in range(4)]
-    spec = {"kind": "panel", "seeds": 3, "drop_if_correct_at_least": 2}
+    spec = {"kind": "panel", "seeds": 3, "drop_if_correct_at_least": 2, "balance": False}
     verdicts = panel_verdicts(items, load_recipe("egoschema_mcq"), spec, S, seed=0)
     dropped = {i for i, v in verdicts.items() if not v["kept"]}
     trick = {it["item_id"] for it in items if it["answer"]["text"].startswith("C eats one")}
@@ -231,6 +258,34 @@ def test_the_panel_filter_drops_what_the_panel_answers_and_keeps_the_rest() -> N
                if i not in dropped)
     kept, counts = apply_filters(items, [spec], FilterContext())
     assert len(kept) == len(items) and not counts  # set-level: applied by the annotate stage
+
+
+def test_the_balanced_panel_filter_leaves_no_reader_and_no_inverse_informative() -> None:
+    """A third of the items have the longest-option trick, the rest a right option no rule
+    finds. Dropping every item the panel answers (``balance: false``) leaves the longest
+    option never right, so avoiding it beats chance; balanced, the filter drops only the
+    excess (the trick items all go: where the panel is sure it is always right), and on what
+    it keeps no option-only rule, nor its inverse, is right more often than chance allows."""
+    from xlebench.eval.scorers.choice import rule_picks
+    from xlebench.tasks.screening.balance import Z_BALANCED, deviation
+    from xlebench.tasks.screening.panel_filter import panel_verdicts
+
+    items = [_mcq(log, k, True) if k % 3 == 0 else _fair(log, k) for log in LOGS
+             for k in range(9)]
+    spec = {"kind": "panel", "seeds": 1, "drop_if_correct_at_least": 1, "rounds": 1}
+    verdicts = panel_verdicts(items, load_recipe("egoschema_mcq"), spec, S, seed=0)
+    kept = [it for it in items if verdicts[it["item_id"]]["kept"]]
+    assert 0 < len(kept) < len(items)
+    assert all(verdicts[i]["reader"] for i, v in verdicts.items() if not v["kept"])
+    ids = [it["item_id"] for it in kept]
+    base = dict.fromkeys(ids, 0.2)
+    for rule in ("longest", "shortest", "centroid"):
+        picks = {it["item_id"]: (it["answer"]["label"], rule_picks(it)[rule]) for it in kept}
+        follow = {i: float(lab in t) / len(t) for i, (lab, t) in picks.items()}
+        avoid = {i: float(lab not in t) / (5 - len(t)) if len(t) < 5 else 0.2
+                 for i, (lab, t) in picks.items()}
+        assert abs(deviation(ids, follow, base)) <= Z_BALANCED + 0.5
+        assert abs(deviation(ids, avoid, base)) <= Z_BALANCED + 0.5
 
 
 def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
@@ -250,7 +305,7 @@ def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
                        label=label, text=options[label])
             it["provenance"]["question"] = "What does C do?"
             items.append(it)
-    spec = {"kind": "panel", "seeds": 3, "drop_if_correct_at_least": 2}
+    spec = {"kind": "panel", "seeds": 3, "drop_if_correct_at_least": 2, "balance": False}
     verdicts = panel_verdicts(items, load_recipe("egoschema_mcq"), spec, S, seed=0)
     assert all("position_prior" not in m for v in verdicts.values() for m in v["members"])
     kept = [it for it in items if verdicts[it["item_id"]]["kept"]]

@@ -84,11 +84,22 @@ def test_decoys_no_other_question_names_are_learned() -> None:
     assert means["learned"] > 0.8
     assert max(means[m] for m in ("centroid", "outlier", "longest", "shortest")) < 0.45
     # AFLite drops what the learner predicts, and says why per item
-    verdicts = aflite_verdicts(mcq, load_recipe("neptune_mcq"), {
-        "partitions": 4, "threshold": 0.75, "rounds": 2}, Public(items), seed=0)
+    spec = {"partitions": 4, "threshold": 0.75, "rounds": 2, "balance": False}
+    verdicts = aflite_verdicts(mcq, load_recipe("neptune_mcq"), spec, Public(items), seed=0)
     dropped = [v for v in verdicts.values() if not v["kept"]]
     assert len(dropped) > 0.6 * len(mcq)
     assert all(v["predictability"] >= 0.75 and v["round"] is not None for v in dropped)
+    # balanced (the default): only the excess over chance goes, so some predictable items
+    # stay and the learner is at chance on what is kept, neither above nor below
+    from xlebench.tasks.screening.balance import Z_BALANCED, deviation
+
+    balanced = aflite_verdicts(mcq, load_recipe("neptune_mcq"), {**spec, "balance": True},
+                               Public(items), seed=0)
+    kept = [i for i, v in balanced.items() if v["kept"]]
+    assert len(dropped) > len(mcq) - len(kept) > 0
+    assert any(balanced[i]["predictability"] >= 0.75 for i in kept)
+    p = {i: balanced[i]["predictability"] for i in kept}
+    assert abs(deviation(kept, p, dict.fromkeys(kept, 0.2))) <= Z_BALANCED + 0.5
 
 
 def test_a_text_seen_only_as_a_decoy_elsewhere_is_remembered() -> None:

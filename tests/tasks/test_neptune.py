@@ -167,7 +167,7 @@ def test_comparison_and_goal_questions_have_one_answer() -> None:
 
 
 def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> None:
-    from xlebench.tasks.screening.panel_filter import MIN_STRATUM, _strata
+    from xlebench.tasks.screening.balance import MIN_STRATUM, tag_strata
 
     evs = N.events([_narr(RECORD)], 0.0, 200.0)  # stir pan x3, every other act once
     wrong = Q._count_decoys(3, evs, 4, random.Random(0), (1, 8))
@@ -176,7 +176,7 @@ def test_wrong_counts_are_the_records_other_counts_and_strata_need_size() -> Non
     assert all(2 <= int(w) <= 8 for w in Q._count_decoys(3, evs, 4, random.Random(0), (2, 8)))
     items = [{"item_id": f"a{k}", "tags": {"capability": "CT"}} for k in range(MIN_STRATUM)]
     items += [{"item_id": "b", "tags": {"capability": "GR"}}, {"item_id": "c"}]
-    strata = _strata(items)
+    strata = tag_strata(items)
     assert strata["a0"] == "capability=CT" and strata["b"] == strata["c"] == ""
 
 

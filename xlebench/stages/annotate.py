@@ -93,7 +93,7 @@ class AnnotateStage(BaseStage):
     #: per source video across life logs, each meeting subtask keeping a fair share.
     # 10: VidSitu senses, sense roles, relation votes; 11: the learned filter reads options
     # beside their siblings and the clock, Neptune balances over questions with decoys
-    version: ClassVar[str] = "12"  # 12: a verb slot holding no verb names no action; VidSitu windows fully labelled
+    version: ClassVar[str] = "13"  # 13: multiple-choice filters drop only the excess over chance (balanced)
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")

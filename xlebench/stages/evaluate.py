@@ -84,7 +84,7 @@ class EvaluateStage(BaseStage):
     name: ClassVar[str] = "evaluate"
     # 8: VidSitu/MultiHop metrics as their evaluators; layout; 9: the learned members read the
     # clock, the wearer and an option beside its siblings
-    version: ClassVar[str] = "10"  # 10: AVG rows pool the paper metrics; absent replies score 0; VidSitu verbs per annotator
+    version: ClassVar[str] = "11"  # 11: the panel reads the learned pick's inverse, a stacked reader and the wearer's routine
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 

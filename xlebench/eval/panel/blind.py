@@ -32,7 +32,7 @@ from typing import Any
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import cluster_of, source_videos
 from xlebench.eval.score import make_row, score_items
-from xlebench.eval.scorers.base import Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.base import PICKS, Blind, BlindContext, ScoreSettings
 from xlebench.runner.rng import derive_seed, unit_rng
 
 #: Source videos are split into this many folds (fewer when there are fewer videos).
@@ -189,9 +189,18 @@ def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, A
                if isinstance(a, str)}
     scored = {r["item_id"]: r for r in score_items(
         [it for it in items if it["item_id"] in replies], replies, recipes, s, bertscorer)}
-    return [scored[it["item_id"]] if it["item_id"] in scored else
-            make_row(it, recipes[it["subtask"]], "ok", dict(a), None)
+    return [scored[it["item_id"]] if it["item_id"] in scored else _expected_row(it, a, recipes)
             for it, a in zip(items, answers, strict=True)]
+
+
+def _expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, Any]) -> dict:
+    """The row of a member's expected scores; the options it picked (`PICKS`), where it
+    names them, go to the row's ``picks``."""
+    scores = {k: v for k, v in answer.items() if k != PICKS}
+    row = make_row(item, recipes[item["subtask"]], "ok", scores, None)
+    if PICKS in answer:
+        row["picks"] = list(answer[PICKS])
+    return row
 
 
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,

@@ -135,6 +135,16 @@ class Public:
                 best, at = share, ((a + b) / 2 - lo) / max(hi - lo, 1e-9)
         return at
 
+    def phrases_near(self, item: dict, within_s: float) -> list[str]:
+        """What the log's other items whose periods' middles lie within ``within_s`` of the
+        item's in time of day ask about their records (`query_phrases`), each once."""
+        mid = clock_of(item)
+        out: list[str] = []
+        for o in sorted(self._by_log.get(item["lifelog_id"], ()), key=lambda o: o["item_id"]):
+            if o["item_id"] != item["item_id"] and clock_gap(clock_of(o), mid) <= within_s:
+                out += query_phrases(o["query"])
+        return list(dict.fromkeys(out))
+
     def memo(self, name: str, build: Callable[[], Any]) -> Any:
         """A value computed once per view (a vectoriser fitted on every item's text)."""
         if name not in self._cache:
@@ -160,6 +170,39 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
 PARTS = ((0, "night"), (6, "morning"), (10, "midday"), (14, "afternoon"), (18, "evening"),
          (22, "late"))
 DAY_S = 86_400.0
+
+
+def clock_of(item: dict) -> float:
+    """The period's middle as seconds of the day."""
+    lo, hi = _period(item)
+    return (lo + hi) / 2 % DAY_S
+
+
+def clock_gap(a: float, b: float) -> float:
+    """Seconds between two times of day, across midnight."""
+    d = abs(a - b)
+    return min(d, DAY_S - d)
+
+
+#: Words of a question that say nothing about what C does.
+_ASKS = frozenset("where what who when which how did do does is was were i my me the a an in "
+                  "on at to of with for from by before after put see".split())
+
+
+def query_phrases(query: str) -> list[str]:
+    """What a query asks about a record, in its words: the listed actions of a counting
+    question, a moment's label, the objects of a question about the record (nothing from a
+    summary or an ordering query)."""
+    if "Action list:" in query:
+        return [a.strip() for a in
+                re.findall(r"\d+\.\s*([^,;]+)", query.split("Action list:")[1])]
+    m = re.match(r"When did I \((.*?)\)", query)
+    if m:
+        return [m.group(1)]
+    if " in the record provided" in query:
+        words = re.findall(r"[a-z]+", query.split(" in the record provided")[0].lower())
+        return [" ".join(w for w in words if w not in _ASKS)]
+    return []
 
 
 def wearer(item: dict) -> tuple[str, str]:

@@ -115,3 +115,17 @@ def most_common(values: Sequence[Any], default: Any) -> Any:
 def query_question(item: dict) -> str:
     """The question a model is shown, without the options of a multiple-choice item."""
     return item.get("provenance", {}).get("question") or item["query"]
+
+
+#: The key under which a multiple-choice member's answer names the options it picks (ties
+#: kept): the panel moves it out of the scores into the row's ``picks``, so that a filter can
+#: read each member's pick and its agreement with the others without knowing the label
+#: (`xlebench.tasks.screening.balance`).
+PICKS = "_picks"
+
+
+def picked(item: dict, tied: Sequence[int]) -> dict[str, Any]:
+    """Accuracy of picking uniformly among ``tied`` options (its exact expectation), and the
+    options picked."""
+    return {"acc": float(item["answer"]["label"] in tied) / len(tied),
+            PICKS: tuple(sorted(tied))}

@@ -16,10 +16,12 @@ from xlebench.eval.scorers.base import (
     BlindContext,
     ScoreSettings,
     most_common,
+    picked,
     query_question,
 )
 from xlebench.eval.scorers.learned import learned_choice
 from xlebench.eval.scorers.sentences import sentence_centroid
+from xlebench.eval.scorers.stacked import learned_inverse, stacked_choice
 
 #: Words too common to tell options apart.
 STOP = frozenset("a an the and or of in on at to for with by from c is was are were be been "
@@ -66,9 +68,8 @@ def rule_picks(item: dict) -> dict[str, list[int]]:
     return {name: rule(opts, q) for name, _, rule in OPTION_RULES}
 
 
-def expected(item: dict, tied: Sequence[int]) -> dict[str, float]:
-    """Accuracy of picking uniformly among ``tied`` options (its exact expectation)."""
-    return {"acc": float(item["answer"]["label"] in tied) / len(tied)}
+#: Accuracy of picking uniformly among tied options, and the options picked.
+expected = picked
 
 
 def _eliminate(item: dict, _model: None, ctx: BlindContext) -> dict[str, float]:
@@ -166,7 +167,9 @@ class ChoiceAccuracy(Base):
     shortest option, the one sharing most words with the question) and their complement (an
     option none of them picks: what filtering on those rules would teach); the position most
     often right on other logs; the option whose words were right most often on other logs;
-    the option seen most often as a right answer on other logs (option memory)."""
+    the option seen most often as a right answer on other logs (option memory); the learned
+    member, an option it does not pick, and a stacked reader of every member's pick
+    (`xlebench.eval.scorers.stacked`)."""
 
     kind = "choice"
 
@@ -196,7 +199,7 @@ class ChoiceAccuracy(Base):
                       fit_place_odds),
                 Blind("option_memory", "the options; other logs' right and wrong options",
                       _remembered, fit_option_memory),
-                learned_choice())
+                learned_choice(), learned_inverse(), stacked_choice())
 
     def details(self, item: dict, reply: str | None) -> dict[str, Any]:
         picked = parse_choice(reply, item["answer"]["options"]) if reply else None

@@ -47,7 +47,7 @@ from xlebench.eval.panel.public import (
     context_tokens,
     masked,
 )
-from xlebench.eval.scorers.base import Blind, BlindContext
+from xlebench.eval.scorers.base import Blind, BlindContext, picked
 from xlebench.eval.scorers.option_features import option_features, option_key
 
 #: What every learned member reads, printed with the panel.
@@ -216,10 +216,13 @@ def _choice(item: dict, model: Any, ctx: BlindContext) -> dict[str, float]:
     n = len(item["answer"]["options"])
     if model is None:
         return {"acc": 1.0 / n}
-    scores = choice_scores(item, model, ctx.public)
+    return picked(item, top_options(choice_scores(item, model, ctx.public)))
+
+
+def top_options(scores: Sequence[float]) -> list[int]:
+    """The options of the highest score (ties kept)."""
     top = max(scores)
-    tied = [k for k, v in enumerate(scores) if v >= top - 1e-12]
-    return {"acc": float(item["answer"]["label"] in tied) / len(tied)}
+    return [k for k, v in enumerate(scores) if v >= top - 1e-12]
 
 
 def learned_choice() -> Blind:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.eval.scorers.base import BlindContext
+from xlebench.eval.scorers.base import BlindContext, picked
 
 
 def _unit(vecs: np.ndarray) -> np.ndarray:
@@ -64,4 +64,4 @@ def sentence_centroid(item: dict, _model: None, ctx: BlindContext) -> dict[str, 
     """The option nearest its siblings' mean MiniLM vector (ties shared)."""
     sims = sibling_cosines(option_vectors(item, ctx.public))
     best = [k for k, v in enumerate(sims) if v >= max(sims) - 1e-6]
-    return {"acc": float(item["answer"]["label"] in best) / len(best)}
+    return picked(item, best)

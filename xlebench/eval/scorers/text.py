@@ -24,7 +24,14 @@ from xlebench.eval.metrics import (
 )
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import nearest_reference
-from xlebench.eval.scorers.memory import clock_answer, duration_answer, fit_clock, fit_durations
+from xlebench.eval.scorers.memory import (
+    clock_answer,
+    duration_answer,
+    fit_clock,
+    fit_durations,
+    fit_routine,
+    routine_answer,
+)
 from xlebench.eval.scorers.text_shapes import (
     GENERIC_SUMMARY,
     query_shape,
@@ -290,7 +297,8 @@ class TextSimilarity(Base):
     identification (`window_id`), and with the model metrics on (``eval.bertscore``)
     BERTScore F1 and Sent.Sim (cosine of MiniLM sentence vectors). Blind panel: the best
     constant reference of other life logs (per query shape), the reference of the other item
-    whose period is nearest in length (duration memory), the skeleton of frequent words with
+    whose period is nearest in length (duration memory) or in time of day (clock memory; for
+    the same wearer, followed by the log's own questions at that time: routine memory), the skeleton of frequent words with
     the best ROUGE-L, the query echoed back, and one fixed generic sentence."""
 
     kind = "text"
@@ -317,6 +325,10 @@ class TextSimilarity(Base):
                       "the length of their periods", duration_answer, fit_durations),
                 Blind("clock_memory", "the period's time of day; other logs' references by "
                       "the time of day of their periods", clock_answer, fit_clock),
+                Blind("routine_memory", "the period's time of day and the wearer; other "
+                      "logs' references of the same wearer by time of day, and the log's own "
+                      "questions near that time", routine_answer,
+                      fit_routine, public=True),
                 Blind("skeleton", "other logs' references: the string of frequent words "
                       "with the best ROUGE-L (greedy appends)", skeleton_answer, fit_skeleton),
                 Blind("query_echo", "the query", lambda it, _m, _c: it["query"]),

@@ -83,7 +83,7 @@ class EndToEndNeptune:
 
 def make(name: str, cfg: Any, out: Systems) -> Made:
     from xlebench.systems.frames import log_frames
-    from xlebench.tasks.screening.filters import load_transcripts
+    from xlebench.tasks.screening.transcripts import load_transcripts
 
     media, root, n, spec = frame_source(cfg, out)
     out.network |= vlm_backend(cfg.vlm.backend).remote

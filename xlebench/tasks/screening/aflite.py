@@ -7,13 +7,19 @@ their siblings, the clock and how often the rest of the benchmark names them; or
 `xlebench.eval.scorers.order.learned_order`, a ridge regression of each shown text's place
 in the day, scored by position accuracy) is fitted, in each of ``partitions`` seeded splits of the source videos
 into folds, on the items of the other folds that share no video with the fold, and answers the
-fold's items. An item's **predictability** is its mean accuracy over the partitions; items at
-or above ``threshold`` are dropped and the learner is refitted on the rest, for at most
-``rounds`` rounds (AFLite's iterations), since removing the easiest items changes what the
-learner can pick up. Items about several videos each (a summary choice of a day) are answered
-by a fit on the items that share none of their videos, once (`xlebench.eval.panel.blind.own_videos`).
-It needs every life log's items and the whole benchmark's text, so it runs at the end of the
-annotate stage (`AnnotateStage.finish`), after the panel filter.
+fold's items. An item's **predictability** is its mean accuracy over the partitions.
+
+Multiple choice (``balance: true``, the default) drops only the excess: while the learner is
+right more (or less) often than chance on what is kept, per third of its confidence the excess
+of predictable (or unpredictable) items goes in a seeded draw, and the learner is refitted on
+the rest, for at most ``rounds`` rounds (`xlebench.tasks.screening.balance`). Dropping every
+predictable item, as AFLite does (``balance: false``: items at or above ``threshold``), leaves
+the learner wrong on everything kept, and "not the learner's pick" then answers the benchmark
+(issue 77). Orders keep AFLite's rule. Items about several videos each (a summary choice of a
+day) are answered by a fit on the items that share none of their videos, once
+(`xlebench.eval.panel.blind.own_videos`). It needs every life log's items and the whole
+benchmark's text, so it runs at the end of the annotate stage (`AnnotateStage.finish`),
+before the panel filter.
 """
 
 from __future__ import annotations
@@ -26,51 +32,65 @@ from xlebench.eval.metrics import position_accuracy
 from xlebench.eval.panel.blind import folds, own_videos, training
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
-from xlebench.eval.scorers.learned import choice_scores, fit_choice
+from xlebench.eval.scorers.learned import choice_scores, fit_choice, top_options
 from xlebench.eval.scorers.order import fit_order, order_guess
 from xlebench.runner.rng import derive_seed
+from xlebench.tasks.screening.balance import (
+    balanced,
+    chance,
+    confidence_strata,
+    excess_drops,
+    tag_strata,
+)
 
 KIND = "aflite"
 #: Why an item left the benchmark (``stats`` of the annotate records, stats/tasks.json).
 DROPPED = "dropped by the learned blind filter (AFLite: predictable without the video)"
 
 
-def _choice_accuracy(item: dict, model: Any, public: Public) -> float:
+def _choice_accuracy(item: dict, model: Any, public: Public) -> tuple[float, float]:
+    """The learned member's accuracy on a multiple-choice item and its confidence (the
+    margin of its top option's fitted probability over the next)."""
     if model is None:
-        return 1.0 / len(item["answer"]["options"])
+        return 1.0 / len(item["answer"]["options"]), 0.0
     scores = choice_scores(item, model, public)
-    top = max(scores)
-    tied = [k for k, v in enumerate(scores) if v >= top - 1e-12]
-    return float(item["answer"]["label"] in tied) / len(tied)
+    tied = top_options(scores)
+    ranked = sorted(scores, reverse=True)
+    return float(item["answer"]["label"] in tied) / len(tied), ranked[0] - ranked[1]
 
 
-def _order_accuracy(item: dict, model: Any, public: Public) -> float:
+def _order_accuracy(item: dict, model: Any, public: Public) -> tuple[float, float]:
     gt = item["answer"]["order"]
-    return position_accuracy(order_guess(item, model, public), gt) if gt else 0.0
+    return (position_accuracy(order_guess(item, model, public), gt) if gt else 0.0), 0.0
 
 
-#: Per answer kind the filter reads: the learned member's fit and its accuracy on an item.
-LEARNERS: dict[str, tuple[Callable[..., Any], Callable[[dict, Any, Public], float]]] = {
+#: Per answer kind the filter reads: the learned member's fit, and its accuracy on an item
+#: with its confidence.
+LEARNERS: dict[str, tuple[Callable[..., Any],
+                          Callable[[dict, Any, Public], tuple[float, float]]]] = {
     "choice": (fit_choice, _choice_accuracy), "order": (fit_order, _order_accuracy)}
 
 
 def predictability(items: Sequence[dict], public: Public, partitions: int, seed: int,
-                   kind: str = "choice") -> dict[str, float]:
-    """Per item: the learned member's mean accuracy on it over ``partitions`` splits."""
+                   kind: str = "choice") -> dict[str, tuple[float, float]]:
+    """Per item: the learned member's mean accuracy on it over ``partitions`` splits, and its
+    mean confidence."""
     fit, _accuracy = LEARNERS[kind]
     if own_videos(items, "video"):
         return {it["item_id"]: _accuracy(it, fit(
             [o for o in items if set(source_videos(o)).isdisjoint(source_videos(it))],
             public), public) for it in items}
-    total = {it["item_id"]: 0.0 for it in items}
+    total = {it["item_id"]: (0.0, 0.0) for it in items}
     for p in range(partitions):
         fold_of = folds(items, derive_seed(seed, "aflite", p))
         for f in sorted(set(fold_of.values())):
             model = fit(training(items, fold_of, f), public)
             for it in items:
                 if fold_of[it["item_id"]] == f:
-                    total[it["item_id"]] += _accuracy(it, model, public)
-    return {i: v / partitions for i, v in total.items()}
+                    acc, conf = _accuracy(it, model, public)
+                    a, c = total[it["item_id"]]
+                    total[it["item_id"]] = (a + acc, c + conf)
+    return {i: (a / partitions, c / partitions) for i, (a, c) in total.items()}
 
 
 def aflite_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
@@ -81,18 +101,46 @@ def aflite_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
     if kind not in LEARNERS:
         raise ConfigError(f"tasks.{recipe.name}.filters: kind aflite filters multiple-choice "
                           "items and orders; this recipe's answers are neither")
+    if kind == "choice" and spec.get("balance", True):
+        return _balanced(items, spec, public, seed)
     threshold, rounds = float(spec["threshold"]), int(spec.get("rounds", 1))
     left, out = list(items), {}
     for r in range(rounds):
         scores = predictability(left, public, int(spec["partitions"]),
                                 derive_seed(seed, "aflite-round", r), kind)
         for it in left:
-            dropped = scores[it["item_id"]] >= threshold
-            out[it["item_id"]] = {"predictability": round(scores[it["item_id"]], 4),
-                                  "threshold": threshold, "round": r if dropped else None,
-                                  "kept": not dropped}
+            p = scores[it["item_id"]][0]
+            out[it["item_id"]] = {"predictability": round(p, 4), "threshold": threshold,
+                                  "round": r if p >= threshold else None,
+                                  "kept": p < threshold}
         kept = [it for it in left if out[it["item_id"]]["kept"]]
         if len(kept) == len(left):
             break
         left = kept
+    return out
+
+
+def _balanced(items: Sequence[dict], spec: Mapping[str, Any], public: Public, seed: int
+              ) -> dict[str, dict[str, Any]]:
+    """Multiple choice: per round, the learned member's predictability of the items kept so
+    far; where it is outside chance's band (`balance.balanced`), the excess of predictable
+    (or, below chance, unpredictable) items is dropped per stratum of its confidence
+    (`balance.excess_drops`), and the member is refitted on the rest."""
+    base = {it["item_id"]: chance(it) for it in items}
+    tags, rounds = tag_strata(items), int(spec.get("rounds", 1))
+    left, out = list(items), {}
+    for r in range(rounds):
+        scores = predictability(left, public, int(spec["partitions"]),
+                                derive_seed(seed, "aflite-round", r))
+        live = [it["item_id"] for it in left]
+        acc = {i: scores[i][0] for i in live}
+        for i in live:
+            out[i] = {"predictability": round(acc[i], 4), "balanced": True, "round": None,
+                      "kept": True}
+        if balanced(live, acc, base):
+            break
+        strata = confidence_strata(live, {i: scores[i][1] for i in live}, tags)
+        for i in excess_drops(live, acc, base, strata, seed, "aflite", r):
+            out[i].update(round=r, kept=False)
+        left = [it for it in left if out[it["item_id"]]["kept"]]
     return out

@@ -222,10 +222,10 @@ def _option_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Ve
 
     if "options" not in item["answer"]:
         raise ValueError("the option_only filter needs multiple-choice items (answer.options)")
-    label = item["answer"]["label"]
-    right = sorted(name for name, tied in rule_picks(item).items()
-                   if label in tied and len(tied) <= 2)
-    return len(right) < int(spec["drop_if_correct_at_least"]), {"right": right}
+    label, picks = item["answer"]["label"], rule_picks(item)
+    right = sorted(name for name, tied in picks.items() if label in tied and len(tied) <= 2)
+    return len(right) < int(spec["drop_if_correct_at_least"]), {
+        "right": right, "picks": {name: list(tied) for name, tied in sorted(picks.items())}}
 
 
 def _qad_rank(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
@@ -269,39 +269,13 @@ def transcript_lines(item: dict, transcripts: Mapping[str, list], scope: str = "
 
 def _transcript_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
     _mcq_check(item, "transcript_only", fctx)
+    from xlebench.tasks.screening.transcripts import load_transcripts
+
     speech = transcript_lines(item, load_transcripts(spec["transcripts"]),
                               str(spec.get("scope", "clip")))
     passed, verdict = _seeded(item, spec, fctx, TRANSCRIPT_PROMPT, False, _named_option(item),
                               transcript=speech)
     return passed, {**verdict, "speech_lines": speech.count("\n") + 1}
-
-
-def load_transcripts(path: str) -> dict[str, list]:
-    """``{video_uid: [{start_s, end_s, text}]}`` (read once per file)."""
-    import json
-    from pathlib import Path
-
-    from xlebench.errors import ConfigError, DataError
-
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"{p}: no such transcript file (transcript_only filter); give "
-                          "JSON {video_uid: [{start_s, end_s, text}]}")
-    key = (p.resolve(), p.stat().st_mtime_ns, p.stat().st_size)
-    if key not in _TRANSCRIPTS:
-        try:
-            data = json.loads(p.read_text())
-        except json.JSONDecodeError as exc:
-            raise DataError(str(p), f"line {exc.lineno}", "valid JSON") from None
-        if not isinstance(data, dict) or not all(
-                isinstance(v, list) and all({"start_s", "end_s", "text"} <= set(t) for t in v)
-                for v in data.values()):
-            raise DataError(str(p), "$", "an object {video_uid: [{start_s, end_s, text}]}")
-        _TRANSCRIPTS[key] = data
-    return _TRANSCRIPTS[key]
-
-
-_TRANSCRIPTS: dict[Any, dict[str, list]] = {}
 
 
 FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tuple[str, ...]]] = {
@@ -323,6 +297,19 @@ FILTERS: dict[str, tuple[Callable[[dict, Mapping, FilterContext], Verdict], tupl
 MODEL_FILTERS = ("blind", "no_q", "qad_rank", "transcript_only")
 #: Filters over every life log's items at once (`AnnotateStage.finish`), not per unit.
 SET_FILTERS = ("panel", "aflite")
+#: Filters that read a blind reader's pick of an option. On multiple-choice items, with
+#: ``balance: true`` (the default), they drop nothing per unit: each records its reader's
+#: picks, and the annotate stage drops, over the whole benchmark, only the excess of right
+#: (or wrong) picks over chance (`xlebench.tasks.screening.set_filters.balance_item_filters`).
+#: Dropping every item the reader answers (``balance: false``, the papers' rule) leaves it
+#: wrong on what is kept, and "not its pick" then answers the benchmark (issue 77).
+READER_FILTERS = ("option_only", "blind", "no_q", "qad_rank", "transcript_only")
+
+
+def balances(spec: Mapping[str, Any], item: dict) -> bool:
+    """Whether ``spec`` is decided over the whole benchmark for ``item`` (`READER_FILTERS`)."""
+    return (spec["kind"] in READER_FILTERS and bool(spec.get("balance", True))
+            and "options" in item["answer"])
 
 
 def check_filters(name: str, specs: Sequence[Mapping[str, Any]]) -> None:
@@ -385,6 +372,8 @@ def apply_filters(items: list[dict], specs: Sequence[Mapping[str, Any]],
         ok = True
         for spec in (s for s in specs if s["kind"] not in SET_FILTERS):
             passed, verdict = FILTERS[spec["kind"]][0](item, spec, fctx)
+            if balances(spec, item):  # decided over the whole benchmark (set_filters)
+                passed, verdict = True, {**verdict, "balanced": True}
             item["provenance"].setdefault("filters", {})[spec["kind"]] = {
                 **verdict, "kept": passed}
             if not passed:

@@ -16,40 +16,102 @@ resolved; ``tasks.<name>.filters`` without it keeps such items, and the tables s
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xlebench.eval.panel.blind import REMEMBERED, panel_rows, strongest
 from xlebench.runner.rng import derive_seed
+from xlebench.tasks.screening.balance import balance_readers, chance, tag_strata
 
 KIND = "panel"
 #: Why an item left the benchmark (``stats`` of the annotate records, stats/tasks.json).
 DROPPED = "dropped by the panel filter"
+#: Rounds of balancing (each refits the panel on what the last kept) unless a spec says.
+ROUNDS = 2
+#: The member that reads nothing: its accuracy is chance by construction.
+UNIFORM = "uniform"
 #: A row the panel "answers right": its primary metric at its best value.
 RIGHT = 1.0 - 1e-9
 
 
-#: A tag value (Neptune's capability) with at least this many items gets its own strongest
-#: member; smaller ones share the recipe's.
-MIN_STRATUM = 20
-
-
 def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
                    settings: Any, seed: int, public: Any = None) -> dict[str, dict[str, Any]]:
+    """Per item whether it is kept, and why: balanced for multiple choice
+    (`balanced_verdicts`, unless ``balance: false``), else dropped where the strongest member
+    answers it (`strongest_verdicts`)."""
+    if getattr(recipe.scorer, "kind", None) == "choice" and spec.get("balance", True):
+        return balanced_verdicts(items, recipe, spec, settings, seed, public)
+    return strongest_verdicts(items, recipe, spec, settings, seed, public)
+
+
+def _readers(recipe: Any, panel: Any) -> dict[str, list[dict]]:
+    """The panel's rows of every member that reads something (not a position, not nothing)."""
+    positional = {b.name for b in recipe.scorer.blind() if b.positional}
+    return {m: r for m, r in panel.rows.get(recipe.name, {}).items()
+            if m.removesuffix(REMEMBERED) not in positional and m != UNIFORM}
+
+
+def balanced_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
+                      settings: Any, seed: int, public: Any = None
+                      ) -> dict[str, dict[str, Any]]:
+    """Multiple choice: in each of ``rounds`` rounds, the panel is fitted on the items kept so
+    far (``seeds`` fold assignments); every member — its inverse and the stacked reader among
+    them — whose accuracy there is outside chance's band (`balance.balanced`) is balanced in
+    turn, the furthest first: per stratum of its agreement with the others, the excess of its
+    right (or wrong) picks is dropped (`balance.excess_drops`). Per item: the round and the
+    member it was dropped for, or kept."""
+    seeds, rounds = int(spec["seeds"]), int(spec.get("rounds", ROUNDS))
+    base = {it["item_id"]: chance(it) for it in items}
+    tags, out = tag_strata(items), {}
+    left = list(items)
+    for r in range(rounds):
+        acc, picks = _panel_reading(left, recipe, settings, seed, r, seeds, public)
+        drop = balance_readers([it["item_id"] for it in left], acc, picks, base, tags, seed,
+                               "panel", r)
+        out.update({i: {"round": r, "reader": m} for i, m in drop.items()})
+        left = [it for it in left if it["item_id"] not in out]
+        if not drop:
+            break
+    return {it["item_id"]: {"seeds": seeds, "rounds": rounds, "balanced": True,
+                            **out.get(it["item_id"], {"round": None, "reader": None}),
+                            "kept": it["item_id"] not in out} for it in items}
+
+
+def _panel_reading(items: Sequence[dict], recipe: Any, settings: Any, seed: int, r: int,
+                   seeds: int, public: Any) -> tuple[dict[str, dict[str, float]],
+                                                    dict[str, dict[str, list[int]]]]:
+    """Per member, each item's accuracy averaged over the seeds' fits, and its picks in the
+    first."""
+    acc: dict[str, dict[str, float]] = {}
+    picks: dict[str, dict[str, list[int]]] = {}
+    for k in range(seeds):
+        salt = ("panel-filter", k) if r == 0 else ("panel-filter", r, k)
+        panel = panel_rows(items, {recipe.name: recipe}, settings,
+                           seed=derive_seed(seed, *salt), draws=8, public=public)
+        for m, rows in _readers(recipe, panel).items():
+            cell = acc.setdefault(m, {})
+            for row in rows:
+                v = (row["scores"].get(recipe.primary) or 0.0) / seeds
+                cell[row["item_id"]] = cell.get(row["item_id"], 0.0) + v
+                if k == 0 and "picks" in row:
+                    picks.setdefault(m, {})[row["item_id"]] = row["picks"]
+    return acc, picks
+
+
+def strongest_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
+                       settings: Any, seed: int, public: Any = None
+                       ) -> dict[str, dict[str, Any]]:
     """Per item: the strongest member of each seed's panel — on the items of its tag value
     (Neptune's capability) where those are many, as the per-tag floors are printed — how
     many seeds it was right in, and whether the item is kept."""
     seeds, need = int(spec["seeds"]), int(spec["drop_if_correct_at_least"])
     right = {it["item_id"]: 0 for it in items}
-    strata = _strata(items)
+    strata = tag_strata(items)
     members: dict[str, list[str]] = {s: [] for s in set(strata.values())}
     for k in range(seeds):
         panel = panel_rows(items, {recipe.name: recipe}, settings,
                            seed=derive_seed(seed, "panel-filter", k), draws=8, public=public)
-        positional = {b.name for b in recipe.scorer.blind() if b.positional}
-        rows = {m: r for m, r in panel.rows.get(recipe.name, {}).items()
-                if m.removesuffix(REMEMBERED) not in positional}
+        rows = _readers(recipe, panel)
         for stratum in sorted(members):
             mine = {m: [r for r in rs if strata[r["item_id"]] == stratum]
                     for m, rs in rows.items()}
@@ -62,14 +124,6 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
                     right[r["item_id"]] += 1
     return {i: {"right": n, "seeds": seeds, "drop_if_correct_at_least": need,
                 "members": members[strata[i]], "kept": n < need} for i, n in right.items()}
-
-
-def _strata(items: Sequence[dict]) -> dict[str, str]:
-    """Each item's tag values as one key ("" for untagged items and small strata)."""
-    key = {it["item_id"]: ",".join(f"{k}={v}" for k, v in sorted((it.get("tags") or {})
-                                                               .items())) for it in items}
-    sizes = Counter(key.values())
-    return {i: k if sizes[k] >= MIN_STRATUM else "" for i, k in key.items()}
 
 
 def _mean(rows: Sequence[dict], metric: str) -> float:  # the panel member's mean score
@@ -98,6 +152,13 @@ def filter_notes(items: Sequence[dict], records: Mapping[str, dict], recipes: Ma
         if verdict is None:
             lines.append(f"{sub}: no panel filter: items a video-blind reader answers right "
                          f"are kept (tasks.{sub}.filters).")
+        elif verdict.get("balanced"):
+            lines.append(f"{sub}: {dropped.get(sub, 0)} items dropped by the balanced panel "
+                         f"filter ({verdict['rounds']} rounds of {verdict['seeds']} seeds), "
+                         "so that on what is kept no member's pick (its inverse and the "
+                         "stacked reader among them) is right more or less often than chance "
+                         "allows; the floor is the strongest reader fitted again on these "
+                         "items.")
         else:
             lines.append(f"{sub}: {dropped.get(sub, 0)} items the blind panel answered right "
                          f"in at least {verdict['drop_if_correct_at_least']} of "
