@@ -403,3 +403,19 @@ def test_a_fit_is_reused_for_the_same_items_and_redone_for_new_content(monkeypat
     assert panel("handles") == first and len(calls) == fitted  # nothing fitted again
     other = panel("washes")
     assert len(calls) == 2 * fitted and other != first
+
+
+def test_a_member_outside_chances_interval_is_named_either_way() -> None:
+    """The validity record of a multiple-choice recipe gives chance's 95% interval and names
+    the members outside it: above (a floor) and below (its inverse reads the items)."""
+    from xlebench.eval.panel.validity import chance_band
+
+    items = [_fair(log, k) for log in LOGS for k in range(25)]
+
+    def rows(share: float) -> list[dict]:
+        return [{"scores": {"acc": float(k < share * len(items))}} for k in range(len(items))]
+
+    band = chance_band(items, {"fair": rows(0.2), "sure": rows(0.5), "inverse": rows(0.05)},
+                       "acc")
+    assert band["mean"] == pytest.approx(0.2) and band["ci95"][0] < 0.2 < band["ci95"][1]
+    assert set(band["outside"]) == {"sure", "inverse"}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.panel.public import Public
 from xlebench.eval.scorers import ScoreSettings
@@ -93,10 +95,17 @@ def test_decoys_no_other_question_names_are_learned() -> None:
     # stay and the learner is at chance on what is kept, neither above nor below
     from xlebench.tasks.screening.balance import Z_BALANCED, deviation
 
-    balanced = aflite_verdicts(mcq, load_recipe("neptune_mcq"), {**spec, "balance": True},
-                               Public(items), seed=0)
+    noise = []
+    for v in range(80, 160):  # right options built like the wrong ones: nothing to learn
+        rng = random.Random(v)
+        options = [f"C {rng.choice(verbs)} the {n}{rng.randrange(1000)}"
+                   for n in rng.sample(nouns, 5)]
+        noise.append(_item("neptune_mcq", f"log{v}", 0, "What does C do?", 0, 600, f"v{v}",
+                           options=options, label=v % 5, text=options[v % 5]))
+    balanced = aflite_verdicts(mcq + noise, load_recipe("neptune_mcq"),
+                               {**spec, "balance": True}, Public(items + noise), seed=0)
     kept = [i for i, v in balanced.items() if v["kept"]]
-    assert len(dropped) > len(mcq) - len(kept) > 0
+    assert 0 < len(mcq) + len(noise) - len(kept) < len(dropped) + len(noise)
     assert any(balanced[i]["predictability"] >= 0.75 for i in kept)
     p = {i: balanced[i]["predictability"] for i in kept}
     assert abs(deviation(kept, p, dict.fromkeys(kept, 0.2))) <= Z_BALANCED + 0.5
@@ -283,3 +292,28 @@ def test_the_blind_panel_is_the_same_whatever_the_hash_seed() -> None:
                           env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout
            for seed in ("1", "2")]
     assert out[0] and out[0] == out[1]
+
+
+def test_the_stacked_reader_avoids_what_a_filter_taught_to_be_wrong() -> None:
+    """The fingerprint a filter leaves when it drops every item a rule answers: the right
+    option is never the longest nor the shortest. The rules are below chance; the stacked
+    reader learns their inverse (any of the three others: a third) where the uniform guess
+    stays at a fifth, and the learned member's inverse never picks the learned pick."""
+    nouns = ["box", "cup", "rag", "pan", "mat", "jar", "net", "pot", "pen", "map"]
+    items = []
+    for v in range(120):
+        rng = random.Random(f"stack{v}")
+        lengths = rng.sample([1, 2, 3, 4, 5], 5)
+        options = [f"C moves the {' and the '.join(rng.sample(nouns, n))}." for n in lengths]
+        label = rng.choice([k for k, n in enumerate(lengths) if n not in (1, 5)])
+        items.append(_item("neptune_mcq", f"log{v % 24}", v // 24, "What does C do?",
+                           3600.0 * (v % 7), 600, f"v{v}", options=options, label=label,
+                           text=options[label]))
+    panel = panel_rows(items, {"neptune_mcq": load_recipe("neptune_mcq")}, S, seed=0, draws=1)
+    rows = panel.rows["neptune_mcq"]
+    means = {m: sum(r["scores"]["acc"] for r in rs) / len(rs) for m, rs in rows.items()}
+    assert means["longest"] == means["shortest"] == 0.0
+    assert means["stacked"] > 0.28 > 0.2 == pytest.approx(means["uniform"])
+    assert all(not set(a.get("picks", ())) & set(b.get("picks", ())) for a, b in
+               zip(rows["learned"], rows["learned_inverse"], strict=True) if "picks" in a
+               and len(a["picks"]) < 5)

@@ -36,3 +36,33 @@ def test_every_summary_recipe_has_the_clock_member() -> None:
     for name in ("single_summary", "multi_summary", "holistic_summary"):
         members = {b.name for b in load_recipe(name).scorer.blind()}
         assert {"clock_memory", "duration_memory"} <= members, name
+
+
+def test_the_routine_member_reads_the_wearer_and_the_logs_own_questions_at_that_hour() -> None:
+    """A persona's day repeats: the reference of another log of the same wearer (location and
+    type) nearest in time of day wins over a nearer time of another wearer, a wearer's
+    location alone over nobody; the log's own questions within the hour follow it."""
+    from dataclasses import replace
+
+    from xlebench.eval.panel.public import Public
+    from xlebench.eval.scorers.memory import fit_routine, routine_answer
+
+    def item(log: str, start_h: float, text: str, query: str = "Summarize 00:00 - 00:00."
+             ) -> dict:
+        return {**_item(start_h, text, query), "item_id": f"{log}-{start_h}",
+                "lifelog_id": log}
+
+    train = [item("peru-intj-aaaaaa-short", 9, "C reads a book."),
+             item("peru-esfp-bbbbbb-short", 8.1, "C dances."),
+             item("chile-intj-cccccc-short", 8, "C swims.")]
+    model = fit_routine(train)
+    asked = item("peru-intj-dddddd-short", 8, "?")
+    same_log = [asked, item(asked["lifelog_id"], 8.5, "", "When did I (open the fridge) in "
+                            "the record provided for the 08:30 - 09:00 time period?"),
+                item(asked["lifelog_id"], 15, "", "When did I (wash the car) in the record "
+                     "provided for the 15:00 - 15:30 time period?")]
+    ctx = replace(CTX, public=Public(train + same_log))
+    assert routine_answer(asked, model, ctx) == "C reads a book. C open the fridge."
+    stranger = item("peru-enfp-eeeeee-short", 8, "?")
+    assert routine_answer(stranger, model, ctx).startswith("C dances.")
+    assert routine_answer(item("fiji-enfp-ffffff-short", 8, "?"), model, ctx) == "C swims."

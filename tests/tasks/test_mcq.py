@@ -115,7 +115,7 @@ def test_option_parsing_and_accuracy() -> None:
     uniform = next(b for b in sc.blind() if b.name == "uniform")
     assert uniform.answer(it, None, None) == {"acc": 0.2}
     assert rule_picks(it)["longest"] == [1] and rule_picks(it)["shortest"] == [0, 2, 4]
-    assert expected(it, [1, 3]) == {"acc": 0.5}
+    assert expected(it, [1, 3]) == {"acc": 0.5, "_picks": (1, 3)}
     rows = [{"subtask": "m", "details": sc.details(it, r)} for r in ("0", "0", "3", "junk")]
     assert position_histograms(rows) == {"m": {"picked": [2, 0, 0, 1, 0],
                                                "label": [0, 4, 0, 0, 0]}}
@@ -146,7 +146,7 @@ def test_filter_arithmetic_right_in_seeds(monkeypatch) -> None:
             return 2 if sample + 1 in right_in else 0
         monkeypatch.setattr(st, "ask_text", fake)
         llm = type("L", (), {"settings": type("S", (), {"max_retries": 0})()})()
-        spec = {"kind": "qad_rank", "seeds": 3, "drop_if_correct_at_least": 2}
+        spec = {"kind": "qad_rank", "seeds": 3, "drop_if_correct_at_least": 2, "balance": False}
         out, dropped = apply_filters([json.loads(json.dumps(item))], [spec],
                                      FilterContext(llm, random.Random(0)))
         assert bool(out) == kept and dropped.total() == (0 if kept else 1)
@@ -167,7 +167,7 @@ def test_the_qad_filter_reads_the_top_of_the_ranking(monkeypatch, reply: str,
     item = _mcq(["a b", "c d", "e f", "g h", "i j"], 2)
     monkeypatch.setattr(st, "ask_text", lambda client, messages, parse, **kw: parse(reply))
     llm = type("L", (), {"settings": type("S", (), {"max_retries": 0})()})()
-    spec = {"kind": "qad_rank", "seeds": 1, "drop_if_correct_at_least": 1}
+    spec = {"kind": "qad_rank", "seeds": 1, "drop_if_correct_at_least": 1, "balance": False}
     out, _ = apply_filters([json.loads(json.dumps(item))], [spec],
                            FilterContext(llm, random.Random(0)))
     assert bool(out) == kept
@@ -220,7 +220,7 @@ def test_llm_questions_and_the_blind_filter_defeat_a_length_shortcut(tmp_path: P
         longest = [max(it["answer"]["options"], key=len) == it["answer"]["text"]
                    for it in items]
         assert sum(longest) == 4  # one window per log segment, the first question each
-        spec = {"kind": "blind", "seeds": 1, "drop_if_correct_at_least": 1}
+        spec = {"kind": "blind", "seeds": 1, "drop_if_correct_at_least": 1, "balance": False}
         kept, dropped = apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
     assert dropped["dropped by the blind filter"] == 4 and len(kept) == 8
     for it in kept:
@@ -453,8 +453,13 @@ def test_the_blind_filter_is_on_whenever_a_model_is_configured(tmp_path: Path) -
     items = [json.loads(x) for x in (bench / "annotations" / "egoschema_mcq.jsonl").read_text()
              .splitlines()]
     assert items and all("blind" in it["provenance"]["filters"] for it in items)
-    stats = json.loads((bench / "stats" / "tasks.json").read_text())
-    assert stats["skipped"]["egoschema_mcq"]["dropped by the blind filter"] > 0
+    # balanced (the default): the model's picks on what is kept are right as often as chance
+    from xlebench.tasks.screening.balance import balanced, chance
+
+    verdicts = {it["item_id"]: it["provenance"]["filters"]["blind"] for it in items}
+    assert all(v["balanced"] and v["kept"] for v in verdicts.values())
+    assert balanced(list(verdicts), {i: v["correct"] / v["seeds"] for i, v in verdicts.items()},
+                    {it["item_id"]: chance(it) for it in items})
 
 
 def test_offline_windows_are_the_videos_whatever_segment_shows_it() -> None:

@@ -376,7 +376,7 @@ def test_transcript_filter_drops_what_speech_alone_answers(tmp_path: Path) -> No
     speech.write_text(json.dumps({"v": [{"start_s": 1, "end_s": 3, "text": "hello"},
                                         {"start_s": 50, "end_s": 52, "text": "later on"}]}))
     spec = {"kind": "transcript_only", "seeds": 1, "drop_if_correct_at_least": 1,
-            "transcripts": str(speech)}
+            "transcripts": str(speech), "balance": False}
     with LoopbackLLMServer(ScriptedModel()) as srv:
         llm = make_client(srv, tmp_path / "cache")
         kept, dropped = apply_filters(items, [spec], FilterContext(llm, random.Random(0)))
@@ -425,7 +425,7 @@ def test_no_q_reads_the_narrations_and_the_options_but_not_the_question(tmp_path
                       "answer": {"options": opts, "label": 1 if k % 2 else 0},
                       "evidence": [{"video_uid": "v", "source_start_s": 10.0,
                                     "source_end_s": 30.0}]})
-    spec = {"kind": "no_q", "seeds": 1, "drop_if_correct_at_least": 1}
+    spec = {"kind": "no_q", "seeds": 1, "drop_if_correct_at_least": 1, "balance": False}
     with LoopbackLLMServer(ScriptedModel()) as srv:
         llm = make_client(srv, tmp_path / "cache")
         fctx = FilterContext(llm, random.Random(0), lambda it: clip_narrations(ann, it))

@@ -15,6 +15,7 @@ blind panel says so in words, in ``stats/tasks.json``, every results table and t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,8 @@ def recipe_validity(recipe: Any, items: Sequence[dict], oracle_rows: Sequence[di
     blind = {**_mean(members[best], primary, corpus), "member": best} if best else None
     out: dict[str, Any] = {"items": len(items), "metric": primary,
                            "blind": blind, "panel": values}
+    if getattr(recipe.scorer, "kind", None) == "choice" and items:
+        out["chance"] = chance_band(items, members, primary)
     if recipe.oracle is None or not oracle_rows:
         out.update(oracle=None, consistent=None, headroom=None,
                    verdict="no full-information oracle for this recipe offline")
@@ -52,6 +55,22 @@ def recipe_validity(recipe: Any, items: Sequence[dict], oracle_rows: Sequence[di
                consistent=consistent, headroom=headroom,
                verdict=_verdict(consistent, headroom, check, checked, blind, ora))
     return out
+
+
+def chance_band(items: Sequence[dict], members: Mapping[str, Sequence[dict]], metric: str
+                ) -> dict[str, Any]:
+    """Multiple choice: a uniform guess's mean and its 95% interval on these items (binomial,
+    1/k per item), and the members whose mean lies outside it — above is a floor, below an
+    inverse a submitter reads ("not its pick"): a filter that leaves a fingerprint shows
+    here."""
+    base = [1.0 / len(it["answer"]["options"]) for it in items]
+    mean = sum(base) / len(base)
+    half = 1.96 * math.sqrt(sum(c * (1 - c) for c in base)) / len(base)
+    means = {m: sum(r["scores"].get(metric) or 0.0 for r in rows) / len(rows)
+             for m, rows in members.items() if rows}
+    return {"mean": mean, "ci95": [mean - half, mean + half],
+            "outside": {m: v for m, v in sorted(means.items())
+                        if not mean - half <= v <= mean + half}}
 
 
 def _verdict(consistent: bool, headroom: bool, check: str, checked: float | None,

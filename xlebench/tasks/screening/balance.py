@@ -24,9 +24,14 @@ from collections.abc import Mapping, Sequence
 from xlebench.runner.rng import derive_seed
 
 #: A reader is left as it is while its accuracy on the kept items lies within this many
-#: standard errors of chance (binomial, per item 1/k): a narrower band than the 95% interval
-#: a reviewer draws, so what is published sits well inside it.
+#: standard errors above chance (binomial, per item 1/k): a narrower band than the 95%
+#: interval a reviewer draws, so what is published sits well inside it.
 Z_BALANCED = 1.0
+#: ... and within this many below it. A reader below chance is worth to a submitter only
+#: through its inverse, whose excess is 1/(k-1) of its deficit (a pick among the other k-1
+#: options): the band is wider there, still inside the 95% interval, and every dropped wrong
+#: pick (worth 1/k of the excess, against (k-1)/k for a right one) costs more items.
+Z_BELOW = 1.6
 #: A confidence stratum smaller than this is pooled with the reader's others of its tag.
 MIN_BIN = 15
 #: Agreement strata: the share of the other members picking what the reader picks, in thirds.
@@ -46,7 +51,8 @@ def deviation(ids: Sequence[str], acc: Mapping[str, float], base: Mapping[str, f
 
 
 def balanced(ids: Sequence[str], acc: Mapping[str, float], base: Mapping[str, float]) -> bool:
-    return abs(deviation(ids, acc, base)) <= Z_BALANCED
+    """Whether the reader's accuracy on ``ids`` is inside the band around chance."""
+    return -Z_BELOW <= deviation(ids, acc, base) <= Z_BALANCED
 
 
 def excess_drops(ids: Sequence[str], acc: Mapping[str, float], base: Mapping[str, float],

@@ -13,7 +13,10 @@ Kinds:
   ``max_ratio`` of the right option's length in words, both ways (a length shortcut either
   way is a text-only cue).
 * ``blind`` — multiple choice (EgoSchema): a text-only model answers from question and options
-  in each of ``seeds`` samples; drop when it is right in at least ``drop_if_correct_at_least``.
+  in each of ``seeds`` samples; balanced by default (its picks' excess over chance dropped over
+  the whole benchmark, as ``option_only``'s), else (``balance: false``, EgoSchema's rule) drop
+  when it is right in at least ``drop_if_correct_at_least``. So are ``no_q``, ``qad_rank``
+  and ``transcript_only``.
   ``no_question: true`` shows the options alone (the offline panel's option-only rules are
   its model-free counterpart).
 * ``no_q`` — multiple choice (EgoSchema's No-Q baseline, section 3.1): a text-only model reads
@@ -27,22 +30,32 @@ Kinds:
 * ``option_only`` — multiple choice, offline (on by default for every multiple-choice recipe):
   the blind panel's option-only rules (`xlebench.eval.scorers.choice.OPTION_RULES`: the most
   central, most isolated, longest and shortest option, the one sharing most words with the
-  question) each pick an option without any model; drop when at least
-  ``drop_if_correct_at_least`` of them pick the right one (a rule tied between two options
-  counts as picking both).
+  question) each pick an option without any model. Balanced (``balance: true``, the default,
+  like every filter that reads a blind reader's pick): each rule's right picks beyond chance
+  (1 in k), or its wrong ones beyond chance where it is below, are dropped over the whole
+  benchmark, per stratum of the rules' agreement (`xlebench.tasks.screening.balance`), so
+  that neither a rule nor "not the rule's pick" reads what is kept. ``balance: false`` drops
+  an item when at least ``drop_if_correct_at_least`` of them pick the right one (a rule tied
+  between two options counts as picking both).
 
 * ``panel`` — multiple choice and short answers, offline (on by default for egoschema_mcq,
   summary_mcq and neptune_qa): the blind panel, cross-fitted over every life log in each of
-  ``seeds`` seeded fold assignments; drop items its strongest member answers right in at least
-  ``drop_if_correct_at_least`` of them (`xlebench.tasks.screening.panel_filter`; it runs once at the end
-  of the annotate stage, since it needs every log's items).
+  ``seeds`` seeded fold assignments. Multiple choice is balanced: for at most ``rounds``
+  rounds, the panel is fitted on what is kept and every member outside chance's band — the
+  learned member's inverse and the stacked reader among them — loses its excess, per stratum
+  of its agreement with the others. Short answers (and ``balance: false``) drop the items its
+  strongest member answers right in at least ``drop_if_correct_at_least`` seeds
+  (`xlebench.tasks.screening.panel_filter`; it runs once at the end of the annotate stage,
+  since it needs every log's items, after ``aflite``).
 * ``aflite`` — multiple choice and orders, offline (on by default for the multiple-choice
   recipes): AFLite (Le Bras et al., ICML 2020) with the learned blind member — a logistic
   regression over the options' words, their siblings, the clock and how often the rest of the
   benchmark names them; for orders, a ridge regression of each text's place — fitted
-  in each of ``partitions`` seeded fold splits by source video; drop items whose mean accuracy
-  (predictability) is at least ``threshold``, refit on the rest, for at most ``rounds`` rounds
-  (`xlebench.tasks.screening.aflite`; at the end of the annotate stage, after ``panel``).
+  in each of ``partitions`` seeded fold splits by source video. Multiple choice is balanced
+  (the excess of predictable items over chance goes, per third of the learner's confidence,
+  refitted for at most ``rounds`` rounds); orders and ``balance: false`` drop items whose mean
+  accuracy (predictability) is at least ``threshold``, refit on the rest, for at most
+  ``rounds`` rounds (`xlebench.tasks.screening.aflite`; at the end of the annotate stage).
 
 * ``raters`` — human raters' verdicts (`xlebench.export.curation`: the sheet
   ``export.formats=[curation]`` writes, filled in): drop items whose ``verdict`` (GOOD / BAD /

@@ -1,17 +1,30 @@
-"""The blind panel as a filter: drop the items a reader who never sees a frame gets right.
+"""The blind panel as a filter: keep only what a reader who never sees a frame cannot use.
 
 EgoSchema drops questions a text-only model answers from the question and options; Neptune
 drops those its QAD model ranks first. Both need a model. The offline counterpart is xlebench's
-own blind panel (`xlebench.eval.panel.blind`): every strategy that reads the query, the options, or
-other life logs' answers, cross-fitted by source video. The filter runs it over a recipe's
-items in each of ``seeds`` seeded fold assignments, takes each time the strongest member (the
-floor that table would print), and drops an item it answers right in at least
-``drop_if_correct_at_least`` of them. Members that pick an option by its position alone
-(`Blind.positional`) never decide: labels are shuffled uniformly, and dropping the items whose
-label sits where such a member points would leave that position empty — a skew the member
-then reads as accuracy. It needs every life log's items, so it runs once at the
-end of the annotate stage (`AnnotateStage.finish`), after the printed-answer pairs are
-resolved; ``tasks.<name>.filters`` without it keeps such items, and the tables say so.
+own blind panel (`xlebench.eval.panel.blind`): every strategy that reads the query, the
+options, or other life logs' answers, cross-fitted by source video.
+
+**Multiple choice is balanced** (``balance: true``, the default): dropping every item the panel
+answers leaves the panel wrong on what is kept, and since the panel is open source, "not its
+pick" then answers the benchmark (issue 77: 31.8 on `egoschema_mcq` against a floor of 22.3).
+So in each of ``rounds`` rounds the panel is fitted on the items kept so far (``seeds`` fold
+assignments, each member's accuracy averaged over them) and every member outside chance's
+band — the learned member's inverse and the stacked reader of every member's pick among them —
+loses only its excess of right (or wrong) picks, per stratum of its agreement with the others
+(`xlebench.tasks.screening.balance`); last, the labels' positions are evened out the same way
+(the position prior reads them). The floor printed beside
+every score is the panel fitted again on what is published, by the evaluate stage.
+
+**Short answers** (and ``balance: false``): each seed's strongest member (the floor that table
+would print) answers the items, and an item it answers right in at least
+``drop_if_correct_at_least`` seeds is dropped. Members that pick by position alone
+(`Blind.positional`) never decide there: dropping the items whose label sits where such a
+member points would leave that position empty — a skew the member then reads as accuracy.
+
+It needs every life log's items, so it runs once at the end of the annotate stage
+(`AnnotateStage.finish`), after the printed-answer pairs are resolved and AFLite;
+``tasks.<name>.filters`` without it keeps such items, and the tables say so.
 """
 
 from __future__ import annotations
@@ -45,10 +58,24 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
 
 
 def _readers(recipe: Any, panel: Any) -> dict[str, list[dict]]:
-    """The panel's rows of every member that reads something (not a position, not nothing)."""
-    positional = {b.name for b in recipe.scorer.blind() if b.positional}
+    """The panel's rows of every member that reads something (not nothing, not a position:
+    positions are evened out directly, `_positions`)."""
+    where = {b.name for b in recipe.scorer.blind() if b.positional}
     return {m: r for m, r in panel.rows.get(recipe.name, {}).items()
-            if m.removesuffix(REMEMBERED) not in positional and m != UNIFORM}
+            if m.removesuffix(REMEMBERED) not in where and m != UNIFORM}
+
+
+def _positions(items: Sequence[dict], base: Mapping[str, float], tags: Mapping[str, str],
+               seed: int) -> dict[str, str]:
+    """Labels are shuffled uniformly, but what the filters keep need not be: a position
+    holding more right options than chance gives is read by the position prior. Each
+    position is balanced as a reader that always picks it (the excess of items whose label
+    sits there dropped, seeded); the labels are fixed, so no refit moves them again."""
+    ids = [it["item_id"] for it in items]
+    width = max(len(it["answer"]["options"]) for it in items)
+    at = {f"position {p}": {it["item_id"]: float(it["answer"]["label"] == p) for it in items}
+          for p in range(width)}
+    return balance_readers(ids, at, {}, base, tags, seed, "positions")
 
 
 def balanced_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
@@ -72,6 +99,8 @@ def balanced_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any
         left = [it for it in left if it["item_id"] not in out]
         if not drop:
             break
+    out.update({i: {"round": rounds, "reader": m}
+                for i, m in _positions(left, base, tags, seed).items()})
     return {it["item_id"]: {"seeds": seeds, "rounds": rounds, "balanced": True,
                             **out.get(it["item_id"], {"round": None, "reader": None}),
                             "kept": it["item_id"] not in out} for it in items}
