@@ -35,7 +35,14 @@ Issue 68's reviewer added two:
 * ``sentence_centroid`` (multiple choice): the option whose MiniLM sentence vector is nearest
   the mean of its item's options' vectors (the reviewer's 35.4 on the old EgoSchema items).
 
-Issue 77's reviewer added two that read the panel itself, which is open source:
+Issue 77's reviewer added one for summaries:
+
+* ``persona_clock`` (summaries): the reference of another log of the same persona (the life-log
+  id's location and type) nearest in time of day, whatever its query, and the log's own
+  questions within the hour (the panel's ``routine_memory`` reads the same, preferring the
+  same query shape).
+
+and two that read the panel itself, which is open source:
 
 * ``inverse_panel`` (multiple choice): the panel's learned choice member, fitted as the panel
   fits it, and a uniform pick among the options it does *not* pick: where a filter kept just
@@ -65,14 +72,22 @@ from pathlib import Path
 from typing import Any
 
 from xlebench.eval.panel.blind import panel_rows, strongest
-from xlebench.eval.panel.public import Public, bigrams, content_words, query_phrases
+from xlebench.eval.panel.public import (
+    Public,
+    bigrams,
+    clock_gap,
+    content_words,
+    query_phrases,
+    wearer,
+)
 from xlebench.eval.score import corpus_metrics
 from xlebench.eval.scorers import ScoreSettings
 from xlebench.eval.scorers.base import Blind, BlindContext, most_common
-from xlebench.eval.scorers.memory import clock_answer, fit_clock
+from xlebench.eval.scorers.memory import clock_answer, clock_middle, fit_clock
 from xlebench.eval.scorers.option_features import steps
 from xlebench.eval.scorers.order import shown
 from xlebench.eval.scorers.sentences import option_vectors
+from xlebench.eval.scorers.text_shapes import reference
 from xlebench.eval.table import estimate
 from xlebench.tasks.recipe.registry import load_recipe
 
@@ -200,6 +215,22 @@ def _clock_phrases(item: dict, model: Any, ctx: BlindContext) -> str:
     return " ".join([clock_answer(item, model, ctx), *(f"C {p}." for p in phrases)])
 
 
+def fit_persona_clock(train: Sequence[dict], _public: Public) -> list[tuple]:
+    return [(wearer(it), clock_middle(it), reference(it)) for it in train]
+
+
+def _persona_clock(item: dict, model: list[tuple], ctx: BlindContext) -> str:
+    """The fourth red team's route as it ran it: the reference of another log of the same
+    persona (the id's location and type) nearest in time of day, whatever its query, and the
+    log's own questions within the hour."""
+    mine = [m for m in model if m[0] == wearer(item)] or model
+    if not mine:
+        return "C does things."
+    mid = clock_middle(item)
+    head = min(mine, key=lambda m: (clock_gap(m[1], mid), m[2]))[2]
+    return " ".join([head, *(f"C {p}." for p in ctx.public.phrases_near(item, 3600.0))])
+
+
 def _sibling_agreement(item: dict, _model: Any, _ctx: BlindContext) -> dict[str, float]:
     words = [o.lower().split() for o in item["answer"]["options"]]
     agree = [sum(sum(a == b for a, b in zip(w, v, strict=False))
@@ -323,7 +354,10 @@ ROUTES: dict[str, tuple[Blind, ...]] = {
                    _fingerprint_words, public=True),
              Blind("clock_phrases", "the period's time of day, other logs' references, the "
                    "log's items' queries", _clock_phrases, lambda train, _p: fit_clock(train),
-                   public=True)),
+                   public=True),
+             Blind("persona_clock", "the wearer and the time of day: the same persona's "
+                   "reference, the log's questions within the hour", _persona_clock,
+                   fit_persona_clock, public=True)),
     "counts": (Blind("window_mode", "counts per action and window length", _window_mode,
                      fit_window_modes),),
     "order": (Blind("clock_placement", "the log's items' periods and words",
@@ -354,14 +388,15 @@ class _RouteScorer:
         return ROUTES.get(self._scorer.kind, ())
 
 
-def routes(items: Sequence[dict], seed: int = 0, n_boot: int = 0
-           ) -> dict[str, dict[str, float]]:
+def routes(items: Sequence[dict], seed: int = 0, n_boot: int = 0,
+           public: Sequence[dict] | None = None) -> dict[str, dict[str, float]]:
     """Per subtask: each route's mean on its primary metric (cross-fitted by source video);
-    with ``n_boot``, ``<route>:ci`` holds its bootstrap interval by source video as well."""
+    with ``n_boot``, ``<route>:ci`` holds its bootstrap interval by source video as well.
+    ``public``: every item the benchmark prints (``items`` when not given)."""
     recipes = {s: load_recipe(s) for s in sorted({it["subtask"] for it in items})}
     panel = panel_rows(items, {s: replace(r, scorer=_RouteScorer(r.scorer))
                                for s, r in recipes.items()},
-                       ScoreSettings(bertscore=False), seed=seed, draws=8)
+                       ScoreSettings(bertscore=False), seed=seed, draws=8, public=public)
     corpus = corpus_metrics(recipes)
     out: dict[str, dict[str, float]] = {}
     for sub, recipe in recipes.items():
@@ -379,14 +414,13 @@ def routes(items: Sequence[dict], seed: int = 0, n_boot: int = 0
 
 
 def report(bench: Path, tasks: list[str] | None) -> list[str]:
-    items = [json.loads(x) for p in sorted((bench / "annotations").glob("*.jsonl"))
+    every = [json.loads(x) for p in sorted((bench / "annotations").glob("*.jsonl"))
              for x in p.read_text().splitlines()]
-    if tasks:
-        items = [it for it in items if it["subtask"] in tasks]
+    items = [it for it in every if not tasks or it["subtask"] in tasks]
     validity = json.loads((bench / "stats" / "tasks.json").read_text())["validity"]
     lines = ["| subtask | n | printed floor [95% CI] | route | route score [95% CI] | beats "
              "the floor's interval? |", "|---|---|---|---|---|---|"]
-    for sub, values in routes(items, n_boot=N_BOOT).items():
+    for sub, values in routes(items, n_boot=N_BOOT, public=every).items():
         blind = validity.get(sub, {}).get("blind") or {}
         lo, hi = blind.get("ci95") or (None, None)
         for route, v in values.items():

@@ -40,7 +40,7 @@ KIND = "panel"
 #: Why an item left the benchmark (``stats`` of the annotate records, stats/tasks.json).
 DROPPED = "dropped by the panel filter"
 #: Rounds of balancing (each refits the panel on what the last kept) unless a spec says.
-ROUNDS = 2
+ROUNDS = 3
 #: The member that reads nothing: its accuracy is chance by construction.
 UNIFORM = "uniform"
 #: A row the panel "answers right": its primary metric at its best value.
