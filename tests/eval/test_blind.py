@@ -419,3 +419,31 @@ def test_a_member_outside_chances_interval_is_named_either_way() -> None:
                        "acc")
     assert band["mean"] == pytest.approx(0.2) and band["ci95"][0] < 0.2 < band["ci95"][1]
     assert set(band["outside"]) == {"sure", "inverse"}
+
+
+def test_answers_are_reused_whatever_the_model_metrics_and_redone_for_another_seed(
+        monkeypatch) -> None:
+    """The evaluate stage's panel (model metrics on) answers the published items as the
+    annotate stage's validity check (off) did: its learning members' answers come from the
+    process's memory, so their fits are not made twice; another seed folds anew."""
+    from dataclasses import replace
+
+    import xlebench.eval.panel.blind as B
+
+    monkeypatch.setattr(B, "_ANSWERS", B.OrderedDict())
+    items = [_item("single_summary", log, k, "Summarize the time period.",
+                   text=f"C cooks item {log} {k} in room {k}.") for log in LOGS for k in range(3)]
+    recipes = _recipes("single_summary")
+    calls: list[str] = []
+    blinds = [replace(b, answer=lambda it, m, c, b=b: calls.append(b.name) or b.answer(it, m, c))
+              for b in recipes["single_summary"].scorer.blind()]
+    monkeypatch.setattr(recipes["single_summary"].scorer, "blind", lambda: blinds)
+    first = panel_rows(items, recipes, S, seed=0, draws=1).rows["single_summary"]
+    learned = {b.name for b in blinds if b.fit is not None}
+    assert learned and learned <= set(calls)
+    calls.clear()
+    again = panel_rows(items, recipes, replace(S, bertscore=True), seed=0,
+                       draws=1).rows["single_summary"]
+    assert again == first and not learned & set(calls)
+    panel_rows(items, recipes, S, seed=1, draws=1)
+    assert learned <= set(calls)

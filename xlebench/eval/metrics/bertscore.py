@@ -35,8 +35,12 @@ def default_model_path() -> str:
 DIGITS = 10
 
 
-#: Texts whose token vectors a scorer keeps between calls (about 30 MB of summaries).
-MEMO_TEXTS = 2048
+#: Texts whose token vectors a scorer keeps between calls (about 32 kB a summary: 400 MB when
+#: full). The blind panel's members reply with the same texts — other items' references, a
+#: constant, the query — subtask after subtask, so the memo must hold a subtask's distinct
+#: texts: at 2048, ten times the paper grid (about 3,000 items a subtask) embedded each
+#: member's replies again.
+MEMO_TEXTS = 12288
 
 
 class BERTScorer:

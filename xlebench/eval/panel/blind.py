@@ -22,10 +22,11 @@ system get without the video?".
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -166,9 +167,43 @@ def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str,
     return models[key]
 
 
+#: Members' answers kept per process (`_answers`): a set of answers is a few hundred kB.
+ANSWERS_KEPT = 512
+_ANSWERS: OrderedDict[tuple, list[Any]] = OrderedDict()
+_ANSWERS_LOCK = threading.Lock()
+
+
 def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s: ScoreSettings,
              seed: int, draws: int, models: dict[tuple[Any, Any], Any], unit: str,
              public: Public) -> list[Any]:
+    """Each item's answer (`_answer_all`), computed once per process for the same learning member,
+    items, folds, seed and public view: the annotate stage's validity check and the evaluate
+    stage's panel answer the published items alike (the evaluate stage adds only the model
+    metrics, which never change an answer), so at ten times the paper grid the evaluate stage
+    would otherwise refit tens of thousands of models the check fitted moments before."""
+    if blind.fit is None:  # reads the item alone: cheap, and its closures differ per call
+        return _answer_all(blind, items, fold_of, s, seed, draws, models, unit, public)
+    h = hashlib.blake2b(digest_size=16)
+    for it in items:
+        h.update(public.digest(it))
+        h.update(fold_of[it["item_id"]].to_bytes(4, "little"))
+    key = (blind.name, blind.answer, blind.fit, h.digest(), public.key if blind.public else None,
+           seed, draws, unit, replace(s, bertscore=False))
+    with _ANSWERS_LOCK:
+        if key in _ANSWERS:
+            _ANSWERS.move_to_end(key)
+            return list(_ANSWERS[key])
+    out = _answer_all(blind, items, fold_of, s, seed, draws, models, unit, public)
+    with _ANSWERS_LOCK:
+        _ANSWERS[key] = list(out)
+        while len(_ANSWERS) > ANSWERS_KEPT:
+            _ANSWERS.popitem(last=False)
+    return out
+
+
+def _answer_all(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
+                s: ScoreSettings, seed: int, draws: int, models: dict[tuple[Any, Any], Any],
+                unit: str, public: Public) -> list[Any]:
     """Each item's answer, from the model fitted for it (`_fitted`)."""
     out = []
     per_item = (_Apart(items, PER_ITEM_FIT) if blind.fit is not None
