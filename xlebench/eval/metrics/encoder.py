@@ -31,8 +31,11 @@ import numpy as np
 
 from xlebench.library.embed import embed_distinct, remember, rows_by_key
 
-#: Sentences whose MiniLM vectors a process keeps between calls (384 floats each).
-SENTENCE_MEMO = 4096
+#: Sentences whose MiniLM vectors a process keeps between calls (384 floats each: 100 MB when
+#: full). The blind panel's members score Sent.Sim against the same references, member after
+#: member: at ten times the paper grid a subtask holds about 3,000 references and as many
+#: distinct replies, and a memo of 4,096 embedded them again for every member.
+SENTENCE_MEMO = 1 << 16
 
 
 @cache
