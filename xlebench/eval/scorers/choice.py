@@ -20,53 +20,19 @@ from xlebench.eval.scorers.base import (
     query_question,
 )
 from xlebench.eval.scorers.learned import learned_choice
+from xlebench.eval.scorers.option_rules import (
+    OPTION_RULES,
+    STOP,
+    argmax,
+    centrality,
+    rule_picks,
+    words,
+)
 from xlebench.eval.scorers.sentences import sentence_centroid
 from xlebench.eval.scorers.stacked import learned_inverse, stacked_choice
 
-#: Words too common to tell options apart.
-STOP = frozenset("a an the and or of in on at to for with by from c is was are were be been "
-                 "his her their its it this that while".split())
-
-
-def words(text: str) -> frozenset[str]:
-    return frozenset(rouge_tokens(text)) - STOP
-
-
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
-
-
-def _argmax(values: Sequence[float]) -> list[int]:
-    top = max(values)
-    return [k for k, v in enumerate(values) if v == top]
-
-
-def centrality(options: Sequence[str]) -> list[float]:
-    """Each option's mean word overlap with the other options."""
-    ws = [words(o) for o in options]
-    return [sum(_overlap(ws[k], ws[j]) for j in range(len(ws)) if j != k) / max(1, len(ws) - 1)
-            for k in range(len(ws))]
-
-
-#: Option-only rules: (name, what it does, options and question -> the options it picks, tied).
-OPTION_RULES: tuple[tuple[str, str, Callable[[Sequence[str], str], list[int]]], ...] = (
-    ("centroid", "the option sharing most words with the others",
-     lambda opts, q: _argmax(centrality(opts))),
-    ("outlier", "the option sharing fewest words with the others",
-     lambda opts, q: _argmax([-c for c in centrality(opts)])),
-    ("longest", "the longest option", lambda opts, q: _argmax([len(o.split()) for o in opts])),
-    ("shortest", "the shortest option",
-     lambda opts, q: _argmax([-len(o.split()) for o in opts])),
-    ("question_overlap", "the option sharing most words with the question",
-     lambda opts, q: _argmax([len(words(o) & words(q)) for o in opts])),
-)
-
-
-def rule_picks(item: dict) -> dict[str, list[int]]:
-    """What every option-only rule picks for an item (ties kept)."""
-    opts, q = item["answer"]["options"], query_question(item)
-    return {name: rule(opts, q) for name, _, rule in OPTION_RULES}
-
+__all__ = ["OPTION_RULES", "STOP", "ChoiceAccuracy", "centrality", "position_histograms",
+           "rule_picks", "words"]
 
 #: Accuracy of picking uniformly among tied options, and the options picked.
 expected = picked
@@ -110,7 +76,7 @@ def _by_odds(item: dict, odds: dict[str, float], ctx: BlindContext) -> dict[str,
     for opt in item["answer"]["options"]:
         ws = sorted(words(opt))  # sorted: a float sum in set order varies between runs
         scores.append(sum(odds.get(w, 0.0) for w in ws) / max(1, len(ws)))
-    return expected(item, _argmax(scores))
+    return expected(item, argmax(scores))
 
 
 def wearer_place(item: dict) -> str:
@@ -155,7 +121,7 @@ def fit_option_memory(train: Sequence[dict]) -> dict[str, int]:
 
 
 def _remembered(item: dict, tally: dict[str, int], ctx: BlindContext) -> dict[str, float]:
-    return expected(item, _argmax([tally.get(" ".join(rouge_tokens(o)), 0)
+    return expected(item, argmax([tally.get(" ".join(rouge_tokens(o)), 0)
                                    for o in item["answer"]["options"]]))
 
 

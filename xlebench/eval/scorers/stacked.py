@@ -78,7 +78,7 @@ def _odd_one(item: dict) -> set[int]:
 
 def standing(item: dict, learned: Any, public: Public) -> list[dict[str, float]]:
     """Each option's standing with the members (the stacked reader's features)."""
-    from xlebench.eval.scorers.choice import rule_picks
+    from xlebench.eval.scorers.option_rules import rule_picks
 
     n = len(item["answer"]["options"])
     scores = choice_scores(item, learned, public) if learned is not None else [1.0 / n] * n

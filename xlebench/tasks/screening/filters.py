@@ -231,7 +231,7 @@ def _no_q(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
 
 
 def _option_only(item: dict, spec: Mapping[str, Any], fctx: FilterContext) -> Verdict:
-    from xlebench.eval.scorers.choice import rule_picks
+    from xlebench.eval.scorers.option_rules import rule_picks
 
     if "options" not in item["answer"]:
         raise ValueError("the option_only filter needs multiple-choice items (answer.options)")
