@@ -81,8 +81,7 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     distinct = sorted({t for t in texts if t.strip()})
     if not distinct:
         return GENERIC_SUMMARY
-    rng = np.random.default_rng(seed)
-    targets = [texts[i] for i in rng.permutation(len(texts))[:TARGETS] if texts[i].strip()]
+    targets = _sampled(texts, seed)
     for t in distinct:  # every word numbered before the columns are laid out (targets too:
         _word_ids(t)    # they are among the distinct texts)
     words = np.unique(np.concatenate([_word_ids(t) for t in targets] or [np.zeros(0, int)]))
@@ -98,6 +97,25 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
         return float(np.mean([_pair_rouge(c, t) for t in targets]))
     score = {c: mean_rouge(c) for c in short}
     return max(short, key=lambda c: (score[c], -len(c), c))
+
+
+def _sampled(texts: Sequence[str], seed: int) -> list[str]:
+    """`TARGETS` of ``texts`` (a repeated text once per time it occurs), chosen by a seeded
+    digest of the text and its occurrence: the same sample whatever order the texts come in,
+    and nearly the same for nearly the same texts, so that fits per item over training sets
+    differing by a few items ask `_pair_rouge` the pairs it has already computed."""
+    seen: Counter[str] = Counter()
+    keyed = []
+    for t in texts:
+        if t.strip():
+            keyed.append((_sample_rank(seed, t, seen[t]), t))
+            seen[t] += 1
+    return [t for _, t in sorted(keyed)[:TARGETS]]
+
+
+@lru_cache(maxsize=1 << 18)
+def _sample_rank(seed: int, text: str, occurrence: int) -> bytes:
+    return hashlib.blake2b(f"{seed}|{occurrence}|{text}".encode(), digest_size=8).digest()
 
 
 @lru_cache(maxsize=1 << 20)
