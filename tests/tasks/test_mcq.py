@@ -282,10 +282,11 @@ GENERATED = ("tasks.summary_mcq.filters=[{kind: option_only, drop_if_correct_at_
 def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp_path: Path
                                                                                ) -> None:
     """The offline multiple-choice recipes: uniform labels, every option-only rule near
-    chance on the items the filters keep, the option_only filter's drops counted; EgoSchema's
-    oracle baseline above the strongest blind strategy. Summary choices with other logs'
-    references as decoys are read by the learned blind member (a text seen as another item's
-    answer is a decoy), which the table prints as their floor, named."""
+    chance on the items the filters keep, the option_only filter balanced over the whole
+    benchmark; EgoSchema's oracle baseline above the strongest blind strategy. Summary
+    choices with other logs' references as decoys (and only the option-only filter) are read
+    by the learned blind member (a text seen as another item's answer is a decoy), which the
+    table prints as their floor, named, and the validity record names outside chance."""
     ran = run_inprocess(tmp_path, *ARGS, *GENERATED)
     assert ran.rc == 0, ran.text[-3000:]
     bench = tmp_path / "benchmarks" / "demo"
@@ -318,13 +319,19 @@ def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp
         rules = {m: v for m, v in cell["floor"]["panel"].items()
                  if m in ("centroid", "outlier", "longest", "shortest", "question_overlap")}
         assert len(rules) == 5 and max(rules.values()) <= 0.35, (sub, rules)
-        assert stats["skipped"][sub]["dropped by the option_only filter"] > 0
+        verdicts = [json.loads(x)["provenance"]["filters"]["option_only"] for x in
+                    (bench / "annotations" / f"{sub}.jsonl").read_text().splitlines()]
+        assert all(v["balanced"] and v["kept"] for v in verdicts)  # decided benchmark-wide
         assert stats["validity"][sub]["consistent"] and stats["validity"][sub]["headroom"]
+    # other logs' references as decoys, filtered by the option-only rules alone: the learned
+    # reader reads them, the floor names it, and the validity record says it is above chance
     summary = table["rows"]["summary_mcq"]["all"]
     rules = [v for m, v in summary["floor"]["panel"].items()
              if m in ("centroid", "outlier", "longest", "shortest", "question_overlap")]
     assert summary["floor"]["member"].startswith("learned"), summary["floor"]
-    assert summary["floor"]["mean"] > max(rules) + 0.3
+    assert summary["floor"]["mean"] > max(rules) + 0.2  # 48 against 23 on this compile
+    band = stats["validity"]["summary_mcq"]["chance"]
+    assert summary["floor"]["member"] in band["outside"], band
     # EgoSchema's default: a window's phases in time; reading the narrations' words without
     # their times does not tell the options apart, and the certificate spans minutes
     windows = [(it["provenance"]["annotation_ids"][0], tuple(it["provenance"]["window_s"]))
