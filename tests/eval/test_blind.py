@@ -288,6 +288,17 @@ def test_the_balanced_panel_filter_leaves_no_reader_and_no_inverse_informative()
         assert abs(deviation(ids, avoid, base)) <= Z_BALANCED + 0.5
 
 
+def test_the_balanced_panel_filter_may_keep_nothing() -> None:
+    """Every item with the longest-option trick: the panel is always right where it is sure,
+    so balancing keeps none, and says so per item instead of failing."""
+    from xlebench.tasks.screening.panel_filter import panel_verdicts
+
+    items = [_mcq(log, k, True) for log in LOGS for k in range(3)]
+    spec = {"kind": "panel", "seeds": 1, "drop_if_correct_at_least": 1, "rounds": 1}
+    verdicts = panel_verdicts(items, load_recipe("egoschema_mcq"), spec, S, seed=0)
+    assert len(verdicts) == len(items) and not any(v["kept"] for v in verdicts.values())
+
+
 def test_the_panel_filter_never_drops_an_item_for_its_position() -> None:
     """Labels skewed toward one position make the position prior the strongest member; the
     filter does not drop by it (that would empty the position and create the skew the prior

@@ -71,6 +71,8 @@ def _positions(items: Sequence[dict], base: Mapping[str, float], tags: Mapping[s
     holding more right options than chance gives is read by the position prior. Each
     position is balanced as a reader that always picks it (the excess of items whose label
     sits there dropped, seeded); the labels are fixed, so no refit moves them again."""
+    if not items:  # the rounds left nothing (every item answered where the panel is sure)
+        return {}
     ids = [it["item_id"] for it in items]
     width = max(len(it["answer"]["options"]) for it in items)
     at = {f"position {p}": {it["item_id"]: float(it["answer"]["label"] == p) for it in items}
