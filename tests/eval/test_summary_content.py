@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
-from xlebench.eval.metrics import content_tokens, rouge_l, rouge_l_content
-from xlebench.eval.scorers.text import fit_skeleton, rivals, window_id
+from xlebench.eval.metrics import content_tokens, rouge_l, rouge_l_content, rouge_l_tokens
+from xlebench.eval.scorers.text import fit_skeleton, rivals, window_id, window_ids
 
 TOPICS = ["C cooks the rice in the kitchen and then washes the dishes at the sink",
           "C repairs the bicycle in the garage and then cleans the tools on the bench",
@@ -55,6 +55,28 @@ def test_a_day_alone_in_its_log_is_told_apart_from_other_days() -> None:
     assert all(len(r) == len(TOPICS) - 1 and k not in r for k, r in enumerate(riv))
     assert window_id(TOPICS[1], TOPICS[1], [TOPICS[j] for j in riv[1]]) == 1.0
     assert window_id("anything", "x", []) is None
+
+
+def test_window_ids_over_a_set_equal_each_pair_compared_apart() -> None:
+    """The set form compares each distinct (reply, reference) once; every value is the one
+    the per-pair ROUGE-L gives, whatever replies repeat, are empty or are missing."""
+    items = _items(8)
+    refs = [it["answer"]["text"] for it in items]
+    riv = rivals(items)
+    rng = random.Random(3)
+    replies = [rng.choice([None, "", "C in the and the", TOPICS[0], refs[k], refs[-1 - k],
+                           "C washes the bicycle and reads the dishes"])
+               for k in range(len(items))]
+
+    def apart(reply: str, k: int) -> float:
+        mine = rouge_l_tokens(content_tokens(reply), content_tokens(refs[k]))
+        sims = [rouge_l_tokens(content_tokens(reply), content_tokens(refs[j])) for j in riv[k]]
+        return round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
+                     / len(sims), 10)
+
+    expected = [None if r is None else apart(r, k) for k, r in enumerate(replies)]
+    assert window_ids(replies, refs, riv) == expected
+    assert len({v for v in expected if v is not None}) > 2  # not all ties
 
 
 def _frames(n: int = 80) -> list[dict]:

@@ -19,7 +19,6 @@ from xlebench.eval.metrics import (
     porter_stem,
     rouge_l,
     rouge_l_content,
-    rouge_l_tokens,
     rouge_tokens,
 )
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
@@ -295,15 +294,41 @@ def _rivals(ids: tuple[str, ...], logs: tuple[Any, ...]) -> list[list[int]]:
 def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
     """Share of rival references the reply is nearer to its own reference than to (content
     ROUGE-L; ties count half): 0.5 for any reply that does not depend on the record."""
-    if not others:
-        return None
-    r = content_tokens(reply)
-    mine = rouge_l_tokens(r, content_tokens(own))
-    sims = [rouge_l_tokens(r, content_tokens(o)) for o in others]
-    return round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
-                 / len(sims), 10)
+    return window_ids([reply], [own, *others], [list(range(1, len(others) + 1))])[0]
 
 
+def window_ids(replies: Sequence[str | None], refs: Sequence[str],
+               rivals: Sequence[Sequence[int]]) -> list[float | None]:
+    """`window_id` of each reply against ``refs[k]`` and its rivals' references (None where
+    there is no reply or no rival). Each distinct (reply, reference) pair is compared once per
+    call, by a bit-parallel LCS over the reply's masks: a panel member that replies alike to
+    many items (a constant, a skeleton, a generic sentence) meets every reference of a life
+    log once per item of it, so at ten times the paper grid the per-pair form computed the
+    same LCS about thirty times over."""
+    toks = [content_tokens(r) for r in refs]
+    memo: dict[tuple[str, int], float] = {}
+
+    def near(reply: str, j: int) -> float:
+        if (reply, j) not in memo:
+            r, t = content_tokens(reply), toks[j]
+            lcs = lcs_length(t, r, _content_masks(reply)) if r and t else 0
+            memo[reply, j] = 2 * lcs / (len(r) + len(t)) if lcs else 0.0
+        return memo[reply, j]
+
+    out: list[float | None] = []
+    for k, reply in enumerate(replies):
+        if reply is None or not rivals[k]:
+            out.append(None)
+            continue
+        mine, sims = near(reply, k), [near(reply, j) for j in rivals[k]]
+        out.append(round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
+                         / len(sims), 10))
+    return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _content_masks(text: str) -> dict:
+    return lcs_masks(list(content_tokens(text)))
 
 
 def constant_answer(item: dict, model: dict[str, str], ctx: BlindContext) -> str:
@@ -355,11 +380,11 @@ class TextSimilarity(Base):
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
-        refs = [reference(it) for it in items]
-        for k, (r, others) in enumerate(zip(rows, rivals(items), strict=True)):
+        ids = window_ids([r["response"] if r["status"] == "ok" else None for r in rows],
+                         [reference(it) for it in items], rivals(items))
+        for r, v in zip(rows, ids, strict=True):
             if r["status"] == "ok":
-                r["scores"]["window_id"] = window_id(r["response"], refs[k],
-                                                     [refs[j] for j in others])
+                r["scores"]["window_id"] = v
         todo = [(r, it) for r, it in zip(rows, items, strict=True) if r["status"] == "ok"]
         if not (s.bertscore and bertscorer is not None and todo):
             return
