@@ -4,8 +4,9 @@ The paper's grid is 144 personas x 3 lengths (432 life logs). ``--by cells`` (th
 grows it the paper's way, more personas per location x MBTI cell (``persona.per_cell=N``:
 10x is 1440 personas, 4320 logs); ``--by lengths`` adds lengths per persona instead (2x and
 4x: 6 and 12 categories between 4 and 16 chunks, the most a day plan guarantees). Each size runs
-the README's paper command through the real CLI (the authors' library, offline), the
-library stage shared through one cache so that it is built once, and the steps that work over
+the README's paper command through the real CLI (the authors' library, offline, every default
+stage: the exports and the report included), the library stage shared through one cache so
+that it is built once, and the steps that work over
 the whole benchmark at once are read from the run's log (`xlebench.runner.progress.timed`):
 settling printed and shown pairs, the set filters, the validity panel, the leak audits, the
 evaluation's panel; with each stage's wall time. Per size: seconds, and the ratios to the 1x
@@ -51,8 +52,7 @@ def run(out: Path, video_info: Path, size: int, by: str = "cells") -> dict:
     cmd = [sys.executable, "-c", _PEAK, sys.executable, "-m", "xlebench",
            f"paths.outputs={out}", "progress=false",
            f"name=grid{size}", "experiment=paper", "library=xlebench_release",
-           f"library.path={video_info}", *size_overrides(size, by),
-           "stages=[library,persona,plan,simulate,annotate,evaluate]"]
+           f"library.path={video_info}", *size_overrides(size, by)]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
