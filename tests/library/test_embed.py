@@ -8,6 +8,8 @@ from xlebench.library.embed import (
     MIN_TOKEN_ROWS,
     MiniLMEmbedder,
     gpu_pass_rows,
+    intra_op_threads,
+    pass_threads,
     same_length_batches,
 )
 
@@ -56,6 +58,36 @@ def test_a_sentence_gets_the_same_bytes_alone_and_in_any_batch(minilm) -> None:
     again = minilm.encode(shuffled)
     for row, i in zip(again, (5, 0, 12, 3), strict=True):
         assert row.tobytes() == together[i].tobytes()
+
+
+def test_a_pass_runs_on_every_cpu_whatever_faiss_left_and_gives_the_setting_back(
+        minilm, monkeypatch) -> None:
+    """Loading a FAISS index sets the OpenMP runtime torch shares to one thread; the passes
+    after it ran on one core. A pass now runs at `pass_threads`, the same bytes, and leaves
+    the setting as it found it (FAISS searches keep theirs)."""
+    torch = pytest.importorskip("torch")
+    faiss = pytest.importorskip("faiss")
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert pass_threads() == 2
+    before = torch.get_num_threads()
+    expected = minilm.encode(SENTENCES[:3])
+    seen: list[int] = []
+    hook = minilm._load()[0].register_forward_hook(
+        lambda *_: seen.append(torch.get_num_threads()))
+    try:
+        faiss.omp_set_num_threads(1)  # what `load_index` does
+        assert torch.get_num_threads() == 1
+        again = minilm.encode(SENTENCES[:3])
+        assert seen and set(seen) == {2} and torch.get_num_threads() == 1
+        assert again.tobytes() == expected.tobytes()
+        with intra_op_threads():
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 1
+    finally:
+        hook.remove()
+        torch.set_num_threads(before)
+    monkeypatch.setenv("OMP_NUM_THREADS", "")
+    assert pass_threads() >= 1
 
 
 #: Many sentences of one token length: on a 16-core Xeon a pass of 40 of them gave other bits

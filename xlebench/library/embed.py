@@ -8,6 +8,7 @@ needs encoding, so cache hits and ``xlebench --help`` stay fast.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
@@ -210,8 +211,10 @@ class MiniLMEmbedder:
     def _forward(self, texts: Sequence[str], ids: list[list[int]]):
         """(batch, normalised ``model.encode`` of its rows as one tensor) for each
         `same_length_batches` batch: one forward pass each."""
-        model = self._load() if texts else None
-        with self._precision():
+        if not texts:
+            return
+        model = self._load()
+        with self._precision(), intra_op_threads():
             for batch in same_length_batches([len(x) for x in ids], self.batch_size,
                                              fixed=self.device != "cpu"):
                 yield batch, model.encode([texts[i] for i in batch.rows],
@@ -243,6 +246,33 @@ class MiniLMEmbedder:
         if not self.device.startswith("cuda") or not torch.cuda.is_available():
             raise ConfigError(f"matcher.embedder.device={self.device}: no CUDA device is "
                               "visible to torch here; use matcher.embedder.device=cpu")
+
+
+def pass_threads() -> int:
+    """Intra-op threads of a forward pass: ``OMP_NUM_THREADS`` where set, else every CPU this
+    process may run on (torch's own default on a machine without SMT)."""
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+
+
+@contextlib.contextmanager
+def intra_op_threads():
+    """torch at `pass_threads` for the block, its setting restored after. Why: torch reads its
+    thread count from the OpenMP runtime it shares with FAISS, and loading an index
+    (`xlebench.library.index.load_index`) sets that to one thread for the searches; every
+    later pass of the process then ran on one core (the evaluate stage's model metrics at ten
+    times the paper grid: 240 s instead of about 130). Restored after, so FAISS keeps its
+    own. A text's vectors do not depend on the count (`same_length_batches`)."""
+    import torch
+
+    before, want = torch.get_num_threads(), pass_threads()
+    if before != want:
+        torch.set_num_threads(want)
+    try:
+        yield
+    finally:
+        if before != want:
+            torch.set_num_threads(before)
 
 
 @functools.cache

@@ -22,7 +22,12 @@ from functools import cached_property
 from pathlib import Path
 
 from xlebench.eval.metrics.encoder import token_vectors
-from xlebench.library.embed import DEFAULT_BATCH_SIZE, embed_distinct, same_length_batches
+from xlebench.library.embed import (
+    DEFAULT_BATCH_SIZE,
+    embed_distinct,
+    intra_op_threads,
+    same_length_batches,
+)
 
 
 def default_model_path() -> str:
@@ -108,15 +113,15 @@ class BERTScorer:
         lengths = [len(ids) for ids in tok(list(texts), truncation=True,
                                             max_length=256)["input_ids"]]
         out: list = [None] * len(texts)
-        for b in same_length_batches(lengths, self.batch_size):
-            batch = tok([texts[i] for i in b.rows], padding=True, truncation=True,
-                        max_length=256, return_tensors="pt")
-            with torch.no_grad():
+        with torch.no_grad(), intra_op_threads():
+            for b in same_length_batches(lengths, self.batch_size):
+                batch = tok([texts[i] for i in b.rows], padding=True, truncation=True,
+                            max_length=256, return_tensors="pt")
                 hidden = model(**batch, output_hidden_states=True).hidden_states[layer]
-            n = len(b.real)  # the rows after them repeat the batch to a safe matrix size
-            for i, h, ids, mask in zip(b.real, hidden[:n], batch["input_ids"][:n],
-                                       batch["attention_mask"][:n], strict=True):
-                out[i] = token_vectors(h, ids, mask, tok.all_special_ids)
+                n = len(b.real)  # the rows after them repeat the batch to a safe matrix size
+                for i, h, ids, mask in zip(b.real, hidden[:n], batch["input_ids"][:n],
+                                           batch["attention_mask"][:n], strict=True):
+                    out[i] = token_vectors(h, ids, mask, tok.all_special_ids)
         return out
 
     def _vectors(self, texts: Sequence[str], keep: bool = False) -> list:
