@@ -8,7 +8,8 @@ import statistics
 import pytest
 
 from xlebench.eval.metrics import content_tokens, rouge_l, rouge_l_content, rouge_l_tokens
-from xlebench.eval.scorers.text import fit_skeleton, rivals, window_id, window_ids
+from xlebench.eval.scorers.text import fit_skeleton
+from xlebench.eval.scorers.text_window import rivals, window_id, window_ids
 
 TOPICS = ["C cooks the rice in the kitchen and then washes the dishes at the sink",
           "C repairs the bicycle in the garage and then cleans the tools on the bench",

@@ -4,7 +4,7 @@ and Sent.Sim; and its blind panel — replies written without seeing the video."
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from xlebench.eval.metrics import (
-    content_tokens,
     encoder,
     lcs_length,
     lcs_masks,
@@ -37,6 +36,7 @@ from xlebench.eval.scorers.text_shapes import (
     reference,
     strip_tokens,
 )
+from xlebench.eval.scorers.text_window import rivals, window_ids
 
 #: Candidates kept for the exact ROUGE-L search of the best constant, and references it is
 #: measured on (a seeded sample of each fold's training references).
@@ -46,8 +46,6 @@ MIN_PER_SHAPE = 20
 
 #: The skeleton: words tried at each step, references it is fitted on, longest length.
 SKELETON_VOCAB, SKELETON_TARGETS, SKELETON_MAX = 24, 96, 40
-#: Rival records a reply is told apart from when its life log has no other (a day summary).
-RIVALS = 31
 
 #: Every word `best_constant` has met, numbered in the order met (ids of a process).
 _WORD_IDS: dict[str, int] = {}
@@ -264,71 +262,6 @@ class _Packed:
 
 def skeleton_answer(item: dict, model: str, ctx: BlindContext) -> str:
     return model
-
-
-def rivals(items: Sequence[dict]) -> list[list[int]]:
-    """For each item, the items whose references its reply must be nearer its own than: the
-    other records of its life log, else (one item per log: a day) up to `RIVALS` items of
-    other logs in an order fixed by the ids. Every member of the blind panel scores the same
-    items, so the lists are computed once per set of items."""
-    return _rivals(tuple(str(it.get("item_id", k)) for k, it in enumerate(items)),
-                   tuple(it.get("lifelog_id") for it in items))
-
-
-@lru_cache(maxsize=16)
-def _rivals(ids: tuple[str, ...], logs: tuple[Any, ...]) -> list[list[int]]:
-    by_log: dict[Any, list[int]] = defaultdict(list)
-    for k, log in enumerate(logs):
-        by_log[log].append(k)
-    out = []
-    for k, log in enumerate(logs):
-        same = [j for j in by_log[log] if j != k]
-        if not same:
-            others = [j for j in range(len(ids)) if logs[j] != log]
-            same = sorted(others, key=lambda j: hashlib.sha256(
-                f"{ids[k]}|{ids[j]}".encode()).digest())[:RIVALS]
-        out.append(same)
-    return out
-
-
-def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
-    """Share of rival references the reply is nearer to its own reference than to (content
-    ROUGE-L; ties count half): 0.5 for any reply that does not depend on the record."""
-    return window_ids([reply], [own, *others], [list(range(1, len(others) + 1))])[0]
-
-
-def window_ids(replies: Sequence[str | None], refs: Sequence[str],
-               rivals: Sequence[Sequence[int]]) -> list[float | None]:
-    """`window_id` of each reply against ``refs[k]`` and its rivals' references (None where
-    there is no reply or no rival). Each distinct (reply, reference) pair is compared once per
-    call, by a bit-parallel LCS over the reply's masks: a panel member that replies alike to
-    many items (a constant, a skeleton, a generic sentence) meets every reference of a life
-    log once per item of it, so at ten times the paper grid the per-pair form computed the
-    same LCS about thirty times over."""
-    toks = [content_tokens(r) for r in refs]
-    memo: dict[tuple[str, int], float] = {}
-
-    def near(reply: str, j: int) -> float:
-        if (reply, j) not in memo:
-            r, t = content_tokens(reply), toks[j]
-            lcs = lcs_length(t, r, _content_masks(reply)) if r and t else 0
-            memo[reply, j] = 2 * lcs / (len(r) + len(t)) if lcs else 0.0
-        return memo[reply, j]
-
-    out: list[float | None] = []
-    for k, reply in enumerate(replies):
-        if reply is None or not rivals[k]:
-            out.append(None)
-            continue
-        mine, sims = near(reply, k), [near(reply, j) for j in rivals[k]]
-        out.append(round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
-                         / len(sims), 10))
-    return out
-
-
-@lru_cache(maxsize=1 << 14)
-def _content_masks(text: str) -> dict:
-    return lcs_masks(list(content_tokens(text)))
 
 
 def constant_answer(item: dict, model: dict[str, str], ctx: BlindContext) -> str:

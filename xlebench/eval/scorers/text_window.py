@@ -1,0 +1,81 @@
+"""Window identification (`window_id`): is a summary nearer its own record's reference than
+its rivals'? A reply that does not depend on the record scores 0.5, whatever words it games
+ROUGE-L with."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from xlebench.eval.metrics import content_tokens, lcs_length, lcs_masks
+
+#: Rival records a reply is told apart from when its life log has no other (a day summary).
+RIVALS = 31
+
+
+def rivals(items: Sequence[dict]) -> list[list[int]]:
+    """For each item, the items whose references its reply must be nearer its own than: the
+    other records of its life log, else (one item per log: a day) up to `RIVALS` items of
+    other logs in an order fixed by the ids. Every member of the blind panel scores the same
+    items, so the lists are computed once per set of items."""
+    return _rivals(tuple(str(it.get("item_id", k)) for k, it in enumerate(items)),
+                   tuple(it.get("lifelog_id") for it in items))
+
+
+@lru_cache(maxsize=16)
+def _rivals(ids: tuple[str, ...], logs: tuple[Any, ...]) -> list[list[int]]:
+    by_log: dict[Any, list[int]] = defaultdict(list)
+    for k, log in enumerate(logs):
+        by_log[log].append(k)
+    out = []
+    for k, log in enumerate(logs):
+        same = [j for j in by_log[log] if j != k]
+        if not same:
+            others = [j for j in range(len(ids)) if logs[j] != log]
+            same = sorted(others, key=lambda j: hashlib.sha256(
+                f"{ids[k]}|{ids[j]}".encode()).digest())[:RIVALS]
+        out.append(same)
+    return out
+
+
+def window_id(reply: str, own: str, others: Sequence[str]) -> float | None:
+    """Share of rival references the reply is nearer to its own reference than to (content
+    ROUGE-L; ties count half): 0.5 for any reply that does not depend on the record."""
+    return window_ids([reply], [own, *others], [list(range(1, len(others) + 1))])[0]
+
+
+def window_ids(replies: Sequence[str | None], refs: Sequence[str],
+               rivals: Sequence[Sequence[int]]) -> list[float | None]:
+    """`window_id` of each reply against ``refs[k]`` and its rivals' references (None where
+    there is no reply or no rival). Each distinct (reply, reference) pair is compared once per
+    call, by a bit-parallel LCS over the reply's masks: a panel member that replies alike to
+    many items (a constant, a skeleton, a generic sentence) meets every reference of a life
+    log once per item of it, so at ten times the paper grid the per-pair form computed the
+    same LCS about thirty times over."""
+    toks = [content_tokens(r) for r in refs]
+    memo: dict[tuple[str, int], float] = {}
+
+    def near(reply: str, j: int) -> float:
+        if (reply, j) not in memo:
+            r, t = content_tokens(reply), toks[j]
+            lcs = lcs_length(t, r, _content_masks(reply)) if r and t else 0
+            memo[reply, j] = 2 * lcs / (len(r) + len(t)) if lcs else 0.0
+        return memo[reply, j]
+
+    out: list[float | None] = []
+    for k, reply in enumerate(replies):
+        if reply is None or not rivals[k]:
+            out.append(None)
+            continue
+        mine, sims = near(reply, k), [near(reply, j) for j in rivals[k]]
+        out.append(round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
+                         / len(sims), 10))
+    return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _content_masks(text: str) -> dict:
+    return lcs_masks(list(content_tokens(text)))
