@@ -130,6 +130,36 @@ def test_process_pool_gives_identical_records(tmp_path: Path) -> None:
     assert dict(one.records) == dict(two.results["squares"].records)
 
 
+class Threads(BaseStage):
+    """Each unit records the forward passes' thread setting its process sees."""
+
+    name: ClassVar[str] = "threads"
+    version: ClassVar[str] = "1"
+
+    def units(self, ctx):
+        return [Unit(f"u{i}", i) for i in range(4)]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        import os
+
+        return {"omp": os.environ.get("OMP_NUM_THREADS")}
+
+
+def test_process_workers_share_the_cpus_and_keep_a_users_setting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers of a 2-CPU machine: one thread each for their torch passes, not two each
+    spinning against the other's; a user's OMP_NUM_THREADS is theirs."""
+    import os
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    got = _runner(tmp_path / "a", workers=2).run([StageSpec(Threads(), {})]).results["threads"]
+    share = str(max(1, len(os.sched_getaffinity(0)) // 2))
+    assert {r["omp"] for r in got.records.values()} == {share}
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    got = _runner(tmp_path / "b", workers=2).run([StageSpec(Threads(), {})]).results["threads"]
+    assert {r["omp"] for r in got.records.values()} == {"3"}
+
+
 def test_leftovers_of_a_killed_run_are_settled(tmp_path: Path) -> None:
     s = _runner(tmp_path).run([StageSpec(Squares(n=2), {})])
     stage_dir = s.results["squares"].dir

@@ -178,8 +178,14 @@ def execute_unit(
 _WORKER: dict = {}
 
 
-def init_worker(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int) -> None:
-    """Pool initializer: load the stage's shared state once per process."""
+def init_worker(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int,
+                threads: int = 0) -> None:
+    """Pool initializer: load the stage's shared state once per process. ``threads``: the
+    forward passes' share of the CPUs (`xlebench.library.embed.pass_threads` reads
+    ``OMP_NUM_THREADS``), so that workers do not each take every core; a setting of the
+    user's is kept."""
+    if threads:
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     stage.setup(ctx)
     _WORKER.update(stage=stage, ctx=ctx, stage_dir=stage_dir, retries=retries)
 

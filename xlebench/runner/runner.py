@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -301,7 +302,8 @@ class Runner:
             mp_context=multiprocessing.get_context("spawn"),
             initializer=init_worker,
             # Live counters stay in this process: workers get the context without them.
-            initargs=(stage, replace(ctx, report=None), stage_dir, self.options.retries),
+            initargs=(stage, replace(ctx, report=None), stage_dir, self.options.retries,
+                      max(1, len(os.sched_getaffinity(0)) // workers)),
         )
 
     def _submit(
