@@ -227,11 +227,13 @@ def rouge_l_content(pred: str, ref: str) -> float:
     return rouge_l_tokens(content_tokens(pred), content_tokens(ref))
 
 
-def rouge_l_tokens(pred: Sequence[str], ref: Sequence[str]) -> float:
-    """ROUGE-L F-measure of two token sequences from `rouge_tokens` (= `rouge_l` of the texts)."""
+def rouge_l_tokens(pred: Sequence[str], ref: Sequence[str],
+                   masks: dict[str, int] | None = None) -> float:
+    """ROUGE-L F-measure of two token sequences from `rouge_tokens` (= `rouge_l` of the texts).
+    ``masks``: `lcs_masks(ref)`, when ``ref`` is compared often."""
     if not pred or not ref:
         return 0.0
-    lcs = lcs_length(pred, ref)
+    lcs = lcs_length(pred, ref, masks)
     return 0.0 if lcs == 0 else 2 * lcs / (len(pred) + len(ref))
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from xlebench.eval.metrics import content_tokens, lcs_length, lcs_masks
+from xlebench.eval.metrics import content_tokens, lcs_masks, rouge_l_tokens
 
 #: Rival records a reply is told apart from when its life log has no other (a day summary).
 RIVALS = 31
@@ -58,11 +58,10 @@ def window_ids(replies: Sequence[str | None], refs: Sequence[str],
     toks = [content_tokens(r) for r in refs]
     memo: dict[tuple[str, int], float] = {}
 
-    def near(reply: str, j: int) -> float:
+    def near(reply: str, j: int) -> float:  # F is symmetric: the reply is the masked side
         if (reply, j) not in memo:
-            r, t = content_tokens(reply), toks[j]
-            lcs = lcs_length(t, r, _content_masks(reply)) if r and t else 0
-            memo[reply, j] = 2 * lcs / (len(r) + len(t)) if lcs else 0.0
+            memo[reply, j] = rouge_l_tokens(toks[j], content_tokens(reply),
+                                            _content_masks(reply))
         return memo[reply, j]
 
     out: list[float | None] = []
