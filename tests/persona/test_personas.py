@@ -125,3 +125,19 @@ def test_per_cell_multiplies_the_grid_and_is_in_the_manifest(tmp_path: Path) -> 
     assert manifest["config"]["persona"]["per_cell"] == 3
     bad = run_inprocess(tmp_path / "bad", *args, "persona.per_cell=0")
     assert bad.rc == 2 and "persona.per_cell=0" in bad.text
+
+
+def test_persona_ids_of_a_cell_never_collide_and_a_redraw_moves_only_the_later_member() -> None:
+    """Six hex digits collide (seed 10, Rwanda x ENTJ: members 1 and 19 drew 4926ac); ids
+    are re-drawn, deterministically, so every cell of any seed has distinct ids."""
+    from xlebench.persona.profile import _CELLS, _draw
+
+    raw = [_draw("Rwanda", "ENTJ", 10, k, 0) for k in range(20)]
+    assert raw[1] == raw[19]  # the collision the fix is for
+    ids = [persona_id("Rwanda", "ENTJ", 10, k) for k in range(20)]
+    assert ids[:19] == raw[:19] and ids[19] != raw[19] and len(set(ids)) == 20
+    _CELLS.clear()
+    assert persona_id("Rwanda", "ENTJ", 10, 19) == ids[19]  # the same whatever asked first
+    for seed in range(300):
+        for cell in (("Rwanda", "ENTJ"), ("Japan", "INFP")):
+            assert len({persona_id(*cell, seed, k) for k in range(100)}) == 100, seed
