@@ -284,3 +284,52 @@ def test_the_api_is_visible_to_tools_and_import_stays_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+# -- nothing lost, round 4: a Python value is data, never Hydra grammar ---------------------------
+
+@pytest.mark.parametrize("system", ["${oc.env:XLB_TEST_SECRET}", "'q'", "模型 ü v2", "a,b",
+                                    "a=b", "x]", "${oc.env:HOME}", "back\\${x}"])
+def test_a_system_name_is_published_as_given_never_as_grammar(compiled, monkeypatch,
+                                                               system: str) -> None:
+    """``system`` reaches the configuration as a string: no interpolation (an environment
+    variable's value, e.g. an API key, is never published), no quotes eaten, no sweep; the
+    results folder is a safe name derived from it and the tables name it as given."""
+    from xlebench.eval.predictions import folder_slug
+
+    monkeypatch.setenv("XLB_TEST_SECRET", "s3cr3t-token")
+    bench = xb.open(compiled["two"])
+    others = {p: tree_digest(p) for p in (compiled["one"], compiled["cli-two"])}
+    published = bench.score(_replies(bench), system=system, publish=True)
+    key = "predictions-" + folder_slug(system)
+    assert published.system == key and (bench.path / "results" / key / "table.json").is_file()
+    home = str(Path.home())
+    for path in bench.path.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".md", ".jsonl", ".html"):
+            text = path.read_text("utf-8")
+            assert "s3cr3t-token" not in text, path
+            assert f'"{home}' not in text or path.name != "evaluation.json", path
+    table = json.loads((bench.path / "results" / key / "table.json").read_text("utf-8"))
+    assert table.get("label", key) == "predictions-" + system
+    board = (bench.path / "results" / "leaderboard.md").read_text("utf-8")
+    assert "predictions-" + system in board
+    assert {p: tree_digest(p) for p in others} == others
+
+
+def test_values_are_data_and_a_typo_or_a_group_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"values\['eval.nam'\].*not a setting"):
+        xb.compile(["name=x"], values={"eval.nam": "m"}, outputs=tmp_path)
+    with pytest.raises(ConfigError, match=r"values\['vlm'\]: vlm is a config group"):
+        xb.compile(["name=x"], values={"vlm": "litellm"}, outputs=tmp_path)
+    with pytest.raises(ConfigError, match=r"values\['seed'\]='3'.*give the value as int"):
+        xb.compile(["name=x"], values={"seed": "3"}, outputs=tmp_path)
+    assert not (tmp_path / "benchmarks").exists()
+
+
+def test_literal_reads_back_exactly() -> None:
+    from omegaconf import OmegaConf
+
+    from xlebench.commands.values import literal
+
+    for text in ["${oc.env:HOME}", "a\\${b}", "\\\\${c}", "plain", "$ {x}", "${", "\\"]:
+        assert OmegaConf.create({"k": literal(text)}).k == text

@@ -40,19 +40,23 @@ class CompileFailed(RuntimeError):
     units are cached, so the same call resumes where this one stopped."""
 
 
-def compile(overrides: Sequence[str] = (), *, outputs: str | Path | None = None
-            ) -> Benchmark:  # noqa: A001 - the verb users look for
+def compile(overrides: Sequence[str] = (), *, values: Mapping[str, Any] | None = None,
+            outputs: str | Path | None = None) -> Benchmark:  # noqa: A001 - the verb users look for
     """Compile (or re-publish from the cache) the benchmark the CLI would compile with
     ``overrides`` (e.g. ``["tasks=[neptune_qa]", "name=neptune"]``), and open it.
 
-    ``outputs`` is ``paths.outputs`` (default: ``outputs`` under the working directory, as
-    for the CLI). Raises `UserError` with the CLI's one-line message for a bad override or
-    input, `CompileFailed` when units failed."""
+    ``values`` sets settings as data (``{"eval.name": "模型 v2", "seed": 3}``): a string
+    there is the value itself, never override grammar (no ``${...}``, quoting or sweep
+    commas), so a name or a path from a variable is safe; choose config groups' options with
+    ``overrides``. ``outputs`` is ``paths.outputs`` (default: ``outputs`` under the working
+    directory, as for the CLI). Raises `UserError` with the CLI's one-line message for a bad
+    override, value or input, `CompileFailed` when units failed."""
     from xlebench.commands.compose import composed
 
-    args = [*_overrides(overrides), *([f"paths.outputs={outputs}"] if outputs is not None
-                                      else [])]
-    with composed(args) as cfg:
+    given = dict(values or {}) if isinstance(values, Mapping) or values is None else values
+    if outputs is not None and isinstance(given, dict):
+        given["paths.outputs"] = str(outputs)
+    with composed(_overrides(overrides), given) as cfg:
         from xlebench.commands.validate import validate_config
         from xlebench.pipeline import run_pipeline
 
@@ -292,11 +296,11 @@ class Benchmark:
             # the cache of the outputs folder it was compiled in (<outputs>/benchmarks/<name>)
             outputs = self.path.parent.parent if self.path.parent.name == "benchmarks" \
                 else None
-            try:
-                compile([f"benchmark={self.path}", "stages=[evaluate]", "eval.systems=[]",
-                         f"eval.predictions={path}", f"eval.name={system}",
-                         f"eval.allow_partial={str(allow_partial).lower()}",
-                         f"eval.replace={str(replace).lower()}"], outputs=outputs)
+            try:  # every value as data: a system's name is never override grammar
+                compile(["stages=[evaluate]", "eval.systems=[]"], values={
+                    "benchmark": str(self.path), "eval.predictions": str(path),
+                    "eval.name": system, "eval.allow_partial": allow_partial,
+                    "eval.replace": replace}, outputs=outputs)
             except UserError as exc:  # the CLI's settings, as this call spells them
                 exc.args = (str(exc).replace("eval.replace=true", "replace=True")
                             .replace("eval.allow_partial=true", "allow_partial=True")

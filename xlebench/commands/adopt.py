@@ -14,11 +14,13 @@ configuration is refused in one line.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from xlebench.commands.values import literal
 from xlebench.errors import ConfigError
 from xlebench.manifest import EVALUATION_SECTIONS, VIEW_SECTIONS
 
@@ -35,21 +37,32 @@ def adopt_args(args: list[str], conf_dir: Path) -> list[str]:
     given = [a.split("=", 1)[1] for a in args if a.startswith(f"{KEY}=")]
     if not given or not given[-1] or given[-1] == "null":
         return args
-    folder = resolve(given[-1], args)
+    groups, values = adoption(given[-1], args, conf_dir)
+    return [*args, *groups, *(f"{k}={v}" for k, v in values.items())]
+
+
+def adoption(ref: str, args: list[str], conf_dir: Path,
+             values: Mapping[str, Any] | None = None) -> tuple[list[str], dict[str, Any]]:
+    """What ``benchmark=<ref>`` adds: the overrides choosing its config groups and recipes,
+    and the values naming its folder (``name``, ``paths.benchmarks``: data, which the Python
+    door sets as such, never as override text). An override or value (``values``, the API's)
+    of its published configuration is refused in one line."""
+    values = values or {}
+    folder = resolve(ref, [*args, *(f"{k}={v}" for k, v in values.items())])
     manifest = _manifest(folder)
     content = manifest.get("config", {})
-    for arg in args:
-        key = arg.split("=", 1)[0].lstrip("+~")
+    given = [(a, a.split("=", 1)[0].lstrip("+~")) for a in args
+             if "=" in a and not a.startswith("-")]
+    for said, key in [*given, *((f"values[{k!r}]", k) for k in values)]:
         top = key.split("/", 1)[0].split(".", 1)[0]
-        if "=" in arg and not arg.startswith("-") and top not in VIEW_SECTIONS \
-                and (top in content or top == "experiment"):
-            raise ConfigError(f"{arg}: benchmark={given[-1]} is evaluated as published "
+        if top not in VIEW_SECTIONS and (top in content or top == "experiment"):
+            raise ConfigError(f"{said}: benchmark={ref} is evaluated as published "
                               f"({folder}), its configuration read from its manifest; drop "
                               f"{key}, or compile another benchmark with name=<new name>")
     choices = manifest.get("choices") or _guessed_choices(content, conf_dir)
     tasks = ",".join(content.get("tasks", {}))
-    return [*args, *(f"{g}={o}" for g, o in choices.items()), f"tasks=[{tasks}]",
-            f"name={folder.name}", f"paths.benchmarks={folder.parent}"]
+    return ([*(f"{g}={o}" for g, o in choices.items()), f"tasks=[{tasks}]"],
+            {"name": folder.name, "paths.benchmarks": str(folder.parent)})
 
 
 def resolve(ref: str, args: list[str]) -> Path:
@@ -76,6 +89,7 @@ def adopt_config(cfg: DictConfig) -> None:
         if key == "name" or key in EVALUATION_SECTIONS or key in VIEW_SECTIONS:
             continue  # this run's own: from its command line
         try:
+            value = literal(value)  # published values are data: a "${" in one stays text
             if isinstance(value, dict) and OmegaConf.is_dict(cfg.get(key)):
                 cfg[key] = OmegaConf.merge(cfg[key], value)
             else:

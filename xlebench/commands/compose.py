@@ -11,18 +11,20 @@ state is set for the call and cleared after it, so calls in one process do not m
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from hydra import compose, initialize_config_dir
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from omegaconf import DictConfig, open_dict
 
-from xlebench.commands.adopt import adopt_args, adopt_config
+from xlebench.commands.adopt import adopt_args, adopt_config, adoption
 from xlebench.commands.configstore import register
 from xlebench.commands.hydra_errors import check_group_options, one_line
+from xlebench.commands.values import check_values, set_values
 from xlebench.errors import ConfigError
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
@@ -39,8 +41,11 @@ def offline_defaults() -> None:
 
 
 @contextmanager
-def composed(overrides: Sequence[str]) -> Iterator[DictConfig]:
-    """The task config the CLI would run for ``overrides`` (Hydra's runtime set meanwhile)."""
+def composed(overrides: Sequence[str], values: Mapping[str, Any] | None = None
+             ) -> Iterator[DictConfig]:
+    """The task config the CLI would run for ``overrides`` (Hydra's runtime set meanwhile),
+    with ``values`` (dotted setting -> value, `xlebench.commands.values`) set as data after
+    the groups are composed: a Python caller's string is never parsed as override text."""
     offline_defaults()
     register()
     args = list(overrides)
@@ -48,7 +53,8 @@ def composed(overrides: Sequence[str]) -> Iterator[DictConfig]:
         raise ConfigError(f"{[a for a in args if a.startswith('-')]}: give overrides only "
                           "(a sweep, --cfg and other flags are the command line's)")
     check_group_options(args, CONF_DIR)
-    args = adopt_args(args, CONF_DIR)
+    values = check_values(values, CONF_DIR)
+    args, values = _adopted(args, values)
     hydra_config = HydraConfig.instance()
     with initialize_config_dir(str(CONF_DIR), version_base="1.3", job_name="xlebench"):
         try:
@@ -60,7 +66,19 @@ def composed(overrides: Sequence[str]) -> Iterator[DictConfig]:
         try:
             with open_dict(cfg):
                 del cfg["hydra"]
+            set_values(cfg, values)
             adopt_config(cfg)
             yield cfg
         finally:
             hydra_config.cfg = None
+
+
+def _adopted(args: list[str], values: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """``benchmark=`` (an override or a value) with the published benchmark's groups added
+    as overrides and its folder's name and place as values."""
+    ref = values.get("benchmark")
+    if ref is None:
+        return adopt_args(args, CONF_DIR), values
+    groups, adopted = adoption(str(ref), args, CONF_DIR,
+                               {k: v for k, v in values.items() if k != "benchmark"})
+    return [*args, *groups], {**values, **adopted}

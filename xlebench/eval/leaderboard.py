@@ -171,7 +171,8 @@ def leaderboard(tables: dict[str, dict]) -> dict[str, Any]:
     A row's floor is the blind panel's on the most items any system was scored on (the whole
     benchmark when one evaluation covered it), never whichever system sorts first: a system
     scored on a subset (``eval.max_logs``) carries its own n and floor in its cell."""
-    systems = [{"key": k, "oracle": bool(t.get("oracle")),
+    systems = [{"key": k, **({"label": t["label"]} if t.get("label") else {}),
+                "oracle": bool(t.get("oracle")),
                 "stand_in": bool((t.get("model") or {}).get("stand_in"))}
                for k, t in tables.items()]
     subtasks: list[str] = []
@@ -258,7 +259,7 @@ def subset_floor(cell: dict) -> str:
 
 
 def leaderboard_markdown(board: dict[str, Any]) -> str:
-    heads = [s["key"] + (" (ORACLE)" if s["oracle"] else "")
+    heads = [s.get("label", s["key"]).replace("|", "\\|") + (" (ORACLE)" if s["oracle"] else "")
              + (" (STAND-IN)" if s["stand_in"] else "") for s in board["systems"]]
     lines = ["# Leaderboard", "",
              "Headline metric x100 over every evaluated item [95% CI, bootstrap over source "

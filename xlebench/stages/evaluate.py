@@ -75,6 +75,9 @@ class PredictionsFile:
     path: Path
     name: str
     reads: str | None = None
+    #: The name as the user gave it (``eval.name``, the API's ``system``) where the results
+    #: folder's safe name (`folder_slug`) had to change it: what the tables print.
+    label: str | None = None
 
 
 class EvaluateStage(BaseStage):
@@ -199,7 +202,9 @@ class EvaluateStage(BaseStage):
                                              self.recipes)
         present = [r for n, r in self.recipes.items() if any(it["subtask"] == n for it in items)]
         model = self.models.get(unit.id)
-        table.update(system=unit.id, oracle=system.reads, answers=answer_sources(present),
+        label = getattr(system, "label", None)
+        table.update(system=unit.id, **({"label": label} if label else {}),
+                     oracle=system.reads, answers=answer_sources(present),
                      not_applicable=not_applicable,
                      model=model.describe() if model is not None else None,
                      positions=position_histograms(rows),
@@ -213,7 +218,7 @@ class EvaluateStage(BaseStage):
                      paper_metrics={n: list(r.paper_layout) for n, r in self.recipes.items()})
         write_jsonl(ctx.workdir / "scores.jsonl", rows)
         write_text(ctx.workdir / "table.md",
-                   to_markdown(table, _title(unit.id, system, model),
+                   to_markdown(table, _title(label or unit.id, system, model),
                                _notes(table, system, model)))
         return table
 
@@ -335,7 +340,9 @@ def build_evaluate_stage(cfg: DictConfig) -> StageSpec:
         if not ec.get("name") and key in built.by_name:
             raise ConfigError(f"eval.predictions={path}: its name {key!r} is a built-in "
                               "system's; set eval.name=<model name>")
-        system = PredictionsFile(path, split_key(key, str(ec["split"])))
+        name = split_key(key, str(ec["split"]))
+        label = "predictions-" + str(ec["name"]) + name[len(key):] if ec.get("name") else None
+        system = PredictionsFile(path, name, label=label if label != name else None)
         systems[system.name] = system
     if not systems:
         raise ConfigError("nothing to evaluate: set eval.systems or eval.predictions")
