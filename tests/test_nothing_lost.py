@@ -333,8 +333,8 @@ def test_a_filled_row_the_export_would_lose_is_refused(hop: Path) -> None:
     line = _one_error(ran.text)
     assert str(sheet) in line and "move the filled sheet aside" in line
     assert sheet.read_bytes() == before
-    sheet.write_bytes(before.replace(b"japan-intj-gone-multihop_qa-009", b"").replace(
-        b"kept", b""))  # leave the fixture's sheet as the other tests expect
+    lines = before.decode().splitlines(keepends=True)
+    sheet.write_text("".join(x for x in lines if "japan-intj-gone-multihop_qa-009" not in x))
 
 
 def test_a_human_sheet_without_multihop_items_is_one_line(tmp_path: Path) -> None:
@@ -457,3 +457,63 @@ def test_hand_edited_annotations_are_one_line(hop: Path, tmp_path: Path, capsys,
     assert score_main([str(copy), str(preds), "--no-bertscore"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and f"{path}: {where}" in err
+
+
+# -- round 4: a spreadsheet's sheet keeps its answers ---------------------------------------------
+
+def _blank_rows(hop: Path) -> list[dict]:
+    """The sheet's rows with nothing filled (earlier tests fill some)."""
+    return [{**r, "answer": "", "evidence": "", "notes": ""} for r in _human_rows(hop)]
+
+
+def _spreadsheet(rows: list[dict], path: Path) -> Path:
+    """The sheet as a spreadsheet in a comma-decimal locale saves it: ``;`` between cells, a
+    byte-order mark, CRLF line ends, decimals with a comma."""
+    buffer = io.StringIO()
+    w = csv.DictWriter(buffer, fieldnames=list(rows[0]), delimiter=";", lineterminator="\r\n")
+    w.writeheader()
+    w.writerows([{k: (v.replace(".", ",") if k.startswith("clip_") else v)
+                  for k, v in r.items()} for r in rows])
+    path.write_bytes(b"\xef\xbb\xbf" + buffer.getvalue().encode("utf-8"))
+    return path
+
+
+def test_a_spreadsheets_sheet_survives_a_reexport_with_the_columns_people_added(hop: Path
+                                                                                ) -> None:
+    bench = hop / "benchmarks" / "demo"
+    rows = [{**r, "rater": ""} for r in _blank_rows(hop)]
+    original = (bench / "export" / "human_eval" / "sheet.csv").read_bytes()
+    rows[0].update(answer="C opened the fridge; then left", evidence="[1, 2]", rater="ana")
+    rows[-1].update(notes="unsure", rater="bo")
+    sheet = _spreadsheet(rows, bench / "export" / "human_eval" / "sheet.csv")
+    ran = run_inprocess(hop, "benchmark=demo", "stages=[export]",
+                        "export.formats=[questions,human_eval]")
+    assert ran.rc == 0, ran.text[-2000:]
+    again = list(csv.DictReader(io.StringIO(sheet.read_text("utf-8"))))
+    assert [r["item_id"] for r in again] == [r["item_id"] for r in rows]
+    assert (again[0]["answer"], again[0]["evidence"], again[0]["rater"]) == \
+        ("C opened the fridge; then left", "[1, 2]", "ana")
+    assert (again[-1]["notes"], again[-1]["rater"]) == ("unsure", "bo")
+    # the spreadsheet's sheet is also read as replies (eval.human_sheet) in its dialect
+    from xlebench.tasks.multihop.human_eval import read_sheet
+
+    assert list(read_sheet(_spreadsheet(rows, hop / "filled.csv"), None)) == [rows[0]["item_id"]]
+    sheet.write_bytes(original)
+
+
+def test_one_item_filled_twice_differently_is_refused_naming_the_rows(hop: Path) -> None:
+    bench = hop / "benchmarks" / "demo"
+    rows = _blank_rows(hop)
+    original = (bench / "export" / "human_eval" / "sheet.csv").read_bytes()
+    rows[0].update(answer="C opened the fridge", evidence="[1, 2]")
+    rows.append({**rows[0], "answer": "C closed the door"})
+    sheet = _spreadsheet(rows, bench / "export" / "human_eval" / "sheet.csv")
+    before = sheet.read_bytes()
+    # not the last run's list, so the export runs (an unchanged one is skipped)
+    ran = run_inprocess(hop, "benchmark=demo", "stages=[export]",
+                        "export.formats=[hf,questions,human_eval]")
+    assert ran.rc == 2, ran.text[-2000:]
+    line = _one_error(ran.text)
+    assert str(sheet) in line and f"row {len(rows) + 1}.item_id" in line and "row 2" in line
+    assert sheet.read_bytes() == before
+    sheet.write_bytes(original)

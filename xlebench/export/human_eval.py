@@ -69,9 +69,11 @@ def write(out: Path, items: dict[str, list[dict]], logs: dict[str, dict],
     return {"items": len(rows), "share": SHARE}
 
 
-def _write_sheet(path: Path, rows: Sequence[dict[str, str]]) -> None:
+def _write_sheet(path: Path, rows: Sequence[dict[str, str]],
+                 extra: Sequence[str] = ()) -> None:
     text = io.StringIO()
-    w = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
+    w = csv.DictWriter(text, fieldnames=[*COLUMNS, *extra], lineterminator="\n",
+                       extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     write_text(path, text.getvalue())
@@ -82,18 +84,35 @@ FILLED = ("sheet.csv",)
 _FILLED_COLUMNS = ("answer", "evidence", "notes")
 
 
-def filled_rows(published: Path) -> dict[str, dict[str, str]]:
-    """The rows of a published sheet in which people filled ``answer``, ``evidence`` or
-    ``notes``, by item id (read before a re-export clears the format's folder)."""
-    return {r.get("item_id", ""): r for r in read_csv_rows(published)
-            if any((r.get(c) or "").strip() for c in _FILLED_COLUMNS)}
+def filled_rows(published: Path, shown: Path | None = None) -> dict[str, dict[str, str]]:
+    """The rows of a published sheet in which people filled ``answer``, ``evidence``,
+    ``notes`` or a column they added (``rater``), by item id, read in the dialect the
+    spreadsheet saved it in (before a re-export clears the format's folder). One item filled
+    on two rows differently cannot be carried over exactly: refused, naming both rows
+    (``shown``: the published file's path, for that line)."""
+    rows = read_csv_rows(published)
+    added = [c for c in (rows[0] if rows else {}) if c and c not in COLUMNS]
+    out: dict[str, dict[str, str]] = {}
+    at: dict[str, int] = {}
+    for k, row in enumerate(rows, start=2):
+        kept = {c: (row.get(c) or "") for c in (*_FILLED_COLUMNS, *added)}
+        if not any(v.strip() for v in kept.values()):
+            continue
+        item = (row.get("item_id") or "").strip()
+        if item in out and out[item] != kept:
+            raise DataError(str(shown or published), f"row {k}.item_id", f"{item!r} is filled on row "
+                            f"{at[item]} already, with other cells; a re-export keeps one row "
+                            "per item", "keep one filled row per item (a second rater's "
+                            "answers go in a sheet of their own), then export again")
+        out[item], at[item] = kept, k
+    return out
 
 
 def carry_over(filled: dict[str, dict[str, str]], fresh: Path, shown: Path) -> None:
-    """Merge the cells people filled (`filled_rows` of the published sheet) into the freshly
-    written one, row by item id. A filled row whose item the fresh sheet no longer holds
-    would be lost: refused, naming the file, so the person moves it aside first (``shown``:
-    the published file's path, for that line)."""
+    """Merge the cells people filled (`filled_rows` of the published sheet), columns they
+    added included, into the freshly written one, row by item id. A filled row whose item
+    the fresh sheet no longer holds would be lost: refused, naming the file, so the person
+    moves it aside first (``shown``: the published file's path, for that line)."""
     if not filled:
         return
     rows = read_csv_rows(fresh)
@@ -103,7 +122,8 @@ def carry_over(filled: dict[str, dict[str, str]], fresh: Path, shown: Path) -> N
                         f"this export no longer samples (e.g. {lost[0]!r}); exporting would "
                         "lose them", "move the filled sheet aside (e.g. to sheet.filled.csv) "
                         "and export again")
+    extra = list(dict.fromkeys(c for cells in filled.values() for c in cells
+                               if c not in COLUMNS))
     for row in rows:
-        if row["item_id"] in filled:
-            row.update({c: filled[row["item_id"]].get(c) or "" for c in _FILLED_COLUMNS})
-    _write_sheet(fresh, rows)
+        row.update(filled.get(row["item_id"], {}))
+    _write_sheet(fresh, rows, extra)

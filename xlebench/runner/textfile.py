@@ -27,8 +27,22 @@ def read_utf8(path: Path) -> str:
 
 def read_csv_rows(path: Path) -> list[dict[str, str]]:
     """A CSV sheet's rows as dicts keyed by its header row (a quoted cell may hold line
-    breaks, as a spreadsheet's notes do)."""
-    return list(csv.DictReader(io.StringIO(read_utf8(path), newline="")))
+    breaks, as a spreadsheet's notes do), in whatever dialect a spreadsheet saved it:
+    `sheet_delimiter`, a byte-order mark, CRLF or LF line ends."""
+    text = read_utf8(path)
+    return list(csv.DictReader(io.StringIO(text, newline=""), delimiter=sheet_delimiter(text)))
+
+
+#: What a spreadsheet separates cells with: a comma, a semicolon where the decimal mark is
+#: the comma (German, French, Brazilian locales), a tab for "text (tab delimited)".
+_DELIMITERS = (",", ";", "\t")
+
+
+def sheet_delimiter(text: str) -> str:
+    """The delimiter of a sheet's header row: the one splitting it into the most cells
+    outside quotes (a comma on a tie; a header names plain columns, so it never holds one)."""
+    first = text.split("\n", 1)[0]
+    return max(_DELIMITERS, key=lambda d: (first.count(d), d == ","))
 
 
 #: What to do about a published file that does not read back.

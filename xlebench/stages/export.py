@@ -75,16 +75,16 @@ class ExportStage(BaseStage):
             for rel in getattr(module, "FILLED", ()):
                 path = published / "export" / fmt / rel
                 if path.is_file():
-                    self._filled[fmt, rel] = module.filled_rows(path)
+                    self._filled[fmt, rel] = module.filled_rows(path, _shown(published, fmt,
+                                                                             rel))
 
     def _carry_over(self, dest: Path) -> None:
         filled, self._filled = getattr(self, "_filled", {}), {}
         for (fmt, rel), rows in filled.items():
             fresh = dest / "export" / fmt / rel
             if fresh.is_file():
-                # errors name the published file (the staging folder is ``.<name>.staging-*``)
-                shown = dest.parent / dest.name[1:].split(".staging")[0] / "export" / fmt / rel
-                importlib.import_module(WRITERS[fmt]).carry_over(rows, fresh, shown)
+                importlib.import_module(WRITERS[fmt]).carry_over(rows, fresh,
+                                                                 _shown(dest, fmt, rel))
 
     def owned_paths(self) -> list[str]:
         """Each written format's own folder: a run adding one export over a published
@@ -182,3 +182,11 @@ def build_export_stage(cfg: DictConfig) -> StageSpec:
                         heldout=float(cfg.annotate.heldout))
     held = {"heldout": float(cfg.annotate.heldout)} if cfg.annotate.heldout else {}
     return StageSpec(stage, {"export": ec, "eval": evs, "config": config, **held})
+
+
+def _shown(folder: Path, fmt: str, rel: str) -> Path:
+    """The published path of a format's file, for error lines: ``folder`` may be the staging
+    copy (``.<name>.staging-*``) a run writes before it publishes."""
+    if folder.name.startswith(".") and ".staging" in folder.name:
+        folder = folder.parent / folder.name[1:].split(".staging")[0]
+    return folder / "export" / fmt / rel
