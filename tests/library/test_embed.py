@@ -172,3 +172,16 @@ def test_a_cuda_embedder_stores_apart_and_says_when_there_is_no_gpu() -> None:
         pytest.skip("a CUDA device is present (tests/library/test_embed_gpu.py)")
     with pytest.raises(ConfigError, match="matcher.embedder.device=cuda: no CUDA device"):
         cuda.encode(["C walks the dog."])
+
+
+@pytest.mark.parametrize("given", ["99999", "0", "-3", "two", " "])
+def test_an_out_of_range_thread_setting_is_clamped_or_ignored(monkeypatch, caplog,
+                                                              given: str) -> None:
+    """``OMP_NUM_THREADS=99999`` passed to ``torch.set_num_threads`` killed every forward
+    pass (SIGSEGV); it is clamped to the CPUs, with a warning, and nonsense is ignored."""
+    import os
+
+    cpus = len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", given)
+    assert pass_threads() == cpus
+    assert ("more than the" in caplog.text) == (given == "99999")

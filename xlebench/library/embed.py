@@ -250,9 +250,23 @@ class MiniLMEmbedder:
 
 def pass_threads() -> int:
     """Intra-op threads of a forward pass: ``OMP_NUM_THREADS`` where set, else every CPU this
-    process may run on (torch's own default on a machine without SMT)."""
+    process may run on (torch's own default on a machine without SMT). A setting above the
+    CPUs is clamped to them, with one warning: torch given ``OMP_NUM_THREADS=99999`` through
+    ``set_num_threads`` dies in its thread pool (SIGSEGV), and more threads than CPUs only
+    oversubscribe. A setting that is not a positive whole number is ignored, as torch does."""
+    cpus = len(os.sched_getaffinity(0))
     env = os.environ.get("OMP_NUM_THREADS", "").strip()
-    return int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+    if not (env.isdigit() and int(env) > 0):
+        return cpus
+    if int(env) > cpus:
+        _warn_clamped(env, cpus)
+    return min(int(env), cpus)
+
+
+@functools.cache
+def _warn_clamped(env: str, cpus: int) -> None:
+    log.warning("OMP_NUM_THREADS=%s is more than the %d CPUs this process may use; forward "
+                "passes run at %d threads", env, cpus, cpus)
 
 
 @contextlib.contextmanager
