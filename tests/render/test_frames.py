@@ -57,3 +57,45 @@ def test_an_unreadable_media_file_is_one_line_naming_it(tmp_path: Path, damage: 
     message = str(caught.value)
     assert message.startswith(f"{path}: $:") and "\n" not in message
     assert "render.media_root" in message
+
+
+def _cached(folder: Path) -> Path:
+    (folder / "64x48@1").mkdir(parents=True, exist_ok=True)
+    (folder / "64x48@1" / "index.json").write_text('{"frames": []}')
+    return folder / "64x48@1" / "index.json"
+
+
+def test_a_media_file_replaced_with_its_size_and_mtime_kept_is_decoded_again(tmp_path) -> None:
+    """``cp -p`` / ``rsync -t`` keep size and mtime: the stamp reads the file's ends too."""
+    import os
+
+    from xlebench.render.frames import STAMP_BLOCK, media_folder
+
+    video, root = tmp_path / "v.mp4", tmp_path / "frames"
+    for size in (1000, 3 * STAMP_BLOCK):
+        video.write_bytes(b"a" * size)
+        index = _cached(media_folder(root, "uid", video))
+        stat = video.stat()
+        video.write_bytes(b"a" * (size - 1) + b"b")  # same size, another tail
+        os.utime(video, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert not media_folder(root, "uid", video).joinpath("64x48@1").exists() \
+            and not index.exists()
+        index = _cached(media_folder(root, "uid", video))
+        assert media_folder(root, "uid", video) and index.is_file(), "the same file is kept"
+
+
+def test_frames_from_before_the_stamp_are_rebuilt_never_adopted(tmp_path: Path) -> None:
+    import json
+
+    from xlebench.render.frames import media_folder
+
+    video, root = tmp_path / "v.mp4", tmp_path / "frames"
+    video.write_bytes(b"x" * 100)
+    index = _cached(root / "uid")  # an upgrade's cache: frames, no media.json
+    folder = media_folder(root, "uid", video)
+    assert not index.exists() and json.loads((folder / "media.json").read_text())["size"] == 100
+    old = {"size": 100, "mtime_ns": video.stat().st_mtime_ns}  # a stamp of the last version
+    (folder / "media.json").write_text(json.dumps(old))
+    index = _cached(folder)
+    media_folder(root, "uid", video)
+    assert not index.exists()

@@ -13,6 +13,7 @@ life log's mapping (`xlebench.render.timeline`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -48,22 +49,49 @@ def _save(frame, path: Path, spec: FrameSpec) -> None:
 
 
 def media_folder(root: Path, uid: str, video: Path) -> Path:
-    """``<root>/<uid>``, holding frames of the media file it was decoded from: its size and
-    modification time are kept in ``media.json`` beside them, and frames of other media
-    under the same uid (``render.media_root`` pointed elsewhere, a file downloaded again)
-    are removed before any is read, so a cache never answers for another file."""
+    """``<root>/<uid>``, holding frames of the media file it was decoded from: its size,
+    modification time and a digest of its first and last blocks (`media_stamp`) are kept in
+    ``media.json`` beside them, and frames of other media under the same uid
+    (``render.media_root`` pointed elsewhere, a file downloaded again, one copied over with
+    its size and mtime kept by ``cp -p`` or ``rsync -t``) are removed before any is read, so a
+    cache never answers for another file. Frames without a stamp (decoded before stamps
+    existed) are rebuilt, never adopted."""
     folder = Path(root) / safe_uid(uid)
-    stat = Path(video).stat()
-    stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-    try:
-        held = json.loads((folder / "media.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        held = None
+    stamp = media_stamp(Path(video))
+    held = _held(folder)
+    if held is None and any(folder.glob("*/index.json")):
+        held = _held(folder) or {}  # a first decode elsewhere stamps before its frames
     if held != stamp:
-        if held is not None:  # frames of another file (an unstamped folder is kept: a
-            shutil.rmtree(folder, ignore_errors=True)  # concurrent first decode fills it)
+        if held is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         write_text(folder / "media.json", dumps(stamp))
     return folder
+
+
+#: Bytes read from each end of a media file for its stamp: containers keep their index and
+#: first frames at the head and the rest at the tail, so a replaced file differs there.
+STAMP_BLOCK = 1 << 20
+
+
+def media_stamp(video: Path) -> dict[str, object]:
+    """What identifies a media file's content cheaply: size, mtime and a sha256 of its first
+    and last `STAMP_BLOCK` bytes (size and mtime alone can lie)."""
+    stat = video.stat()
+    digest = hashlib.sha256()
+    with video.open("rb") as f:
+        digest.update(f.read(STAMP_BLOCK))
+        if stat.st_size > STAMP_BLOCK:
+            f.seek(max(STAMP_BLOCK, stat.st_size - STAMP_BLOCK))
+            digest.update(f.read(STAMP_BLOCK))
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "head_tail_sha256": digest.hexdigest()}
+
+
+def _held(folder: Path) -> dict | None:
+    try:
+        return json.loads((folder / "media.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def segment_frames(video: Path, uid: str, root: Path, spec: FrameSpec) -> list[dict]:
