@@ -319,6 +319,8 @@ def test_a_sheet_filled_in_place_survives_a_reexport(hop: Path) -> None:
     assert {"human_eval", "hf", "questions"} <= exported
     assert {"human_eval", "hf", "questions"} <= set(manifest["counts"]["export"]), \
         "an added export dropped the earlier ones' counts"
+    assert set(manifest["counts"]["export"]) <= set(manifest["config"]["export"]["formats"]), \
+        "the configuration names only the newest export"
 
 
 def test_a_filled_row_the_export_would_lose_is_refused(hop: Path) -> None:

@@ -125,6 +125,7 @@ def build_manifest(
         # each format owns its own folder: one added export keeps the others' counts (and the
         # Hub dataset's name), as it keeps their files
         merged_counts["export"] = {**prev["counts"]["export"], **counts["export"]}
+        content = _with_earlier_formats(content, prev.get("config", {}))
     fps = {**prev.get("fingerprints", {}), **fingerprints}
     return {
         "xlebench_version": __version__,
@@ -140,6 +141,15 @@ def build_manifest(
         "packages": package_versions(),
         "git_revision": git_revision(),
     }
+
+
+def _with_earlier_formats(content: dict[str, Any], earlier: dict[str, Any]) -> dict[str, Any]:
+    """``export.formats`` naming the formats published before this run's too (their folders
+    and counts are kept, so the configuration says they are there), earlier ones first."""
+    before = list((earlier.get("export") or {}).get("formats") or [])
+    export = dict(content.get("export") or {})
+    export["formats"] = list(dict.fromkeys([*before, *(export.get("formats") or [])]))
+    return {**content, "export": export}
 
 
 def compose_choices() -> dict[str, str] | None:
