@@ -333,3 +333,21 @@ def test_literal_reads_back_exactly() -> None:
 
     for text in ["${oc.env:HOME}", "a\\${b}", "\\\\${c}", "plain", "$ {x}", "${", "\\"]:
         assert OmegaConf.create({"k": literal(text)}).k == text
+
+
+def test_republishing_the_same_replies_leaves_the_manifest_and_names_no_lost_file(compiled
+                                                                                  ) -> None:
+    bench = xb.open(compiled["two"])
+    replies = _replies(bench)
+    bench.score(replies, system="again", publish=True)
+    manifest = (bench.path / "manifest.json").read_bytes()
+    recorded = json.loads(manifest)["evaluations"]["predictions-again"]["eval"]["predictions"]
+    assert Path(recorded).is_file(), "the manifest records a file that is gone"
+    bench.score(replies, system="again", publish=True)
+    assert (bench.path / "manifest.json").read_bytes() == manifest
+    with pytest.raises(UserError) as caught:
+        bench.score({k: v for k, v in list(replies.items())[1:]}, system="part", publish=True)
+    line = str(caught.value)
+    assert "allow_partial=True" in line and f"<{len(replies) - 1} replies>" in line
+    path = line.split("(kept as ")[1].split(")")[0]
+    assert Path(path).is_file()

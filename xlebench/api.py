@@ -18,8 +18,8 @@ with any Python callable. Errors are exceptions carrying the CLI's one-line mess
 
 from __future__ import annotations
 
+import hashlib
 import json
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -84,6 +84,16 @@ def _overrides(overrides: Any) -> list[str]:
         raise UserError(f"compile(overrides=...): {bad[0]!r} ({type(bad[0]).__name__}) is not "
                         "text; give each override as the command line spells it, e.g. \"seed=3\"")
     return list(overrides)
+
+
+def _kept_predictions(folder: Path, predictions: Mapping[str, str]) -> Path:
+    """Replies held in memory as a predictions file named by its content's digest."""
+    from xlebench.eval.predictions import write_predictions
+    from xlebench.runner.atomic import dumps
+
+    digest = hashlib.sha256(dumps(dict(sorted(predictions.items()))).encode()).hexdigest()
+    path = folder / f"{digest[:16]}.jsonl"
+    return path if path.is_file() else write_predictions(path, predictions)
 
 
 def open_benchmark(ref: str | Path, *, outputs: str | Path = "outputs") -> Benchmark:
@@ -287,25 +297,28 @@ class Benchmark:
     def _publish(self, predictions: Mapping[str, str], system: str, *, allow_partial: bool,
                  replace: bool) -> Scores:
         """The evaluate stage over ``predictions``, as ``benchmark=<this> stages=[evaluate]
-        eval.systems=[] eval.predictions=<file> eval.name=<system>`` would run it. The file
-        has a fixed name in a fresh folder: ``system`` names the results, never a path."""
-        from xlebench.eval.predictions import folder_slug, write_predictions
+        eval.systems=[] eval.predictions=<file> eval.name=<system>`` would run it. The file is
+        kept in the cache under its content's digest (``<cache>/predictions/<sha256>.jsonl``):
+        the manifest records a file that exists, the same replies published again record the
+        same one, and ``system`` names the results, never a path."""
+        from xlebench.eval.predictions import folder_slug
 
-        with tempfile.TemporaryDirectory(prefix="xlebench-predictions-") as tmp:
-            path = write_predictions(Path(tmp) / "predictions.jsonl", predictions)
-            # the cache of the outputs folder it was compiled in (<outputs>/benchmarks/<name>)
-            outputs = self.path.parent.parent if self.path.parent.name == "benchmarks" \
-                else None
-            try:  # every value as data: a system's name is never override grammar
-                compile(["stages=[evaluate]", "eval.systems=[]"], values={
-                    "benchmark": str(self.path), "eval.predictions": str(path),
-                    "eval.name": system, "eval.allow_partial": allow_partial,
-                    "eval.replace": replace}, outputs=outputs)
-            except UserError as exc:  # the CLI's settings, as this call spells them
-                exc.args = (str(exc).replace("eval.replace=true", "replace=True")
-                            .replace("eval.allow_partial=true", "allow_partial=True")
-                            .replace("eval.name", "system"),)
-                raise
+        # the cache of the outputs folder it was compiled in (<outputs>/benchmarks/<name>)
+        outputs = self.path.parent.parent if self.path.parent.name == "benchmarks" else None
+        path = _kept_predictions(Path(outputs or "outputs") / "cache" / "predictions",
+                                 predictions)
+        try:  # every value as data: a system's name is never override grammar
+            compile(["stages=[evaluate]", "eval.systems=[]"], values={
+                "benchmark": str(self.path), "eval.predictions": str(path),
+                "eval.name": system, "eval.allow_partial": allow_partial,
+                "eval.replace": replace}, outputs=outputs)
+        except UserError as exc:  # the CLI's settings, as this call spells them
+            exc.args = (str(exc).replace("eval.replace=true", "replace=True")
+                        .replace("eval.allow_partial=true", "allow_partial=True")
+                        .replace("eval.name", "system")
+                        .replace(f"{path}:", f"score(predictions=<{len(predictions)} replies>) "
+                                 f"(kept as {path}):"),)
+            raise
         key = "predictions-" + folder_slug(system)  # the results folder eval.name names
         folder = self.path / "results" / key
         table = json.loads((folder / "table.json").read_text("utf-8"))
