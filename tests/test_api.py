@@ -211,7 +211,7 @@ def test_a_predictions_file_is_scored_from_its_path(compiled, tmp_path: Path) ->
     assert bench.score(preds, n_boot=20).table == want
 
 
-def test_replies_are_cut_alike_by_every_door(compiled, tmp_path: Path) -> None:
+def test_replies_are_cut_alike_by_every_door(compiled, tmp_path: Path, capsys) -> None:
     """The evaluate stage cuts replies at MAX_REPLY_CHARS; bench.score and xlebench-score
     cut them too, and say how many."""
     from xlebench.eval.predictions import MAX_REPLY_CHARS
@@ -230,6 +230,10 @@ def test_replies_are_cut_alike_by_every_door(compiled, tmp_path: Path) -> None:
     assert score_main([str(bench.path), str(preds), "--no-bertscore", "--bootstrap", "20",
                        "--out", str(tmp_path / "cli")]) == 0
     assert json.loads((tmp_path / "cli" / "table.json").read_text()) == got.table
+    printed = capsys.readouterr()
+    note = f"1 replies longer than {MAX_REPLY_CHARS} characters were cut"
+    assert note in printed.out and f"warning: {note}" in printed.err
+    assert note in (tmp_path / "cli" / "table.md").read_text()
 
 
 @pytest.mark.parametrize("overrides", ["name=x", ["seed=1", 3], None])

@@ -185,7 +185,13 @@ def main(argv: list[str] | None = None) -> int:
                            n_boot=args.bootstrap, allow_partial=args.allow_partial)
         if args.layout:
             res["table"]["layout"] = args.layout
-        md = to_markdown(res["table"], f"predictions-{args.predictions.stem}")
+        from xlebench.eval.predictions import cut_note
+
+        note = cut_note(res["table"]["coverage"])
+        md = to_markdown(res["table"], f"predictions-{args.predictions.stem}",
+                         [note] if note else [])
+        if note:
+            print(f"warning: {note}", file=sys.stderr)
         if args.out is not None:
             write_out(args.out, res, md)
     except UserError as exc:

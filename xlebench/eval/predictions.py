@@ -8,12 +8,22 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from xlebench.errors import ConfigError, DataError
 
 #: Replies longer than this (characters) are cut before scoring and counted: a reply is an
 #: answer, and a megabyte pasted into one would be copied into every file that shows it.
 MAX_REPLY_CHARS = 20_000
+
+
+def cut_note(coverage: Mapping[str, Any]) -> str | None:
+    """The line every door prints when replies were cut to `MAX_REPLY_CHARS` (the table's
+    ``coverage``), so that nobody reads a cut reply's score as the whole reply's."""
+    if not coverage.get("truncated"):
+        return None
+    return (f"{coverage['truncated']} replies longer than {coverage['max_reply_chars']} "
+            "characters were cut to that length before scoring.")
 
 
 def load_predictions(path: Path) -> dict[str, str]:

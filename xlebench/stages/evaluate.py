@@ -35,6 +35,7 @@ from xlebench.eval.predictions import (
     check_covers,
     check_known,
     check_name_free,
+    cut_note,
     load_predictions,
     predictions_key,
 )
@@ -316,9 +317,8 @@ def _notes(table: dict[str, Any], system: Any, model: Any = None) -> list[str]:
     if isinstance(system, PredictionsFile):
         notes.append(f"Replies: {system.path.name}, answering {cov['answered']} of "
                      f"{cov['items']} items.")
-    if cov.get("truncated"):
-        notes.append(f"{cov['truncated']} replies longer than {cov['max_reply_chars']} "
-                     "characters were cut to that length before scoring.")
+    if cut_note(cov):
+        notes.append(cut_note(cov))
     return notes
 
 
