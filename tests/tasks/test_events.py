@@ -413,3 +413,21 @@ def test_the_share_of_narrations_that_lose_their_actor_is_counted() -> None:
     assert built.stats["narrations whose actor has no role in their verb's sense"] == 0
     verb, roles = parse_roles("#C C sits the baby on the chair", "")  # sit.01: no Arg0
     assert loses_actor(sense_of(verb), roles)
+
+
+@pytest.mark.parametrize(("text", "verb", "arg1"), [
+    ("#C C un-screws the cap from the bottle", "un-screw", "cap"),
+    ("#C C stir-fries the onions", "stir-fry", "onion"),
+    ("#C C ПИЛИТ wood", None, None),       # not the verb "wood": an unparsed line
+    ("#C C 3 cups", None, None),
+    ("#O man X re-arranges the books", "re-arrange", "book"),
+])
+def test_the_verb_slot_is_one_word_whole_and_in_english_letters(text: str, verb, arg1) -> None:
+    from xlebench.tasks.language.actions import parse_narration
+
+    parsed, narrated = parse_roles(text, ""), parse_narration(text)
+    if verb is None:
+        assert parsed is None and narrated is None
+        return
+    assert parsed[0] == verb and parsed[1].get("Arg1", "").rstrip("s") == arg1
+    assert narrated is None if text.startswith("#O") else narrated.verb == verb

@@ -67,13 +67,32 @@ NOT_VERBS = frozenset(_STOP | PARTICLES | {
     "each", "all", "any", "there", "here"})
 
 
+#: A narration's words in any script, a hyphenated word whole ("un-screws", "пилит").
+_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
 def first_verb_word(body: str, skip: int = 0) -> str | None:
-    """The word in a narration's verb slot (after ``skip`` words of actor), or None when
-    that slot holds no verb (`NOT_VERBS`, a number, or nothing)."""
-    tokens = re.findall(r"[a-z0-9]+", body.lower())[skip:]
-    if not tokens or not tokens[0].isalpha() or tokens[0] in NOT_VERBS:
+    """The word in a narration's verb slot (after ``skip`` words of actor), hyphenated ones
+    whole (``un-screws``), or None when that slot holds no verb xlebench reads: `NOT_VERBS`,
+    a number, a word not in English letters (``#C C ПИЛИТ wood`` is an unparsed line, never
+    the verb "wood"), or nothing."""
+    tokens = _WORD.findall(body.lower())[skip:]
+    if not tokens or not re.fullmatch(r"[a-z]+(?:-[a-z]+)*", tokens[0]) \
+            or tokens[0] in NOT_VERBS:
         return None
     return tokens[0]
+
+
+def verb_and_rest(body: str, skip: int = 0) -> tuple[str, list[str]] | None:
+    """The verb slot's word in base form (a hyphenated verb's last part: ``un-screws`` ->
+    ``un-screw``) and the words after it (English letters), or None (`first_verb_word`)."""
+    word = first_verb_word(body, skip)
+    if word is None:
+        return None
+    head, _, last = word.rpartition("-")
+    rest = _WORD.findall(body.lower())[skip + 1:]
+    return (f"{head}-" if head else "") + base_form(last), \
+        [w for token in rest for w in re.findall(r"[a-z]+", token)]
 
 
 def parse_narration(text: str) -> Narrated | None:
@@ -85,11 +104,10 @@ def parse_narration(text: str) -> Narrated | None:
     if "#unsure" in text.lower():
         return None
     m = _C_LINE.match(text.strip())
-    if not m or first_verb_word(m.group(1)) is None:
+    parsed = verb_and_rest(m.group(1)) if m else None
+    if parsed is None:
         return None
-    words = re.findall(r"[a-z]+", m.group(1).lower())
-    verb = [base_form(words[0])]
-    rest = words[1:]
+    verb, rest = [parsed[0]], parsed[1]
     if rest and (rest[0] in PARTICLES or (rest[0] == "on" and verb[0] in ON_PARTICLE)
                  or (verb[0], rest[0]) in PREPOSITIONAL_OBJECT):
         verb.append(rest.pop(0))

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xlebench.library.annotations import Narration
-from xlebench.library.language import base_form
 from xlebench.library.senses import loses_actor, sense_of, sense_roles
 from xlebench.tasks.language.actions import (
     ON_PARTICLE,
@@ -27,8 +26,8 @@ from xlebench.tasks.language.actions import (
     PLACE_PREPOSITIONS,
     PREPOSITIONAL_OBJECT,
     PREPOSITIONS,
-    first_verb_word,
     head_noun,
+    verb_and_rest,
 )
 
 ROLES = ("Arg0", "Arg1", "Arg2", "ALoc", "AScn")
@@ -90,13 +89,14 @@ def parse_roles(text: str, scene: str) -> tuple[str, dict[str, str]] | None:
     words = re.findall(r"[a-z]+", m.group(2).lower())
     if m.group(1).lower() == "c":
         skip = 1 if words[:1] == ["c"] else 0
-        actor, words = "C", words[skip:]
+        actor = "C"
     else:
         skip = 2
-        actor, words = " ".join(m.group(2).split()[:2]), words[2:]
-    if not words or first_verb_word(m.group(2), skip) is None:
+        actor = " ".join(m.group(2).split()[:2])
+    parsed = verb_and_rest(m.group(2), skip)
+    if parsed is None:
         return None
-    verb, rest = base_form(words[0]), words[1:]
+    verb, rest = parsed
     if rest and (rest[0] in PARTICLES or (rest[0] == "on" and verb in ON_PARTICLE)
                  or (verb, rest[0]) in PREPOSITIONAL_OBJECT):
         verb, rest = f"{verb} {rest[0]}", rest[1:]
