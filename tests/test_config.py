@@ -146,3 +146,23 @@ def test_neptunes_subsets_are_its_filters() -> None:
     mmh = _compose(["neptune=mmh", *REQUIRED["neptune=mmh"]]).tasks.neptune_qa.filters
     assert [f.kind for f in mmh] == ["qad_rank", "raters"]
     assert "audio" in list(mmh[1].drop)
+
+
+def test_a_recipes_parameters_outside_tasks_name_how_to_set_them(tmp_path) -> None:
+    """conf/tasks/neptune_mcq.yaml tells how to set neptune_qa's parameters; that command
+    composes, and setting them with neptune_qa left out says to add it."""
+    import re
+
+    from xlebench.api import compile as xb_compile
+    from xlebench.errors import ConfigError
+
+    text = (CONF / "tasks" / "neptune_mcq.yaml").read_text()
+    said = re.search(r"compile neptune_qa beside it: (tasks=\S+) (tasks\.neptune_qa\.\S+?)\)",
+                     text)
+    assert said, "the comment no longer says how"
+    cfg = _compose([said.group(1), said.group(2)])
+    assert list(cfg.tasks.neptune_qa.capabilities) == ["TO", "CT"]
+    with pytest.raises(ConfigError, match=r"neptune_qa is a recipe not among "
+                       r"tasks=\[neptune_mcq\]; add it .*tasks=\[neptune_mcq,neptune_qa\]"):
+        xb_compile(["tasks=[neptune_mcq]", "tasks.neptune_qa.capabilities=[TO]"],
+                   outputs=tmp_path)

@@ -63,6 +63,12 @@ def one_line(ex: Exception, conf_dir: Path, args: list[str] | None = None) -> st
         if type(cause).__name__ in ("ConfigAttributeError", "ConfigKeyError") and parent is not None:
             prefix = key.rpartition(".")[0]
             names = [f"{prefix}.{k}" if prefix else str(k) for k in parent.keys()]
+            recipe = key.split(".")[1] if key.startswith("tasks.") and "." in key else ""
+            if prefix == "tasks" and (conf_dir / "tasks" / f"{recipe}.yaml").is_file():
+                chosen = ",".join(str(k) for k in parent.keys())
+                return (f"{override}: {recipe} is a recipe not among tasks=[{chosen}]; add "
+                        f"it to set its parameters (tasks=[{chosen},{recipe}]), or set them "
+                        "where the composed config has them (--cfg job --package tasks)")
             return (f"{override}: {key} is not a setting{_suggest(key, names)} (list them with "
                     "--cfg job; a new key needs +" f"{override})")
         return f"{override}: {str(cause).splitlines()[0]}"
