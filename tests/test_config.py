@@ -15,7 +15,9 @@ register()
 REQUIRED = {"library=ego4d": ["library.root=/data/ego4d"],
             "library=xlebench_release": ["library.path=/data/video_info.json"],
             "neptune=mmh": ["tasks.neptune_qa.filters.1.verdicts=/data/sheet.csv"],
-            "neptune=mma": ["tasks.neptune_qa.filters.1.transcripts=/data/speech.json"]}
+            "neptune=mma": ["tasks.neptune_qa.filters.1.transcripts=/data/speech.json"],
+            "neptune=mmh_balanced": ["tasks.neptune_qa.filters.1.verdicts=/data/sheet.csv"],
+            "neptune=mma_balanced": ["tasks.neptune_qa.filters.1.transcripts=/data/speech.json"]}
 
 
 def _options() -> list[str]:
@@ -146,6 +148,25 @@ def test_neptunes_subsets_are_its_filters() -> None:
     mmh = _compose(["neptune=mmh", *REQUIRED["neptune=mmh"]]).tasks.neptune_qa.filters
     assert [f.kind for f in mmh] == ["qad_rank", "raters"]
     assert "audio" in list(mmh[1].drop)
+
+
+@pytest.mark.parametrize("subset", ["mma", "mmh"])
+def test_a_subset_under_neptunes_name_drops_by_neptunes_rule(subset: str) -> None:
+    """Neptune defines MMA and MMH by "dropped when right in 2 of 3 seeds": under its names
+    every reader filter drops what its reader answers (decided per item, never balanced over
+    the benchmark); the balanced variant is ours and has a name of its own."""
+    from xlebench.tasks.screening.filters import READER_FILTERS, balances
+
+    item = {"answer": {"options": ["a", "b", "c", "d", "e"], "label": 0}}
+    for name, balanced in ((subset, False), (f"{subset}_balanced", True)):
+        option = f"neptune={name}"
+        specs = OmegaConf.to_container(_compose([option, *REQUIRED[option]])
+                                       .tasks.neptune_qa.filters)
+        readers = [s for s in specs if s["kind"] in READER_FILTERS]
+        assert readers and all(balances(s, item) is balanced for s in readers), name
+        assert [s["kind"] for s in specs] == [s["kind"] for s in OmegaConf.to_container(
+            _compose([f"neptune={subset}", *REQUIRED[f"neptune={subset}"]])
+            .tasks.neptune_qa.filters)]
 
 
 def test_a_recipes_parameters_outside_tasks_name_how_to_set_them(tmp_path) -> None:
