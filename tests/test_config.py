@@ -187,3 +187,8 @@ def test_a_recipes_parameters_outside_tasks_name_how_to_set_them(tmp_path) -> No
                        r"tasks=\[neptune_mcq\]; add it .*tasks=\[neptune_mcq,neptune_qa\]"):
         xb_compile(["tasks=[neptune_mcq]", "tasks.neptune_qa.capabilities=[TO]"],
                    outputs=tmp_path)
+
+
+def test_the_paper_experiment_prints_table_5s_layout() -> None:
+    assert _compose(["experiment=paper"]).eval.layout == "paper"
+    assert _compose([]).eval.layout == "validity"

@@ -168,6 +168,11 @@ def test_the_papers_layout_is_one_setting_away() -> None:
     assert "| object_retrieval | R@5,0.3 |" in main  # a headline that is the paper's stays
     short, long = (t["extra"]["single_summary"]["rougeL"][c]["mean"] for c in ("short", "long"))
     assert short == 1.0 and 0 < long < 1  # per length, as the paper prints them
+    footer = text.rstrip().splitlines()[-1]  # says what the main cells hold in this layout
+    assert footer.startswith("Scores x100 by the paper's protocol: refusals and "
+                             "no-information replies are left out")
+    assert not to_markdown({**t, "layout": "validity"}).rstrip().splitlines()[-1].startswith(
+        "Scores x100 by the paper's protocol")
 
 
 def test_the_papers_layout_prints_table_5s_average_row_and_protocol() -> None:

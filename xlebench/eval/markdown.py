@@ -163,11 +163,25 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
         b = table["bertscore"]
         lines += ["", f"BERTScore: model {b['model']}, layer {b['layer']}, no idf, "
                   "no baseline rescaling."]
-    lines += ["", "Scores x100 over every item of the benchmark (missing, unparseable, refusal "
-              "and no-information replies score as wrong answers); [95% CI, bootstrap over "
-              "source videos]; n = items; floor = the strongest video-blind strategy on the same "
-              "items (named in brackets; it reads only the query, the options, or other life "
-              "logs' answers); paper protocol = refusals and no-information replies left out, "
-              "as in the paper; counting accuracy pooled over queried actions; AVG rows pool "
-              "subtasks by query count."]
+    lines += ["", _FOOTER[paper]]
     return "\n".join(lines) + "\n"
+
+
+_COMMON = ("[95% CI, bootstrap over source videos]; n = items; floor = the strongest "
+           "video-blind strategy on the same items (named in brackets; it reads only the query, "
+           "the options, or other life logs' answers); counting accuracy pooled over queried "
+           "actions; AVG rows pool subtasks by query count.")
+#: What the cells hold, by layout: every item (validity), or the paper's protocol (paper).
+_FOOTER = {
+    False: "Scores x100 over every item of the benchmark (missing, unparseable, refusal "
+           "and no-information replies score as wrong answers); [95% CI, bootstrap over "
+           "source videos]; n = items; floor = the strongest video-blind strategy on the same "
+           "items (named in brackets; it reads only the query, the options, or other life "
+           "logs' answers); paper protocol = refusals and no-information replies left out, "
+           "as in the paper; counting accuracy pooled over queried actions; AVG rows pool "
+           "subtasks by query count.",
+    True: "Scores x100 by the paper's protocol: refusals and no-information replies are left "
+          "out, as in the paper; missing and unparseable replies score as wrong answers. The "
+          "every-item column scores every item of the benchmark, those replies as wrong "
+          "answers; " + _COMMON,
+}
