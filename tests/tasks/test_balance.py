@@ -75,3 +75,29 @@ def test_every_reader_outside_the_band_is_balanced_and_the_draw_is_seeded() -> N
     assert all(abs(deviation(left, acc[m], base)) <= Z_BALANCED + 0.5 for m in acc)
     assert drop == balance_readers(ids, acc, {}, base, {}, 0, "t")
     assert drop != balance_readers(ids, acc, {}, base, {}, 1, "t")
+
+
+def _inside_chances_95_interval(ids: list[str], acc: dict[str, float], p: float) -> bool:
+    """A reviewer's check, independent of the filter's own band: the reader's right picks on
+    ``ids`` within 1.96 binomial standard errors of chance's count."""
+    right = sum(acc[i] for i in ids)
+    return abs(right - p * len(ids)) <= 1.96 * (len(ids) * p * (1 - p)) ** 0.5
+
+
+def test_what_is_kept_puts_a_reader_inside_chances_interval_however_far_above_it_was() -> None:
+    """Readers at 2.5 standard errors above chance, far above it (60% on five options) and
+    far below it (2%): on what the filter keeps, each reader and its inverse are inside
+    chance's 95% interval. A band that let a reader stay outside it breaks this."""
+    ids = [f"i{k:03d}" for k in range(400)]
+    acc = {"near": {i: float(k < 100) for k, i in enumerate(ids)},  # 100 = 80 + 2.5 x 8
+           "far": {i: float(k % 5 < 3) for k, i in enumerate(ids)},
+           "below": {i: float(k % 50 == 0) for k, i in enumerate(ids)}}
+    base = dict.fromkeys(ids, 0.2)
+    for name, reader in acc.items():
+        assert not _inside_chances_95_interval(ids, reader, 0.2), name
+        drop = balance_readers(ids, {name: reader}, {}, base, {}, 0, "t")
+        left = [i for i in ids if i not in drop]
+        inverse = {i: (1 - reader[i]) / 4 for i in ids}
+        assert _inside_chances_95_interval(left, reader, 0.2), name
+        assert _inside_chances_95_interval(left, inverse, 0.2), name
+        assert len(left) >= 20, name  # the price of a reader far below chance: items
