@@ -126,3 +126,18 @@ def test_a_face_between_5_and_20_percent_of_the_frame_is_no_talking_head() -> No
     assert kept and kept[0]["provenance"]["filters"]["talking_head"]["face_share"]["b"] == 0.0
     stricter, _ = apply_filters([_item()], [{"kind": "talking_head", "min_height": 0.05}], fctx)
     assert not stricter
+
+
+@pytest.mark.parametrize(("pad", "dropped"), [(317, False), (353, False), (183, True),
+                                              (144, True)])
+def test_the_talking_head_rule_turns_at_a_fifth_of_the_frame(pad: int, dropped: bool) -> None:
+    """The portrait's face padded to 17.6% and 18.5% of its frame (kept) and to 24.4% and
+    25.2% (dropped): Neptune's line at 20% sits between them, so a rule at 15% or at 30%
+    breaks this, not only one at 5%."""
+    framed = cv2.copyMakeBorder(_portrait(), pad, pad, 0, 0, cv2.BORDER_CONSTANT)
+    height = max(face_heights(framed))
+    assert (0.2 < height < 0.27) if dropped else (0.15 < height < 0.2)
+    frames = {"a": [_scene(k) for k in range(10)], "b": [framed] * 10}
+    fctx = FilterContext(rng=random.Random(0), frames=lambda item, fps, n: frames)
+    kept, _ = apply_filters([_item()], [{"kind": "talking_head"}], fctx)
+    assert bool(kept) is not dropped

@@ -19,6 +19,8 @@ import numpy as np
 
 from xlebench.errors import ConfigError
 
+#: Neptune's talking-head line: a face box taller than this share of the frame.
+MIN_FACE_HEIGHT = 0.2
 #: OpenCV's frontal-face cascade, in ``cv2.data.haarcascades``.
 FACE_CASCADE = "haarcascade_frontalface_default.xml"
 
@@ -46,7 +48,7 @@ def face_heights(image: np.ndarray) -> list[float]:
     return [float(h) / grey.shape[0] for (_x, _y, _w, h) in boxes]
 
 
-def face_share(images: Sequence[np.ndarray], min_height: float = 0.2) -> float:
+def face_share(images: Sequence[np.ndarray], min_height: float = MIN_FACE_HEIGHT) -> float:
     """The share of frames holding a face box taller than ``min_height`` of the frame."""
     if not images:
         return 0.0

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from xlebench.media.screening import face_share, visual_clusters
+from xlebench.media.screening import MIN_FACE_HEIGHT, face_share, visual_clusters
 
 
 def _frames(item: dict, spec: Mapping[str, Any], fctx: Any) -> dict[str, list[np.ndarray]]:
@@ -25,7 +25,7 @@ def _frames(item: dict, spec: Mapping[str, Any], fctx: Any) -> dict[str, list[np
 def talking_head(item: dict, spec: Mapping[str, Any], fctx: Any) -> tuple[bool, dict]:
     """Dropped where a record shows a face taller than ``min_height`` of the frame in more
     than ``max_share`` of its frames (Neptune: 20%, 30%)."""
-    shares = {uid: round(face_share(frames, float(spec.get("min_height", 0.2))), 4)
+    shares = {uid: round(face_share(frames, float(spec.get("min_height", MIN_FACE_HEIGHT))), 4)
               for uid, frames in _frames(item, spec, fctx).items()}
     heads = sorted(uid for uid, s in shares.items() if s > float(spec.get("max_share", 0.3)))
     return not heads, {"face_share": shares, "talking_heads": heads}
