@@ -111,3 +111,20 @@ def test_the_narrations_verbs_are_covered() -> None:
     seen = Counter(bool(sense_of(v)) for v in verbs)
     assert seen[True] / sum(seen.values()) >= 0.9
     assert {v for v in verbs if not sense_of(v)} <= {"lies"}
+
+
+def test_the_reviewed_choices_hold_as_a_whole() -> None:
+    """Every reviewed choice, as reviewed (``tests/library/reviewed_senses.json``: the sense a
+    narration verb takes and the roleset's name the reviewer read): a choice changed in the
+    package (``fold: fold.01``, "mix ingredients gently") or a roleset renamed by a new
+    PropBank table fails here, whichever verb it is."""
+    import json
+    from pathlib import Path
+
+    reviewed = json.loads((Path(__file__).parent / "reviewed_senses.json").read_text("utf-8"))
+    assert set(reviewed) == set(choices()), "a choice added or removed: review it here too"
+    for verb, want in reviewed.items():
+        got = sense_of(verb)
+        assert (got.id if got else None) == want["sense"], verb
+        if want["sense"]:
+            assert roleset(want["sense"])["name"] == want["name"], verb
