@@ -431,3 +431,43 @@ def test_the_verb_slot_is_one_word_whole_and_in_english_letters(text: str, verb,
         return
     assert parsed[0] == verb and parsed[1].get("Arg1", "").rstrip("s") == arg1
     assert narrated is None if text.startswith("#O") else narrated.verb == verb
+
+
+#: Narrated every second but in each 10-s window's last two seconds: every window's fifth
+#: event has no narration, so no verb.
+FIFTH_UNLABELLED = [Narration(t + 0.5, "#C C cuts the onion", f"n{t}") for t in range(60)
+                    if t % 10 < 8]
+
+
+@pytest.mark.parametrize("name", ["event_srl", "event_roles", "event_relation"])
+def test_a_window_whose_fifth_event_no_one_labelled_is_not_asked(name: str) -> None:
+    """VidSitu asks about no event no one labelled: with each recipe's configuration as
+    composed (conf/tasks/<name>.yaml), a window missing one event's verb is never an item;
+    allowing four narrated events (a setting) asks them."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from tests.conftest import CONF
+    from xlebench.commands.configstore import register
+    from xlebench.tasks.recipe.registry import load_recipe
+
+    register()
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        given = OmegaConf.to_container(compose("config", [f"tasks=[{name}]"]).tasks[name],
+                                       resolve=True)
+    from xlebench.tasks.recipe.context import Built
+    from xlebench.tasks.vidsitu.event_windows import windows
+
+    recipe = load_recipe(name)
+    params = {k: v for k, v in given.items() if k in vars(recipe.params({}))}
+    out = Built()
+    kept = windows(_ctx(FIFTH_UNLABELLED, name=name, passes=2),
+                   recipe.params({**params, "stride_s": 10.0}), SEG, out)
+    assert out.stats["candidate windows"] >= 5 and not kept
+    four = windows(_ctx(FIFTH_UNLABELLED, name=name, passes=2),
+                   recipe.params({**params, "stride_s": 10.0, "min_narrated_events": 4}),
+                   SEG, Built())
+    assert len(four) >= 1
+    if name == "event_srl":  # and the recipe asks nothing of them
+        assert not recipe.build(_ctx(FIFTH_UNLABELLED, name=name, passes=2),
+                                recipe.params({**params, "stride_s": 10.0})).items
