@@ -14,7 +14,7 @@ import pytest
 
 #: xdist runs one worker per core; a torch pass at every core in each worker would spin two
 #: workers' threads against each other (the passes follow OMP_NUM_THREADS:
-#: `xlebench.library.embed.pass_threads`). Set before anything imports torch.
+#: `xlebench.library.threads.pass_threads`). Set before anything imports torch.
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     os.environ.setdefault("OMP_NUM_THREADS", str(max(
         1, len(os.sched_getaffinity(0)) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))

@@ -8,10 +8,9 @@ from xlebench.library.embed import (
     MIN_TOKEN_ROWS,
     MiniLMEmbedder,
     gpu_pass_rows,
-    intra_op_threads,
-    pass_threads,
     same_length_batches,
 )
+from xlebench.library.threads import intra_op_threads, pass_threads
 
 SENTENCES = [
     "C cooks pasta in the kitchen.", "C walks the dog.", "C is washing dishes at the sink.",

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from xlebench.errors import ConfigError
+from xlebench.library.threads import intra_op_threads
 
 _TOKEN = re.compile(r"[a-z0-9']+")
 
@@ -222,7 +223,6 @@ class MiniLMEmbedder:
                                           convert_to_tensor=True, normalize_embeddings=True)
 
     def _precision(self):
-        import contextlib
 
         if self.precision == "fp32":
             return contextlib.nullcontext()
@@ -246,47 +246,6 @@ class MiniLMEmbedder:
         if not self.device.startswith("cuda") or not torch.cuda.is_available():
             raise ConfigError(f"matcher.embedder.device={self.device}: no CUDA device is "
                               "visible to torch here; use matcher.embedder.device=cpu")
-
-
-def pass_threads() -> int:
-    """Intra-op threads of a forward pass: ``OMP_NUM_THREADS`` where set, else every CPU this
-    process may run on (torch's own default on a machine without SMT). A setting above the
-    CPUs is clamped to them, with one warning: torch given ``OMP_NUM_THREADS=99999`` through
-    ``set_num_threads`` dies in its thread pool (SIGSEGV), and more threads than CPUs only
-    oversubscribe. A setting that is not a positive whole number is ignored, as torch does."""
-    cpus = len(os.sched_getaffinity(0))
-    env = os.environ.get("OMP_NUM_THREADS", "").strip()
-    if not (env.isdigit() and int(env) > 0):
-        return cpus
-    if int(env) > cpus:
-        _warn_clamped(env, cpus)
-    return min(int(env), cpus)
-
-
-@functools.cache
-def _warn_clamped(env: str, cpus: int) -> None:
-    log.warning("OMP_NUM_THREADS=%s is more than the %d CPUs this process may use; forward "
-                "passes run at %d threads", env, cpus, cpus)
-
-
-@contextlib.contextmanager
-def intra_op_threads():
-    """torch at `pass_threads` for the block, its setting restored after. Why: torch reads its
-    thread count from the OpenMP runtime it shares with FAISS, and loading an index
-    (`xlebench.library.index.load_index`) sets that to one thread for the searches; every
-    later pass of the process then ran on one core (the evaluate stage's model metrics at ten
-    times the paper grid: 240 s instead of about 130). Restored after, so FAISS keeps its
-    own. A text's vectors do not depend on the count (`same_length_batches`)."""
-    import torch
-
-    before, want = torch.get_num_threads(), pass_threads()
-    if before != want:
-        torch.set_num_threads(want)
-    try:
-        yield
-    finally:
-        if before != want:
-            torch.set_num_threads(before)
 
 
 @functools.cache

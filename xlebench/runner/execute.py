@@ -181,7 +181,7 @@ _WORKER: dict = {}
 def init_worker(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int,
                 threads: int = 0) -> None:
     """Pool initializer: load the stage's shared state once per process. ``threads``: the
-    forward passes' share of the CPUs (`xlebench.library.embed.pass_threads` reads
+    forward passes' share of the CPUs (`xlebench.library.threads.pass_threads` reads
     ``OMP_NUM_THREADS``), so that workers do not each take every core; a setting of the
     user's is kept."""
     if threads:

@@ -25,9 +25,9 @@ from xlebench.eval.metrics.encoder import token_vectors
 from xlebench.library.embed import (
     DEFAULT_BATCH_SIZE,
     embed_distinct,
-    intra_op_threads,
     same_length_batches,
 )
+from xlebench.library.threads import intra_op_threads
 
 
 def default_model_path() -> str:
