@@ -105,7 +105,8 @@ def test_no_strategy_learns_an_answer_about_the_video_it_answers() -> None:
 def test_a_single_life_log_runs_only_the_strategies_that_learn_nothing() -> None:
     items = [_item("single_summary", "only", k, "Q?", text="C cooks.") for k in range(3)]
     panel = panel_rows(items, _recipes("single_summary"), S, seed=0, draws=1)
-    assert set(panel.rows["single_summary"]) == {"query_echo", "generic"}, "one video"
+    assert set(panel.rows["single_summary"]) == {"query_echo", "generic", "plan_echo"}, \
+        "one video"
     assert "constant" in panel.skipped["single_summary"]
 
 

@@ -20,6 +20,7 @@ from xlebench.config.schema import EvalConfig
 from xlebench.errors import DataError, UserError
 from xlebench.eval.markdown import to_markdown
 from xlebench.eval.panel.blind import panel_rows
+from xlebench.eval.panel.public import script_of_folder
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.table import results_table
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
@@ -85,7 +86,7 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str | None], *,
         scorer = BERTScorer()
     rows = score_items(items, responses, recipes, settings, scorer)
     panel = panel_rows(items, recipes, settings, seed=seed, draws=defaults["floor_draws"],
-                       bertscorer=scorer)
+                       bertscorer=scorer, script=script_of_folder(folder))
     table = results_table(rows, panel, groups=groups(list(recipes.values())),
                           corpus=corpus_metrics(recipes),
                           n_boot=defaults["bootstrap"] if n_boot is None else n_boot, seed=seed,

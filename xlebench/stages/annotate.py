@@ -23,6 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
+from xlebench.eval.panel.public import script_of_folder
 from xlebench.eval.provenance import keep_owned, owners, relaxation, with_source
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
@@ -93,7 +94,7 @@ class AnnotateStage(BaseStage):
     #: per source video across life logs, each meeting subtask keeping a fair share.
     # 10: VidSitu senses, sense roles, relation votes; 11: the learned filter reads options
     # beside their siblings and the clock, Neptune balances over questions with decoys
-    version: ClassVar[str] = "13"  # 13: multiple-choice filters drop only the excess over chance (balanced)
+    version: ClassVar[str] = "14"  # 14: the validity check's panel reads the script (the plan); 13: balanced multiple-choice filters
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
@@ -319,7 +320,7 @@ class AnnotateStage(BaseStage):
         every = [it for sub in self.recipes for it in by_sub[sub]]
         with timed(log, "annotate: validity (oracle and blind panel)"):
             checks = validity_checks(every, oracle, {n: r for n, (r, _) in self.recipes.items()},
-                                     self.validity_seed)
+                                     self.validity_seed, script_of_folder(dest))
         with timed(log, "annotate: leak audits"):
             leaks, read = audit(every), other_queries(every)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},

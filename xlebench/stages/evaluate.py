@@ -28,6 +28,7 @@ from xlebench.eval.leaderboard import (
 from xlebench.eval.markdown import to_markdown
 from xlebench.eval.metrics.bertscore import BERTScorer
 from xlebench.eval.panel.blind import Panel, panel_rows, strongest
+from xlebench.eval.panel.public import script_of
 from xlebench.eval.panel.validity import validity
 from xlebench.eval.predictions import (
     MAX_REPLY_CHARS,
@@ -88,7 +89,7 @@ class EvaluateStage(BaseStage):
     name: ClassVar[str] = "evaluate"
     # 8: VidSitu/MultiHop metrics as their evaluators; layout; 9: the learned members read the
     # clock, the wearer and an option beside its siblings
-    version: ClassVar[str] = "11"  # 11: the panel reads the learned pick's inverse, a stacked reader and the wearer's routine
+    version: ClassVar[str] = "12"  # 12: the panel reads the script (the plan); 11: the inverse, a stacked reader, the routine
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
 
@@ -170,7 +171,8 @@ class EvaluateStage(BaseStage):
             panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
                                draws=self.floor_draws, bertscorer=self.bertscorer,
                                public=[it for r in ctx.upstream["annotate"].records.values()
-                                       for it in r["items"]])
+                                       for it in r["items"]],
+                               script=script_of(ctx.upstream["simulate"].records.values()))
         check = None
         if self.judges is not None:
             usage = Usage()

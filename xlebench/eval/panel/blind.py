@@ -240,11 +240,15 @@ def _expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, A
 
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
                seed: int, draws: int, bertscorer: Any = None, unit: str = "video",
-               public: Sequence[dict] | Public | None = None) -> Panel:
+               public: Sequence[dict] | Public | None = None,
+               script: Mapping[str, Sequence[dict]] | None = None) -> Panel:
     """Every subtask's blind strategies over ``items``, scored. Learned strategies need at
     least two folds' units (one to learn from, one to answer). ``public``: every item a
-    submitter reads (the whole benchmark; ``items`` when not given), never their answers."""
-    view = public if isinstance(public, Public) else Public(items if public is None else public)
+    submitter reads (the whole benchmark; ``items`` when not given), never their answers;
+    ``script``: each life log's plan (`xlebench.eval.panel.public.script_of`), which the
+    public configuration rebuilds."""
+    view = public if isinstance(public, Public) else Public(
+        items if public is None else public, script)
     by_sub: dict[str, list[dict]] = {}
     for it in items:
         by_sub.setdefault(it["subtask"], []).append(it)

@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from xlebench.eval.metrics import rouge_tokens
@@ -48,10 +48,16 @@ def _public_text(item: dict) -> str:
 
 
 class Public:
-    """The public view of ``items`` (never their answers), built once per panel."""
+    """The public view of ``items`` (never their answers), built once per panel, and the
+    script each life log was simulated from (``script``: `script_of`): what the generator
+    decided before it matched a video — the plan's chunks, their times, activities, scenarios
+    and descriptions — which the public configuration rebuilds, so a submitter has it."""
 
-    def __init__(self, items: Sequence[dict]) -> None:
+    def __init__(self, items: Sequence[dict],
+                 script: Mapping[str, Sequence[dict]] | None = None) -> None:
         self.items = {it["item_id"]: it for it in items}
+        self.script = {k: sorted(v, key=lambda c: (float(c["start_s"]), str(c["activity"])))
+                       for k, v in sorted((script or {}).items())}
         self._by_log: dict[str, list[dict]] = defaultdict(list)
         for it in items:
             self._by_log[it["lifelog_id"]].append(it)
@@ -79,6 +85,8 @@ class Public:
             h = hashlib.blake2b(digest_size=16)
             for key in sorted(self.items):
                 h.update(self.digest(self.items[key]))
+            if self.script:
+                h.update(_digest({"script": self.script}))
             self._key = h.digest()
         return self._key
 
@@ -145,11 +153,64 @@ class Public:
                 out += query_phrases(o["query"])
         return list(dict.fromkeys(out))
 
+    def chunk(self, item: dict) -> dict | None:
+        """The plan chunk of the item's life log its period overlaps most (the nearest in
+        time of day where none overlaps), or None without a script."""
+        chunks = self.script.get(item["lifelog_id"]) or []
+        if not chunks:
+            return None
+        lo, hi = _period(item)
+
+        def fit(c: dict) -> tuple[float, float]:
+            a, b = float(c["start_s"]), float(c["end_s"])
+            return (max(0.0, min(b, hi) - max(a, lo)), -clock_gap((a + b) / 2, (lo + hi) / 2))
+        return max(chunks, key=fit)
+
+    def script_text(self, item: dict) -> str:
+        """What the plan says of the item's period: its chunk's activity, scenarios and
+        description ("" without a script)."""
+        c = self.chunk(item)
+        if c is None:
+            return ""
+        return (f"{c['activity']}. {', '.join(c.get('scenarios') or [])}. "
+                f"{c.get('description') or ''}").strip()
+
     def memo(self, name: str, build: Callable[[], Any]) -> Any:
         """A value computed once per view (a vectoriser fitted on every item's text)."""
         if name not in self._cache:
             self._cache[name] = build()
         return self._cache[name]
+
+
+#: What a script chunk keeps of a plan chunk: decided before any video was matched.
+SCRIPT_FIELDS = ("activity", "scenarios", "description", "start_s", "end_s")
+
+
+def script_of(logs: Iterable[dict]) -> dict[str, list[dict]]:
+    """Each life log's script: the plan chunks its segments were matched to, each once, in
+    `SCRIPT_FIELDS` (never a segment's video or its times, which the matching decided)."""
+    out: dict[str, list[dict]] = {}
+    for log in logs:
+        seen: dict[str, dict] = {}
+        for seg in log.get("segments") or []:
+            c = seg.get("chunk") or {}
+            if c.get("chunk_id") and c["chunk_id"] not in seen and "start_s" in c:
+                seen[c["chunk_id"]] = {k: c[k] for k in SCRIPT_FIELDS if k in c}
+        out[str(log["lifelog_id"])] = list(seen.values())
+    return out
+
+
+def script_of_folder(folder: Any) -> dict[str, list[dict]]:
+    """`script_of` the life logs a benchmark folder publishes (``lifelogs/*.json``)."""
+    from pathlib import Path
+
+    logs = []
+    for path in sorted(Path(folder).glob("lifelogs/*.json")):
+        try:
+            logs.append(json.loads(path.read_text("utf-8")))
+        except (OSError, ValueError):
+            continue  # not a life log record (a render sidecar): no script from it
+    return script_of(lg for lg in logs if isinstance(lg, dict) and "lifelog_id" in lg)
 
 
 def _digest(item: dict) -> bytes:

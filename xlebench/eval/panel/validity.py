@@ -91,11 +91,12 @@ def _pct(x: float | None) -> str:
 
 
 def validity(items: Sequence[dict], oracle: Mapping[str, str], recipes: Mapping[str, Any],
-             s: ScoreSettings, *, seed: int, draws: int, panel: Panel | None = None
-             ) -> dict[str, dict[str, Any]]:
+             s: ScoreSettings, *, seed: int, draws: int, panel: Panel | None = None,
+             script: Mapping[str, Sequence[dict]] | None = None) -> dict[str, dict[str, Any]]:
     """Per recipe (of the items' subtasks): `recipe_validity`. ``oracle`` maps item ids to
-    the oracle's replies; ``panel`` is computed here unless given."""
-    panel = panel or panel_rows(items, recipes, s, seed=seed, draws=draws)
+    the oracle's replies; ``panel`` is computed here unless given (``script``: the life
+    logs' plans it reads, `panel_rows`)."""
+    panel = panel or panel_rows(items, recipes, s, seed=seed, draws=draws, script=script)
     have = [it for it in items if it["item_id"] in oracle]
     rows = score_items(have, dict(oracle), recipes, s)
     corpus = corpus_metrics(recipes)

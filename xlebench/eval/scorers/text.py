@@ -30,6 +30,7 @@ from xlebench.eval.scorers.memory import (
     fit_routine,
     routine_answer,
 )
+from xlebench.eval.scorers.script import script_members
 from xlebench.eval.scorers.text_shapes import (
     GENERIC_SUMMARY,
     query_shape,
@@ -309,7 +310,7 @@ class TextSimilarity(Base):
                       "with the best ROUGE-L (greedy appends)", skeleton_answer, fit_skeleton),
                 Blind("query_echo", "the query", lambda it, _m, _c: it["query"]),
                 Blind("generic", "nothing", lambda _it, _m, _c: self.generic),
-                nearest_reference())
+                nearest_reference(), *script_members())
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:

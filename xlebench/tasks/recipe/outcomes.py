@@ -112,7 +112,7 @@ def metric_settings() -> Any:
 
 
 def validity_checks(items: list[dict], oracle: dict[str, str], recipes: Mapping[str, Any],
-                    seed: int) -> dict[str, Any]:
+                    seed: int, script: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Per recipe: its full-information oracle against its blind panel
     (`xlebench.eval.panel.validity`), with the evaluation's default metric settings; a recipe
     that fails either check is logged."""
@@ -120,7 +120,7 @@ def validity_checks(items: list[dict], oracle: dict[str, str], recipes: Mapping[
     from xlebench.eval.panel.validity import validity
 
     checks = validity(items, oracle, dict(recipes), metric_settings(), seed=seed,
-                      draws=int(EvalConfig().floor_draws))
+                      draws=int(EvalConfig().floor_draws), script=script)
     for sub, v in checks.items():
         if v["consistent"] is False or v["headroom"] is False:
             log.warning("%s: %s", sub, v["verdict"])

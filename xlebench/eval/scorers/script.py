@@ -1,0 +1,71 @@
+"""Blind members that read the script: the plan a life log was simulated from.
+
+xlebench is deterministic and open, so everything the generator decided before it matched a
+video — the plan's chunks, their times, activities, scenarios and one-line descriptions — is
+public whenever the configuration is (`xlebench.eval.panel.public.Public.script`). The matcher
+then picks a video that fits the chunk, so the chunk a period overlaps names what the record
+shows in nearly its words. These members price that in: the chunk's own words (`plan_echo`),
+and the reference of the training items whose chunks read most like this item's (`plan_memory`,
+cross-fitted by source video like every learned member).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xlebench.eval.metrics import rouge_l
+from xlebench.eval.panel.public import content_words
+from xlebench.eval.scorers.base import Blind, BlindContext
+from xlebench.eval.scorers.text_shapes import GENERIC_SUMMARY, query_shape, reference
+
+#: Training references read per answer: those whose chunks share the most words with it.
+NEAREST = 8
+
+
+def echo_answer(item: dict, _model: Any, ctx: BlindContext) -> str:
+    """"C " and the plan chunk's activity, scenarios and description, fitted to nothing."""
+    text = ctx.public.script_text(item) if ctx.public is not None else ""
+    return f"C {text}" if text else GENERIC_SUMMARY
+
+
+def fit_plan(train: Sequence[dict], public: Any) -> list[tuple[frozenset[str], str, str]]:
+    """(the words of the item's plan chunk, query shape, reference) of every training item
+    that has a chunk, in a fixed order."""
+    out = []
+    for it in train:
+        words = frozenset(content_words(public.script_text(it)))
+        if words:
+            out.append((words, query_shape(it), reference(it)))
+    return sorted(out, key=lambda m: (m[1], m[2], sorted(m[0])))
+
+
+def plan_answer(item: dict, model: list[tuple[frozenset[str], str, str]],
+                ctx: BlindContext) -> str:
+    """Of the `NEAREST` training references of the same query shape whose chunks share the
+    most words with this item's (Jaccard), the one most like the others, each weighed by how
+    near its chunk is (a weighted medoid: a few records of another activity among the nearest
+    never outvote those of this one): what other logs' records of the same planned activity
+    were summarised as."""
+    words = frozenset(content_words(ctx.public.script_text(item))) if ctx.public else frozenset()
+    shape = query_shape(item)
+    pool = [m for m in model if m[1] == shape] or list(model)
+    if not words or not pool:
+        return echo_answer(item, None, ctx)
+    near = sorted(((len(words & m[0]) / len(words | m[0]), m[2]) for m in pool),
+                  key=lambda x: (-x[0], x[1]))[:NEAREST]
+
+    def support(k: int) -> float:
+        w, ref = near[k]
+        return w * sum(v * rouge_l(ref, o) for j, (v, o) in enumerate(near) if j != k)
+    return near[max(range(len(near)), key=lambda k: (support(k), near[k][0], near[k][1]))][1]
+
+
+def script_members() -> tuple[Blind, ...]:
+    """The text panel's readers of the script."""
+    return (Blind("plan_echo", "the life log's plan (public: the configuration rebuilds it): "
+                  "the chunk the period overlaps, its activity, scenarios and description",
+                  echo_answer, public=True),
+            Blind("plan_memory", "the life log's plan; other logs' references whose plan "
+                  "chunks read most like this period's (their medoid)", plan_answer, fit_plan,
+                  public=True))
