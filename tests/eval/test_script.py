@@ -12,7 +12,7 @@ from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.panel.public import Public, script_of
 
 ACTS = {"cook dinner": ("Cooking", "C cooks pasta in the kitchen and stirs the pot."),
-        "cycle to work": ("Bike", "C rides the bicycle on the road and holds the handlebar."),
+        "cycle to work": ("Bike", "C cycles to work on the bicycle and holds the handlebar."),
         "play the piano": ("Playing music", "C plays the piano and turns the sheet music."),
         "wash the car": ("Car washing", "C washes the car with a sponge and a bucket.")}
 
@@ -80,3 +80,42 @@ def test_the_plan_members_read_what_the_plan_says_and_the_floor_prices_it_in() -
     for it, row in zip(items, rows["plan_memory"], strict=True):
         others = [o["answer"]["text"] for o in items if o["evidence"] != it["evidence"]]
         assert any(rouge_l(row["response"], o) == 1.0 for o in others), "from other videos"
+
+
+def test_every_recipe_kind_has_a_reader_of_the_plan() -> None:
+    """Ordering, choice, retrieval and counting each have a member that reads the script,
+    and it uses it: the summaries in the plan's order, the option most like the chunk,
+    windows inside the chunk the question names, counts by whether the chunk names the act."""
+    from xlebench.eval.scorers.base import PICKS, BlindContext
+    from xlebench.eval.scorers.choice import _by_plan as choose
+    from xlebench.eval.scorers.order import _by_plan as order
+    from xlebench.eval.scorers.spans import plan_windows
+
+    logs = _logs(1, seed=3)
+    chunks = [s["chunk"] for s in logs[0]["segments"]]
+    view = Public([], script_of(logs))
+    ctx = BlindContext(S, None, 1, view)
+    base = {"lifelog_id": "log0", "period": {"start_s": 0.0, "end_s": 4 * 3600.0}}
+    texts = [ACTS[c["activity"]][1] for c in chunks]
+    distinct = list(dict.fromkeys(c["activity"] for c in chunks))
+    shuffled = sorted(range(len(distinct)), key=lambda k: -k)
+    query = " ".join(f"Summary {j}: {ACTS[distinct[k]][1]}" for j, k in enumerate(shuffled))
+    said = order({**base, "query": query}, None, ctx)
+    assert said.endswith(", ".join(str(shuffled.index(k)) for k in range(len(distinct))))
+    first = {**base, "period": {"start_s": 0.0, "end_s": 600.0}, "query": "What does C do?",
+             "answer": {"options": sorted(set(texts) | {ACTS["wash the car"][1]}), "label": 0}}
+    picks = choose(first, None, ctx)[PICKS]
+    assert [first["answer"]["options"][k] for k in picks] == [texts[0]]
+    asked = {**base, "query": f"When did I ({chunks[2]['activity']})?"}
+    windows = plan_windows(asked, {"width": 60.0, "bins": [0]}, 3, view)
+    assert all(chunks[2]["start_s"] <= a < b <= chunks[2]["end_s"] for a, b in windows)
+    from xlebench.eval.scorers.counts import _by_plan as count
+    from xlebench.eval.scorers.counts import fit_plan_counts
+
+    def counted(act: str, n: int, period: float) -> dict:
+        return {**base, "period": {"start_s": period, "end_s": period + 600},
+                "answer": {"counts": {act: n}}}
+    named = chunks[0]["activity"].split()[0]  # the first chunk's verb: its plan names it
+    train = [counted(named, 5, 0.0), counted(named, 5, 60.0), counted("jump rope", 1, 0.0)]
+    model = fit_plan_counts(train, view)
+    assert count(counted(named, 0, 120.0), model, ctx) == f"{named}: 5"

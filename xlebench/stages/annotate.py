@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from xlebench.config.schema import CertificateConfig
 from xlebench.errors import ConfigError
-from xlebench.eval.panel.public import script_of_folder
+from xlebench.eval.panel.public import records_script, script_of
 from xlebench.eval.provenance import keep_owned, owners, relaxation, with_source
 from xlebench.library.annotations import AnnotationIndex
 from xlebench.library.view import LibraryView
@@ -194,6 +194,7 @@ class AnnotateStage(BaseStage):
         uids = sorted({s["video_uid"] for s in log["segments"]} & set(self._ann.skips_by_uid))
         return {"subtask": name, "lifelog_id": log["lifelog_id"], "category": log["category"],
                 "items": items, "stats": dict(sorted(stats.items())),
+                "script": script_of([log])[log["lifelog_id"]],  # public: for the panel
                 **({"generated": generated} if (generated := self._generated.get(
                     (log["lifelog_id"], name))) is not None else {}),
                 "oracle": self.oracle(log["lifelog_id"], name, items),
@@ -295,7 +296,7 @@ class AnnotateStage(BaseStage):
                 records = {uid: without(rec, ids, name) for uid, rec in records.items()}
         recipes = {n: r for n, (r, _) in self.recipes.items()}
         records = set_filters(records, recipes, self.filters, metric_settings(),
-                              self.validity_seed)
+                              self.validity_seed, records_script(records))
         return split_records(records, self.validity_seed, self.heldout)
 
     def _preferred_of(self, records: dict[str, dict]) -> frozenset[str]:
@@ -320,7 +321,7 @@ class AnnotateStage(BaseStage):
         every = [it for sub in self.recipes for it in by_sub[sub]]
         with timed(log, "annotate: validity (oracle and blind panel)"):
             checks = validity_checks(every, oracle, {n: r for n, (r, _) in self.recipes.items()},
-                                     self.validity_seed, script_of_folder(dest))
+                                     self.validity_seed, records_script(result.records))
         with timed(log, "annotate: leak audits"):
             leaks, read = audit(every), other_queries(every)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},

@@ -28,7 +28,7 @@ from xlebench.eval.leaderboard import (
 from xlebench.eval.markdown import to_markdown
 from xlebench.eval.metrics.bertscore import BERTScorer
 from xlebench.eval.panel.blind import Panel, panel_rows, strongest
-from xlebench.eval.panel.public import script_of
+from xlebench.eval.panel.public import records_script
 from xlebench.eval.panel.validity import validity
 from xlebench.eval.predictions import (
     MAX_REPLY_CHARS,
@@ -172,7 +172,7 @@ class EvaluateStage(BaseStage):
                                draws=self.floor_draws, bertscorer=self.bertscorer,
                                public=[it for r in ctx.upstream["annotate"].records.values()
                                        for it in r["items"]],
-                               script=script_of(ctx.upstream["simulate"].records.values()))
+                               script=records_script(ctx.upstream["annotate"].records))
         check = None
         if self.judges is not None:
             usage = Usage()

@@ -170,16 +170,36 @@ class Public:
         """What the plan says of the item's period: its chunk's activity, scenarios and
         description ("" without a script)."""
         c = self.chunk(item)
-        if c is None:
-            return ""
-        return (f"{c['activity']}. {', '.join(c.get('scenarios') or [])}. "
-                f"{c.get('description') or ''}").strip()
+        return "" if c is None else chunk_text(c)
+
+    def chunk_like(self, item: dict, text: str, within: bool = False) -> dict | None:
+        """The plan chunk of the item's life log whose words are most like ``text``'s
+        (Jaccard of content words; the earliest on a tie), among those overlapping its
+        period where ``within``; None without a script or a chunk sharing a word."""
+        words = set(content_words(text))
+        lo, hi = _period(item)
+        best, found = 0.0, None
+        for c in self.script.get(item["lifelog_id"]) or []:
+            a, b = float(c["start_s"]), float(c["end_s"])
+            if within and not _overlap((a, b), (lo, hi)):
+                continue
+            theirs = set(content_words(chunk_text(c)))
+            share = len(words & theirs) / max(1, len(words | theirs))
+            if share > best:
+                best, found = share, c
+        return found
 
     def memo(self, name: str, build: Callable[[], Any]) -> Any:
         """A value computed once per view (a vectoriser fitted on every item's text)."""
         if name not in self._cache:
             self._cache[name] = build()
         return self._cache[name]
+
+
+def chunk_text(chunk: Mapping[str, Any]) -> str:
+    """A plan chunk's words: its activity, scenarios and description."""
+    return (f"{chunk['activity']}. {', '.join(chunk.get('scenarios') or [])}. "
+            f"{chunk.get('description') or ''}").strip()
 
 
 #: What a script chunk keeps of a plan chunk: decided before any video was matched.
@@ -198,6 +218,14 @@ def script_of(logs: Iterable[dict]) -> dict[str, list[dict]]:
                 seen[c["chunk_id"]] = {k: c[k] for k in SCRIPT_FIELDS if k in c}
         out[str(log["lifelog_id"])] = list(seen.values())
     return out
+
+
+def records_script(records: Mapping[str, dict]) -> dict[str, list[dict]]:
+    """The script the annotate stage's unit records carry (``script``, its log's
+    `script_of`), by life log: what the filters, the validity check and the evaluate stage
+    give the panel, whichever process or cache the records come from."""
+    return {str(r["lifelog_id"]): list(r["script"]) for _, r in sorted(records.items())
+            if "script" in r and "lifelog_id" in r}
 
 
 def script_of_folder(folder: Any) -> dict[str, list[dict]]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.eval.metrics import rouge_tokens
-from xlebench.eval.panel.public import wearer
+from xlebench.eval.panel.public import content_words, wearer
 from xlebench.eval.parse import parse_choice
 from xlebench.eval.scorers.base import (
     Base,
@@ -48,6 +48,17 @@ def _eliminate(item: dict, _model: None, ctx: BlindContext) -> dict[str, float]:
 
 def _rule(rule: Callable[[Sequence[str], str], list[int]]):
     return lambda it, _m, _c: expected(it, rule(it["answer"]["options"], query_question(it)))
+
+
+def _by_plan(item: dict, _model: None, ctx: BlindContext) -> dict[str, Any]:
+    """The option sharing the most words with the plan chunk the period overlaps (Jaccard;
+    ties shared, every option without a script): the plan is public, and the right option
+    describes what the matcher chose to fit it."""
+    options = item["answer"]["options"]
+    plan = set(content_words(ctx.public.script_text(item))) if ctx.public else set()
+    shares = [len(plan & (w := set(content_words(str(o))))) / max(1, len(plan | w))
+              for o in options]
+    return picked(item, [k for k, v in enumerate(shares) if v >= max(shares) - 1e-12])
 
 
 def fit_positions(train: Sequence[dict]) -> int:
@@ -165,6 +176,8 @@ class ChoiceAccuracy(Base):
                       fit_place_odds),
                 Blind("option_memory", "the options; other logs' right and wrong options",
                       _remembered, fit_option_memory),
+                Blind("plan_choice", "the options and the life log's plan (public): the "
+                      "option most like the plan chunk of the period", _by_plan, public=True),
                 learned_choice(), learned_inverse(), stacked_choice())
 
     def details(self, item: dict, reply: str | None) -> dict[str, Any]:

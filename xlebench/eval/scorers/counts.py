@@ -4,8 +4,10 @@ panel — counts guessed from other life logs' answers."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xlebench.eval.metrics import counting_accuracy
+from xlebench.eval.panel.public import content_words
 from xlebench.eval.parse import parse_counts
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings, most_common
 from xlebench.eval.scorers.learned import learned_counts
@@ -31,6 +33,32 @@ def fit_action_prior(train: Sequence[dict]) -> dict:
     return {"action": {a: most_common(v, 1) for a, v in by_action.items()},
             "verb": {a: most_common(v, 1) for a, v in by_verb.items()},
             "all": most_common([n for _, n in pairs], 1)}
+
+
+def _named(action: str, plan: str) -> bool:
+    """Whether the plan chunk's words hold the action's verb or object."""
+    return bool(set(content_words(action)) & set(content_words(plan)))
+
+
+def fit_plan_counts(train: Sequence[dict], public: Any) -> dict:
+    """The most common count of each action (and overall) on other logs, apart for actions
+    their period's plan chunk names and those it does not."""
+    by: dict[tuple[str, bool], list[int]] = {}
+    for it in train:
+        plan = public.script_text(it)
+        for a, n in it["answer"]["counts"].items():
+            by.setdefault((a, _named(a, plan)), []).append(n)
+            by.setdefault(("", _named(a, plan)), []).append(n)
+    return {k: most_common(v, 1) for k, v in sorted(by.items())}
+
+
+def _by_plan(item: dict, model: dict, ctx: BlindContext) -> str:
+    plan = ctx.public.script_text(item) if ctx.public is not None else ""
+
+    def count(a: str) -> int:
+        named = _named(a, plan)
+        return model.get((a, named), model.get(("", named), 1))
+    return _reply(item, count)
 
 
 def _reply(item: dict, count) -> str:
@@ -70,4 +98,7 @@ class CountAccuracy(Base):
                       lambda it, mode, _c: _reply(it, lambda a: mode), fit_mode),
                 Blind("action_prior", "the listed actions; other logs' counts of each action",
                       _prior, fit_action_prior),
+                Blind("plan_counts", "the listed actions and the life log's plan (public): "
+                      "other logs' counts of each action by whether their plan chunk names it",
+                      _by_plan, fit_plan_counts, public=True),
                 learned_counts())

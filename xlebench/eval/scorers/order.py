@@ -52,6 +52,17 @@ def _by_words(item: dict, model: dict[str, float], ctx: BlindContext) -> str:
     return "Correct order of the summaries: " + ", ".join(map(str, ranked))
 
 
+def _by_plan(item: dict, _model: None, ctx: BlindContext) -> str:
+    """The summaries in the order of the plan chunks each reads most like (shown order
+    where none is like one): the plan is public, and records follow it."""
+    texts = shown(item)
+    chunks = [ctx.public.chunk_like(item, t) if ctx.public is not None else None
+              for t in texts]
+    when = [float(c["start_s"]) if c else float("inf") for c in chunks]
+    ranked = sorted(range(len(texts)), key=lambda k: (when[k], k))
+    return "Correct order of the summaries: " + ", ".join(map(str, ranked))
+
+
 def _random(item: dict, _model: None, ctx: BlindContext) -> dict[str, float]:
     gt = item["answer"]["order"]
     acc = tau = 0.0
@@ -142,4 +153,6 @@ class OrderAccuracy(Base):
                 Blind("shown_order", "the summaries as numbered", _as_shown),
                 Blind("word_time_prior", "the summaries; where other logs' days put their words",
                       _by_words, fit_word_positions),
-                learned_order())
+                learned_order(),
+                Blind("plan_order", "the summaries and the life log's plan (public): the "
+                      "order of the plan chunks they read most like", _by_plan, public=True))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,25 @@ def prior_windows(item: dict, model: dict, k: int) -> list[tuple[float, float]]:
     return [(min(a, hi - w), min(a, hi - w) + w) for a in starts]
 
 
+def fit_plan_positions(train: Sequence[dict], _public: Any) -> dict:
+    """`fit_positions` (the answers' widths, and the prior where the plan says nothing)."""
+    return fit_positions(train)
+
+
+def plan_windows(item: dict, model: dict, k: int, public: Any) -> list[tuple[float, float]]:
+    """``k`` windows of the prior's width spread evenly over the part of the period the plan
+    chunk most like the question covers (where the plan puts the asked activity); the
+    position prior's where no chunk of the period is like it."""
+    lo, hi = _period(item)
+    c = public.chunk_like(item, item["query"], within=True) if public is not None else None
+    if c is None:
+        return prior_windows(item, model, k)
+    a, b = max(lo, float(c["start_s"])), min(hi, float(c["end_s"]))
+    w = min(model["width"], b - a)
+    step = (b - a - w) / k
+    return [(a + step * (j + 0.5), a + step * (j + 0.5) + w) for j in range(k)]
+
+
 def _question(item: dict) -> str:
     """The query without its clock times: one annotation's question in every log."""
     return re.sub(r"\d+", "#", item["query"])
@@ -168,8 +188,14 @@ class SpanRecall(Base):
             s = ctx.settings
             return span_metrics(memory_windows(item, model, max(s.ks)),
                                 item["answer"]["spans"], s)
+        def plan(item: dict, model: dict, ctx: BlindContext) -> dict[str, float]:
+            return span_metrics(plan_windows(item, model, max(ctx.settings.ks), ctx.public),
+                                item["answer"]["spans"], ctx.settings)
         return (Blind("random_windows", "the period; other logs' answer widths", random,
                       answer_widths),
+                Blind("plan_windows", "the question, the period and the life log's plan "
+                      "(public): windows inside the plan chunk most like the question; "
+                      "other logs' answer widths", plan, fit_plan_positions, public=True),
                 Blind("position_prior", "the period; where other logs' answers sit", prior,
                       fit_positions),
                 Blind("question_memory", "the question and period; where other logs' "

@@ -46,23 +46,26 @@ def split_records(records: dict[str, dict], seed: int, heldout: float) -> dict[s
 
 
 def set_filters(records: dict[str, dict], recipes: Mapping[str, Any],
-                filters: Mapping[str, list], settings: Any, seed: int) -> dict[str, dict]:
+                filters: Mapping[str, list], settings: Any, seed: int,
+                script: Mapping[str, Any] | None = None) -> dict[str, dict]:
     """The filters over every life log's items at once, in order: AFLite's learned filter
     (`xlebench.tasks.screening.aflite`), then the blind panel
     (`xlebench.tasks.screening.panel_filter`), last since its members (the learned one, its
     inverse and the stacked reader among them) see whatever fingerprint the others left;
-    each reads the benchmark as it stands before it."""
+    each reads the benchmark as it stands before it, and the life logs' plans (``script``,
+    `xlebench.eval.panel.public.records_script`), which a submitter rebuilds."""
     with timed(log, "annotate: balancing the per-item readers' picks"):
         records = balance_item_filters(records, filters, seed)
     for kind, why in ((AFLITE_KIND, AFLITE_DROPPED), (PANEL_KIND, PANEL_DROPPED)):
         with timed(log, f"annotate: the {kind} filter"):
-            records = _set_filter(records, recipes, filters, settings, seed, kind, why)
+            records = _set_filter(records, recipes, filters, settings, seed, kind, why,
+                                  script)
     return records
 
 
 def _set_filter(records: dict[str, dict], recipes: Mapping[str, Any],
-                filters: Mapping[str, list], settings: Any, seed: int, kind: str, why: str
-                ) -> dict[str, dict]:
+                filters: Mapping[str, list], settings: Any, seed: int, kind: str, why: str,
+                script: Mapping[str, Any] | None = None) -> dict[str, dict]:
     specs = {name: spec for name in recipes
              for spec in filters.get(name, []) if spec.get("kind") == kind}
     by_sub: dict[str, list[dict]] = defaultdict(list)
@@ -70,7 +73,7 @@ def _set_filter(records: dict[str, dict], recipes: Mapping[str, Any],
         by_sub[rec["subtask"]] += rec["items"]
     if not any(by_sub.get(name) for name in specs):
         return records
-    public = Public([it for its in by_sub.values() for it in its])
+    public = Public([it for its in by_sub.values() for it in its], script)
     verdicts: dict[str, dict] = {}
     for name, spec in specs.items():
         if not by_sub.get(name):
