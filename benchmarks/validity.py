@@ -60,9 +60,9 @@ def report(bench: Path, title: str) -> list[str]:
     every = json.loads((bench / "stats" / "tasks.json").read_text())
     stats, reads = every["validity"], every.get("other_queries", {})
     lines = [f"### {title}", "", "| subtask | n | repeats dropped | oracle baseline | strongest "
-             "blind [95% CI] | best option-only rule | other queries of the log (best / any) | "
-             "full-information oracle (check) | verdict |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "blind [95% CI] | best option-only rule | best reader of the plan | other queries "
+             "of the log (best / any) | full-information oracle (check) | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for sub, v in sorted(stats.items()):
         dropped = every["skipped"].get(sub, {}).get(REPEATED, 0)
         read = reads.get(sub)
@@ -73,14 +73,17 @@ def report(bench: Path, title: str) -> list[str]:
                                                  "ci95": blind.get("ci95"),
                                                  "member": blind.get("member"), "panel": {}}
         ci = f"[{pct(f['ci95'][0])}, {pct(f['ci95'][1])}]" if f.get("ci95") else ""
-        rules = [x for m, x in (f.get("panel") or v.get("panel") or {}).items()
-                 if m in RULES and x is not None]
+        members = f.get("panel") or v.get("panel") or {}
+        rules = [x for m, x in members.items() if m in RULES and x is not None]
+        plan = max(((x, m) for m, x in members.items() if m.startswith("plan_")
+                    and x is not None), default=None)
         ora = v.get("oracle") or {}
         verdict = v.get("verdict", "").split(":")[0]
         baseline = pct(cells["all"]["mean"]) if cells else "n/a (no narrations)"
         lines.append(f"| {sub} | {v.get('items', cells['all']['n'] if cells else '–')} | "
                      f"{dropped} | {baseline} | {pct(f['mean'])} {ci} {f.get('member') or ''} | "
-                     f"{pct(max(rules)) if rules else '–'} | {read} | "
+                     f"{pct(max(rules)) if rules else '–'} | "
+                     f"{f'{pct(plan[0])} {plan[1]}' if plan else '–'} | {read} | "
                      f"{pct(ora.get('check'))} ({ora.get('check_metric', '–')}) | {verdict} |")
     lines += per_tag(bench)
     filtered = {sub: {why.removeprefix("dropped by the "): n for why, n in skips.items()

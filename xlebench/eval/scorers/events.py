@@ -21,6 +21,7 @@ from xlebench.eval.metrics.corpus import (
     verb_recall_macro,
     verb_recall_macro_th9,
 )
+from xlebench.eval.panel.public import content_words
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import nearest_reference
 from xlebench.library.senses import verb_key
@@ -60,6 +61,26 @@ def _top(counter: Counter, k: int = 1) -> list:
 def fit_verbs(train: Sequence[dict]) -> list[str]:
     """Other logs' five most common verbs."""
     return _top(Counter(v for ev in _events(train) for v in ev["verbs_gt"]), 5)
+
+
+def fit_plan_verbs(train: Sequence[dict], public: Any) -> dict:
+    """Other logs' event verbs counted per word of their period's plan chunk, and overall."""
+    by_word: dict[str, Counter] = {}
+    for it in train:
+        words = set(content_words(public.script_text(it)))
+        for ev in it["answer"]["events"]:
+            for w in words:
+                by_word.setdefault(w, Counter()).update(ev["verbs_gt"])
+    return {"word": by_word, "all": fit_verbs(train)}
+
+
+def _plan_verbs(item: dict, model: dict, ctx: BlindContext) -> str:
+    """The five verbs most often narrated where other logs' plans said this chunk's words."""
+    words = set(content_words(ctx.public.script_text(item))) if ctx.public else set()
+    total: Counter = Counter()
+    for w in sorted(words):
+        total.update(model["word"].get(w, Counter()))
+    return _verb_lines(item, _top(total, 5) if total else model["all"], ctx)
 
 
 def fit_roles(train: Sequence[dict]) -> dict:
@@ -167,7 +188,11 @@ class EventVerbs(Base):
 
     def blind(self) -> Sequence[Blind]:
         return (Blind("common_verbs", "other logs' most common verbs", _verb_lines,
-                      fit_verbs), nearest_reference())
+                      fit_verbs),
+                Blind("plan_verbs", "the life log's plan (public); the verbs of other logs' "
+                      "events by the words of their plan chunks", _plan_verbs, fit_plan_verbs,
+                      public=True),
+                nearest_reference())
 
 
 def annotator_keys(events: Sequence[dict]) -> list[list[list]]:

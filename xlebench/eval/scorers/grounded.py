@@ -13,9 +13,16 @@ import numpy as np
 from xlebench.eval.metrics import corpus_text, grounding_scores, rouge_l, rouge_l_content
 from xlebench.eval.metrics.cider import cider_d, whitespace
 from xlebench.eval.metrics.corpus import CorpusMetric
+from xlebench.eval.panel.public import chunk_text
 from xlebench.eval.parse import clock_spans, grounded_reply, paper_parts, parse_spans
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
-from xlebench.eval.scorers.spans import answer_widths, fit_positions, prior_windows, random_windows
+from xlebench.eval.scorers.spans import (
+    answer_widths,
+    fit_positions,
+    plan_windows,
+    prior_windows,
+    random_windows,
+)
 from xlebench.eval.scorers.text import (
     GENERIC_SUMMARY,
     constant_answer,
@@ -64,6 +71,17 @@ def _fit(train: Sequence[dict]) -> dict:
     return {"positions": fit_positions(train), "k": max(1, int(np.median(counts))),
             "widths": answer_widths(train),
             "text": fit_constants(texts) if texts else {"*": GENERIC_SUMMARY}}
+
+
+def _fit_plan(train: Sequence[dict], _public: Any) -> dict:
+    return _fit(train)
+
+
+def _by_plan(item: dict, model: dict, ctx: BlindContext) -> str:
+    """Spans where the plan puts the asked activity (`plan_windows`), and the chunk's words."""
+    spans = plan_windows(item, model["positions"], model["k"], ctx.public)
+    c = ctx.public.chunk_like(item, item["query"], within=True) if ctx.public else None
+    return grounded_reply(f"C {chunk_text(c)}" if c else GENERIC_SUMMARY, clock_spans(spans))
 
 
 def _reply(item: dict, model: dict, text: str) -> str:
@@ -142,7 +160,10 @@ class GroundedAnswer(Base):
                 Blind("position_prior", "other logs' span positions and best constant text",
                       lambda it, m, c: _reply(it, m, constant_answer(it, m["text"], c)), _fit),
                 Blind("query_echo", "the question; other logs' span positions",
-                      lambda it, m, c: _reply(it, m, it["query"]), _fit))
+                      lambda it, m, c: _reply(it, m, it["query"]), _fit),
+                Blind("plan_spans", "the question and the life log's plan (public): spans "
+                      "inside the chunk most like the question, its words as the answer; other "
+                      "logs' span widths and counts", _by_plan, _fit_plan, public=True))
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:

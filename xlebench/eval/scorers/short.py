@@ -34,6 +34,7 @@ from typing import Any
 from xlebench.eval.metrics import rouge_l
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings, query_question
 from xlebench.eval.scorers.learned import nearest_reference
+from xlebench.eval.scorers.script import script_members
 
 TRUNCATE_WORDS = 100
 F1_EQUIVALENT = 0.5
@@ -169,7 +170,7 @@ class ShortAnswer(Base):
                       lambda it, _m, _c: query_question(it)),
                 Blind("generic", "nothing",
                       lambda _it, _m, _c: "C carries out everyday activities."),
-                nearest_reference())
+                nearest_reference(), *script_members())
 
 
 def _key(item: dict) -> tuple[str, str]:
