@@ -119,3 +119,25 @@ def test_every_recipe_kind_has_a_reader_of_the_plan() -> None:
     train = [counted(named, 5, 0.0), counted(named, 5, 60.0), counted("jump rope", 1, 0.0)]
     model = fit_plan_counts(train, view)
     assert count(counted(named, 0, 120.0), model, ctx) == f"{named}: 5"
+
+
+def test_short_grounded_and_event_answers_have_readers_of_the_plan_too() -> None:
+    """Neptune's short answers, MultiHop's grounded ones and VidSitu's verbs: each panel has
+    a member that reads the script, and it says what the plan says."""
+    from xlebench.eval.scorers.base import BlindContext
+    from xlebench.eval.scorers.events import _plan_verbs, fit_plan_verbs
+    from xlebench.eval.scorers.grounded import _by_plan as grounded
+
+    for name in ("neptune_qa", "multihop_qa", "event_srl", "event_roles"):
+        members = {b.name for b in _recipes(name)[name].scorer.blind() if b.public}
+        assert any(m.startswith("plan_") for m in members) or name == "event_roles", name
+    logs = _logs(1, seed=5)
+    chunk = logs[0]["segments"][1]["chunk"]
+    view = Public([], script_of(logs))
+    ctx = BlindContext(S, None, 1, view)
+    item = {"lifelog_id": "log0", "period": {"start_s": 3600.0, "end_s": 5400.0},
+            "query": f"Where did I {chunk['activity']}?", "answer": {"events": [{}] * 2}}
+    reply = grounded(item, {"positions": {"bins": [0], "width": 30.0}, "k": 1}, ctx)
+    assert chunk["activity"] in reply
+    train = [{**item, "answer": {"events": [{"verbs_gt": ["stir"]}, {"verbs_gt": ["pour"]}]}}]
+    assert "stir" in _plan_verbs(item, fit_plan_verbs(train, view), ctx)
