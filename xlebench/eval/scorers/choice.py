@@ -177,7 +177,8 @@ class ChoiceAccuracy(Base):
                 Blind("option_memory", "the options; other logs' right and wrong options",
                       _remembered, fit_option_memory),
                 Blind("plan_choice", "the options and the life log's plan (public): the "
-                      "option most like the plan chunk of the period", _by_plan, public=True),
+                      "option most like the plan chunk of the period", _by_plan, public=True,
+                      screens=False),
                 learned_choice(), learned_inverse(), stacked_choice())
 
     def details(self, item: dict, reply: str | None) -> dict[str, Any]:

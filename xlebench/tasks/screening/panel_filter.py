@@ -59,8 +59,9 @@ def panel_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],
 
 def _readers(recipe: Any, panel: Any) -> dict[str, list[dict]]:
     """The panel's rows of every member that reads something (not nothing, not a position:
-    positions are evened out directly, `_positions`)."""
-    where = {b.name for b in recipe.scorer.blind() if b.positional}
+    positions are evened out directly, `_positions`) and that the filter balances
+    (``Blind.screens``)."""
+    where = {b.name for b in recipe.scorer.blind() if b.positional or not b.screens}
     return {m: r for m, r in panel.rows.get(recipe.name, {}).items()
             if m.removesuffix(REMEMBERED) not in where and m != UNIFORM}
 
