@@ -48,6 +48,7 @@ def test_curves_effort_and_the_probe_from_tables_and_scores() -> None:
                      "only_certificate": 1, "only_all_frames": 0}
 
 
+@pytest.mark.slow  # the whole pipeline through the CLI, twice (25 s): the slow tier CI runs
 def test_a_sweep_runs_through_the_cli_into_the_leaderboard_and_report(tmp_path: Path) -> None:
     args = [*FAST, "stages=[library,persona,plan,simulate,annotate,report,evaluate,export]",
             "render=none", "tasks=[neptune_qa,single_summary]", "eval.bertscore=false",

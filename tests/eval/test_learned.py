@@ -276,6 +276,7 @@ print(json.dumps([rows, panel.rows], sort_keys=True, default=str))
 """
 
 
+@pytest.mark.slow  # two interpreters with other hash seeds (18 s): the slow tier CI runs
 def test_the_blind_panel_is_the_same_whatever_the_hash_seed() -> None:
     """Python orders a set of strings by a hash seeded per process: a float summed over a set
     (the attestation of an option's words) came out in the last bits differently per run, and
