@@ -324,11 +324,14 @@ def test_offline_mcq_labels_are_uniform_and_the_oracle_beats_the_blind_panel(tmp
         assert all(v["balanced"] and v["kept"] for v in verdicts)  # decided benchmark-wide
         assert stats["validity"][sub]["consistent"] and stats["validity"][sub]["headroom"]
     # other logs' references as decoys, filtered by the option-only rules alone: the learned
-    # reader reads them, the floor names it, and the validity record says it is above chance
+    # reader reads them, and the reader of the plan more (the right option is the summary of
+    # the record matched to the period's chunk, 58 on this compile); the floor names the
+    # strongest, and the validity record says it is above chance
     summary = table["rows"]["summary_mcq"]["all"]
     rules = [v for m, v in summary["floor"]["panel"].items()
              if m in ("centroid", "outlier", "longest", "shortest", "question_overlap")]
-    assert summary["floor"]["member"].startswith("learned"), summary["floor"]
+    assert summary["floor"]["member"].startswith(("learned", "plan_")), summary["floor"]
+    assert summary["floor"]["panel"]["learned"] > max(rules) + 0.1
     assert summary["floor"]["mean"] > max(rules) + 0.2  # 48 against 23 on this compile
     band = stats["validity"]["summary_mcq"]["chance"]
     assert summary["floor"]["member"] in band["outside"], band
