@@ -17,6 +17,8 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Any
 
 from xlebench.eval.metrics import rouge_tokens
@@ -58,6 +60,8 @@ class Public:
         self.items = {it["item_id"]: it for it in items}
         self.script = {k: sorted(v, key=lambda c: (float(c["start_s"]), str(c["activity"])))
                        for k, v in sorted((script or {}).items())}
+        self._chunk_words: dict[str, list[frozenset[str]]] = {}
+        self._script_words: dict[tuple[str, float, float], frozenset[str]] = {}
         self._by_log: dict[str, list[dict]] = defaultdict(list)
         for it in items:
             self._by_log[it["lifelog_id"]].append(it)
@@ -136,8 +140,7 @@ class Public:
         lo, hi = _period(item)
         best, at = 0.0, None
         for o in sorted(self.neighbours(item), key=lambda o: o["item_id"]):
-            theirs = set(content_words(o["query"]))
-            share = len(words & theirs) / max(1, len(words | theirs))
+            share = word_share(words, set(content_words(o["query"])))
             if share > best:
                 a, b = _period(o)
                 best, at = share, ((a + b) / 2 - lo) / max(hi - lo, 1e-9)
@@ -172,6 +175,14 @@ class Public:
         c = self.chunk(item)
         return "" if c is None else chunk_text(c)
 
+    def script_words(self, item: dict) -> frozenset[str]:
+        """The content words of `script_text`, computed once per (life log, period): the
+        plan's readers ask it of every training item at every fit."""
+        key = (item["lifelog_id"], *_period(item))
+        if key not in self._script_words:
+            self._script_words[key] = frozenset(content_words(self.script_text(item)))
+        return self._script_words[key]
+
     def chunk_like(self, item: dict, text: str, within: bool = False) -> dict | None:
         """The plan chunk of the item's life log whose words are most like ``text``'s
         (Jaccard of content words; the earliest on a tie), among those overlapping its
@@ -179,12 +190,15 @@ class Public:
         words = set(content_words(text))
         lo, hi = _period(item)
         best, found = 0.0, None
-        for c in self.script.get(item["lifelog_id"]) or []:
+        chunks = self.script.get(item["lifelog_id"]) or []
+        if item["lifelog_id"] not in self._chunk_words:
+            self._chunk_words[item["lifelog_id"]] = [frozenset(content_words(chunk_text(c)))
+                                                     for c in chunks]
+        for c, theirs in zip(chunks, self._chunk_words[item["lifelog_id"]], strict=True):
             a, b = float(c["start_s"]), float(c["end_s"])
             if within and not _overlap((a, b), (lo, hi)):
                 continue
-            theirs = set(content_words(chunk_text(c)))
-            share = len(words & theirs) / max(1, len(words | theirs))
+            share = word_share(words, theirs)
             if share > best:
                 best, found = share, c
         return found
@@ -194,6 +208,11 @@ class Public:
         if name not in self._cache:
             self._cache[name] = build()
         return self._cache[name]
+
+
+def word_share(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    """How alike two texts' words are: Jaccard of the sets (0 for two empty ones)."""
+    return len(a & b) / max(1, len(a | b))
 
 
 def chunk_text(chunk: Mapping[str, Any]) -> str:
@@ -230,8 +249,6 @@ def records_script(records: Mapping[str, dict]) -> dict[str, list[dict]]:
 
 def script_of_folder(folder: Any) -> dict[str, list[dict]]:
     """`script_of` the life logs a benchmark folder publishes (``lifelogs/*.json``)."""
-    from pathlib import Path
-
     logs = []
     for path in sorted(Path(folder).glob("lifelogs/*.json")):
         try:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xlebench.eval.metrics import rouge_tokens
-from xlebench.eval.panel.public import content_words, wearer
+from xlebench.eval.panel.public import content_words, wearer, word_share
 from xlebench.eval.parse import parse_choice
 from xlebench.eval.scorers.base import (
     Base,
@@ -55,9 +55,8 @@ def _by_plan(item: dict, _model: None, ctx: BlindContext) -> dict[str, Any]:
     ties shared, every option without a script): the plan is public, and the right option
     describes what the matcher chose to fit it."""
     options = item["answer"]["options"]
-    plan = set(content_words(ctx.public.script_text(item))) if ctx.public else set()
-    shares = [len(plan & (w := set(content_words(str(o))))) / max(1, len(plan | w))
-              for o in options]
+    plan = ctx.public.script_words(item) if ctx.public else frozenset()
+    shares = [word_share(plan, set(content_words(str(o)))) for o in options]
     return picked(item, [k for k, v in enumerate(shares) if v >= max(shares) - 1e-12])
 
 

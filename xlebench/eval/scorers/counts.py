@@ -4,6 +4,7 @@ panel — counts guessed from other life logs' answers."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from xlebench.eval.metrics import counting_accuracy
@@ -35,9 +36,10 @@ def fit_action_prior(train: Sequence[dict]) -> dict:
             "all": most_common([n for _, n in pairs], 1)}
 
 
-def _named(action: str, plan: str) -> bool:
-    """Whether the plan chunk's words hold the action's verb or object."""
-    return bool(set(content_words(action)) & set(content_words(plan)))
+def _named(action: str, plan: AbstractSet[str]) -> bool:
+    """Whether the plan chunk's words (`Public.script_words`) hold the action's verb or
+    object."""
+    return bool(set(content_words(action)) & plan)
 
 
 def fit_plan_counts(train: Sequence[dict], public: Any) -> dict:
@@ -45,15 +47,16 @@ def fit_plan_counts(train: Sequence[dict], public: Any) -> dict:
     their period's plan chunk names and those it does not."""
     by: dict[tuple[str, bool], list[int]] = {}
     for it in train:
-        plan = public.script_text(it)
+        plan = public.script_words(it)
         for a, n in it["answer"]["counts"].items():
-            by.setdefault((a, _named(a, plan)), []).append(n)
-            by.setdefault(("", _named(a, plan)), []).append(n)
+            named = _named(a, plan)
+            by.setdefault((a, named), []).append(n)
+            by.setdefault(("", named), []).append(n)
     return {k: most_common(v, 1) for k, v in sorted(by.items())}
 
 
 def _by_plan(item: dict, model: dict, ctx: BlindContext) -> str:
-    plan = ctx.public.script_text(item) if ctx.public is not None else ""
+    plan = ctx.public.script_words(item) if ctx.public is not None else frozenset()
 
     def count(a: str) -> int:
         named = _named(a, plan)

@@ -21,7 +21,6 @@ from xlebench.eval.metrics.corpus import (
     verb_recall_macro,
     verb_recall_macro_th9,
 )
-from xlebench.eval.panel.public import content_words
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import nearest_reference
 from xlebench.library.senses import verb_key
@@ -67,7 +66,7 @@ def fit_plan_verbs(train: Sequence[dict], public: Any) -> dict:
     """Other logs' event verbs counted per word of their period's plan chunk, and overall."""
     by_word: dict[str, Counter] = {}
     for it in train:
-        words = set(content_words(public.script_text(it)))
+        words = public.script_words(it)
         for ev in it["answer"]["events"]:
             for w in words:
                 by_word.setdefault(w, Counter()).update(ev["verbs_gt"])
@@ -76,7 +75,7 @@ def fit_plan_verbs(train: Sequence[dict], public: Any) -> dict:
 
 def _plan_verbs(item: dict, model: dict, ctx: BlindContext) -> str:
     """The five verbs most often narrated where other logs' plans said this chunk's words."""
-    words = set(content_words(ctx.public.script_text(item))) if ctx.public else set()
+    words = ctx.public.script_words(item) if ctx.public else frozenset()
     total: Counter = Counter()
     for w in sorted(words):
         total.update(model["word"].get(w, Counter()))

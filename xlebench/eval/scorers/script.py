@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from xlebench.eval.metrics import rouge_l
-from xlebench.eval.panel.public import content_words
+from xlebench.eval.panel.public import word_share
 from xlebench.eval.scorers.base import Blind, BlindContext
 from xlebench.eval.scorers.text_shapes import GENERIC_SUMMARY, query_shape, reference
 
@@ -34,7 +34,7 @@ def fit_plan(train: Sequence[dict], public: Any) -> list[tuple[frozenset[str], s
     that has a chunk, in a fixed order."""
     out = []
     for it in train:
-        words = frozenset(content_words(public.script_text(it)))
+        words = public.script_words(it)
         if words:
             out.append((words, query_shape(it), reference(it)))
     return sorted(out, key=lambda m: (m[1], m[2], sorted(m[0])))
@@ -47,12 +47,12 @@ def plan_answer(item: dict, model: list[tuple[frozenset[str], str, str]],
     near its chunk is (a weighted medoid: a few records of another activity among the nearest
     never outvote those of this one): what other logs' records of the same planned activity
     were summarised as."""
-    words = frozenset(content_words(ctx.public.script_text(item))) if ctx.public else frozenset()
+    words = ctx.public.script_words(item) if ctx.public else frozenset()
     shape = query_shape(item)
     pool = [m for m in model if m[1] == shape] or list(model)
     if not words or not pool:
         return echo_answer(item, None, ctx)
-    near = sorted(((len(words & m[0]) / len(words | m[0]), m[2]) for m in pool),
+    near = sorted(((word_share(words, m[0]), m[2]) for m in pool),
                   key=lambda x: (-x[0], x[1]))[:NEAREST]
 
     def support(k: int) -> float:
