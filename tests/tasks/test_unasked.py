@@ -11,6 +11,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -134,11 +135,83 @@ def test_what_could_not_be_asked_is_counted() -> None:
     made = _made(alloc)
     stats = sum(alloc.stats.values(), Counter())
     desk = [m for m in made if any("desk" in e["video_uid"] for e in m.source["evidence"])]
-    assert len(desk) == 1  # 3 unused desk videos: one question of 2 wrong options
+    assert not desk  # 3 unused desk videos: fewer than 2 nearer and 2 farther
     assert stats[U.TOO_FEW] >= 1 and stats[U.ASKED] >= 1
     assert all(len(ms) <= 2 for ms in alloc.by_log.values()) and stats[U.OVER_CAP] >= 1
     total = sum(len(v) for v in _sources(videos, logs).values())
     assert len(made) + stats[U.TOO_FEW] + stats[U.ASKED] + stats[U.OVER_CAP] == total
+
+
+def _tag(k: int) -> str:
+    """A word of its own for every text (letters: digits are not content words)."""
+    return "".join("bcdfghjklm"[int(d)] for d in f"{k:03d}") + "ox"
+
+
+def _matched(n_logs: int) -> tuple[dict[str, LibraryVideo], dict[str, dict], dict]:
+    """Logs of one cooking record each, matched to its chunk as the matcher does: the record
+    shares some of the chunk's words and is the nearest to its description by cosine; unused
+    cooking videos either share more of the chunk's words (but are farther by cosine) or
+    none (and are nearer by cosine, so the nearest stand-ins are all farther in words).
+    Returns the videos, the logs and each text's vector."""
+    rng = np.random.default_rng(0)
+    query = "C cooks rice with beans."
+    axis = np.eye(16)[0]
+
+    def vec(main: float) -> np.ndarray:
+        v = main * axis + rng.normal(size=16) * 0.25
+        return v / np.linalg.norm(v)
+    vectors = {query: axis}
+    videos: dict[str, LibraryVideo] = {}
+    logs: dict[str, dict] = {}
+    for n in range(n_logs):
+        uid, text = f"used-{n:02d}", f"C cooks rice and chops onions {_tag(n)}."
+        videos[uid], vectors[text] = _summary(uid, text), vec(4.0)
+        seg = {"index": 0, "video_uid": uid, "start_s": 28800.0, "end_s": 29400.0,
+               "source_start_s": 0.0, "source_end_s": 600.0,
+               "chunk": {"activity": "cook", "scenarios": ["Cooking"], "description": query}}
+        logs[f"log{n:02d}"] = {"lifelog_id": f"log{n:02d}", "segments": [seg], "days": 1}
+    for k in range(100, 100 + 6 * n_logs):
+        nearer = k % 2 == 0
+        text = (f"C cooks rice with beans {_tag(k)}." if nearer else
+                f"C sweeps the kitchen floor {_tag(k)}.")
+        videos[f"free-{k}"], vectors[text] = _summary(f"free-{k}", text), vec(
+            1.0 if nearer else 3.0)
+    return videos, logs, vectors
+
+
+def _summary(uid: str, text: str) -> LibraryVideo:
+    return LibraryVideo(uid, 600.0, "Japan", None, ("Cooking",), "daytime", "indoor", text)
+
+
+def test_the_plan_does_not_tell_the_reference() -> None:
+    """The matcher chose each record because it fits its plan chunk, which the public
+    configuration rebuilds: the reference's rank among its options by nearness to the chunk
+    (the plan reader's content-word share) is drawn uniformly, so picking the option most
+    like the chunk is right at chance — not on every question, as with the stand-ins
+    nearest the chunk's description."""
+    from xlebench.eval.panel.public import chunk_text, content_words, word_share
+
+    videos, logs, vectors = _matched(30)
+    ctx = Context("summary_mcq", "multiple_choice", logs["log00"], videos, AnnotationIndex(),
+                  random.Random(0), offline_aggregate,
+                  encode=lambda texts: np.array([vectors[t] for t in texts]), logs=logs)
+    sources = _sources(videos, logs)
+    spec = U.Spec(n=2, pool=6, per_log=None, length_ratio=(0.5, 2.0),
+                  same=NearDuplicate(0.99, 0.95), same_kind=0.5)
+    made = _made(U.allocate(ctx, spec, sources.__getitem__,
+                            lambda item, texts: offline_aggregate(texts, "")))
+    assert len(made) >= 25
+    ranks, hits = Counter(), 0.0
+    for m in made:
+        chunk = logs[m.source["lifelog_id"]]["segments"][0]["chunk"]
+        plan = frozenset(content_words(chunk_text(chunk)))
+        answer = m.source["answer"]["text"]
+        share = {o: word_share(plan, frozenset(content_words(o))) for o in (answer, *m.decoys)}
+        ranks[sum(share[d] > share[answer] for d in m.decoys)] += 1
+        top = [o for o, v in share.items() if v == max(share.values())]
+        hits += (answer in top) / len(top)
+    assert all(ranks[r] >= len(made) / 6 for r in range(3)), ranks
+    assert abs(hits / len(made) - 1 / 3) < 0.2, hits / len(made)
 
 
 def test_summary_choices_compiled_beside_themselves(tmp_path: Path) -> None:
@@ -166,7 +239,7 @@ def test_summary_choices_compiled_beside_themselves(tmp_path: Path) -> None:
         records = [e["video_uid"] for e in it["evidence"]]
         for row in it["provenance"]["decoys"]["stand_ins"]:
             assert all(scenario_iou(library.loc[r, "scenarios"], library.loc[u, "scenarios"])
-                       >= 0.5 for r, u in zip(records, row, strict=True))
+                       >= S.Decoys().same_kind for r, u in zip(records, row, strict=True))
 
 
 def test_unasked_stands_alone() -> None:
@@ -188,7 +261,8 @@ def test_built_on_its_own_only_its_log_is_counted() -> None:
     ctx = Context("summary_mcq", "multiple_choice", logs["log2"], videos, AnnotationIndex(),
                   random.Random(0), offline_aggregate, encode=HashingEmbedder(64).encode,
                   logs=logs)
-    params = S.SummaryMCQParams()
+    params = S.SummaryMCQParams(decoys=S.Decoys(n=2, near_duplicate_cos=0.99,
+                                                near_duplicate_words=0.95))
     sources = S.source_items(ctx, list(params.source))
     built = S.build(ctx, params)
     counted = sum(n for why, n in built.stats.items() if why.startswith("source items"))

@@ -94,7 +94,7 @@ class AnnotateStage(BaseStage):
     #: per source video across life logs, each meeting subtask keeping a fair share.
     # 10: VidSitu senses, sense roles, relation votes; 11: the learned filter reads options
     # beside their siblings and the clock, Neptune balances over questions with decoys
-    version: ClassVar[str] = "14"  # 14: the validity check's panel reads the script (the plan); 13: balanced multiple-choice filters
+    version: ClassVar[str] = "15"  # 15: summary choices drawn so the plan does not tell the reference; 14: the validity check's panel reads the script (the plan); 13: balanced multiple-choice filters
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")

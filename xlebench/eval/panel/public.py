@@ -217,7 +217,7 @@ def word_share(a: AbstractSet[str], b: AbstractSet[str]) -> float:
 
 def chunk_text(chunk: Mapping[str, Any]) -> str:
     """A plan chunk's words: its activity, scenarios and description."""
-    return (f"{chunk['activity']}. {', '.join(chunk.get('scenarios') or [])}. "
+    return (f"{chunk.get('activity') or ''}. {', '.join(chunk.get('scenarios') or [])}. "
             f"{chunk.get('description') or ''}").strip()
 
 

@@ -11,12 +11,28 @@ made the right one, from records nobody is asked about:
   that are of the record's kind (their scenarios overlap the record video's at Jaccard
   ``same_kind``), a summary length near the record's first (option-only rules read lengths),
   then the nearest to what the matcher searched for the record (its plan chunk's
-  description), drawn from the ``pool`` best. A wrong option is one stand-in per record,
-  summarised as the right option is (`remake`). The kind is what keeps every kind of record
-  right and wrong in the same proportion: unused videos are not distributed as used ones
-  (on a 2000-video synthetic library 125 of 1691 unused summaries said "mopped", 3 of 263
-  used ones did), and without it a reader of which words are right on other questions
-  reached 41% (`word_odds`, chance 20%); with it, 25%.
+  description). A wrong option is one stand-in per record, summarised as the right option is
+  (`remake`). The kind is what keeps every kind of record right and wrong in the same
+  proportion: unused videos are not distributed as used ones (on a 2000-video synthetic
+  library 125 of 1691 unused summaries said "mopped", 3 of 263 used ones did), and without it
+  a reader of which words are right on other questions reached 41% (`word_odds`, chance
+  20%); with it, 25%.
+* **The plan does not tell the right option.** The plan is public, and the matcher chose the
+  record *because* it fits its chunk, so the stand-ins nearest the chunk are still farther
+  from it than the record most of the time: a reader picking the option most like the chunk
+  found the reference on 38% of a 4000-video library's questions (chance 20%). So the
+  reference's rank among its options by nearness to the chunk is drawn uniformly per
+  question: ``r`` stand-ins are drawn from the ``pool`` best nearer the chunk than the
+  record, the rest from the ``pool`` best farther, the same ``r`` for every record of a
+  question (its rows aligned, so an aggregated option is nearer or farther as a whole).
+  Nearness is the content-word share with the chunk's activity, scenarios and description
+  (what the panel's ``plan_choice`` reads), the stand-ins as near as the record left out (a
+  reader sharing ties would find the record in every tie), each side ordered by closeness
+  to the record's share; where too few are nearer by words (the matcher chose the record as
+  the nearest), the stand-ins all share the record's nearness in words and are nearer or
+  farther by MiniLM cosine to the chunk's description. A question is made only where every
+  rank could have been drawn (``n`` stand-ins on each side), so which questions are made
+  says nothing of the rank drawn.
 * **Each stand-in is printed once in the whole benchmark**, and no stand-in's summary is any
   record's: how often a text is printed, or whether another question printed it, says nothing.
 * **Each record is asked once in the whole benchmark**: a question whose records an earlier
@@ -37,9 +53,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xlebench.eval.panel.public import chunk_text, content_words, word_share
+from xlebench.eval.scorers.option_rules import words
 from xlebench.library.records import LibraryVideo
 from xlebench.library.taxonomy import scenario_iou
-from xlebench.tasks.choices.mcq import NearDuplicate, sampled_decoys
+from xlebench.tasks.choices.mcq import NearDuplicate
 from xlebench.tasks.recipe.context import Context
 
 TOO_FEW = "source items with too few unasked records for decoys"
@@ -58,7 +76,7 @@ class Spec:
     per_log: int | None
     length_ratio: tuple[float, float]
     same: NearDuplicate
-    same_kind: float = 0.5
+    same_kind: float = 0.3
 
 
 @dataclass
@@ -121,9 +139,15 @@ class _Ranker:
         self.ctx, self.donors, self.spec = ctx, donors, spec
         self.vecs = np.asarray(ctx.encode([d.summary for d in donors]), dtype=np.float32)
         self.words = np.array([_words(d.summary) for d in donors], dtype=float)
+        self.content = [frozenset(content_words(d.summary)) for d in donors]
+        self.tokens = [words(d.summary) for d in donors]
         queries = sorted({self.query(s) for s in segments})
         self.queries = dict(zip(queries, np.asarray(ctx.encode(queries), dtype=np.float32),
                                 strict=True)) if queries else {}
+        records = sorted({v.summary for s in segments
+                          if (v := ctx.videos.get(s["video_uid"])) is not None})
+        self.records = dict(zip(records, np.asarray(ctx.encode(records), dtype=np.float32),
+                                strict=True)) if records else {}
         self._kinds: dict[tuple[str, ...], np.ndarray] = {}
 
     def query(self, seg: dict) -> str:
@@ -133,16 +157,59 @@ class _Ranker:
 
     def rank(self, seg: dict) -> np.ndarray:
         """The donors of the record's kind: those within the length ratio of its summary
-        first, then by similarity to the matcher's query (by video id on ties)."""
+        first, the nearest its length first (in steps of a tenth: the stand-ins drawn nearer
+        the chunk's words than the record are shorter, and a length rule read that), then by
+        similarity to the matcher's query (by video id on ties)."""
         video = self.ctx.videos.get(seg["video_uid"])
         if video is None:
             return np.empty(0, dtype=int)
         lo, hi = self.spec.length_ratio
         ratio = self.words / _words(video.summary)
         outside = (ratio < lo) | (ratio > hi)
+        step = np.round(np.abs(np.log(ratio)) / 0.1)
         cos = self.vecs @ self.queries[self.query(seg)]
-        order = np.lexsort((np.arange(len(self.donors)), -cos, outside))
+        order = np.lexsort((np.arange(len(self.donors)), -cos, step, outside))
         return order[self.kind(video.scenarios)[order]]
+
+    def sides(self, seg: dict, ranked: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``ranked`` split into the donors nearer the record's plan chunk than the record
+        itself and those farther, each in ``ranked``'s order, in two ways, preferred first:
+        by content-word share with the chunk, leaving out those with the record's own share (a
+        reader sharing its ties would find the record in every tie); and among those with the
+        record's share, by cosine to the matcher's query (every option then ties in words)."""
+        video = self.ctx.videos[seg["video_uid"]]
+        plan = frozenset(content_words(chunk_text(seg.get("chunk") or {})))
+        own = word_share(plan, frozenset(content_words(video.summary)))
+        share = np.array([word_share(plan, self.content[i]) for i in ranked.tolist()])
+        query = self.queries[self.query(seg)]
+        near = self.vecs[ranked] @ query > float(self.records[video.summary] @ query)
+        tied = share == own
+        closest = ranked[np.argsort(np.abs(share - own), kind="stable")]
+        gap = share[np.argsort(np.abs(share - own), kind="stable")] - own
+        return [(closest[gap > 0], closest[gap < 0]),
+                (ranked[tied & near], ranked[tied & ~near])]
+
+    def draw(self, record: str, sides: Sequence[tuple[Sequence[int], int]],
+             rng: random.Random, same: NearDuplicate) -> list[int] | None:
+        """``count`` donors from each side, uniformly, none a paraphrase of the record's
+        summary or of a donor drawn before it; None where a side runs out."""
+        vecs = [(self.records[record], words(record))]
+        picked: list[int] = []
+        for side, count in sides:
+            order = list(side)
+            rng.shuffle(order)
+            got = 0
+            for i in order:
+                if got == count:
+                    break
+                if any(same(float(self.vecs[i] @ v), self.tokens[i], w) for v, w in vecs):
+                    continue
+                picked.append(i)
+                vecs.append((self.vecs[i], self.tokens[i]))
+                got += 1
+            if got < count:
+                return None
+        return picked
 
     def kind(self, scenarios: tuple[str, ...]) -> np.ndarray:
         """Donors whose scenarios overlap these at Jaccard ``spec.same_kind`` or more."""
@@ -192,24 +259,32 @@ def _allocate(ctx: Context, spec: Spec, sources: Callable[[str], list[dict]],
 
 def _stand_ins(ctx: Context, ranker: _Ranker | None, records: list[dict], spent: np.ndarray,
                spec: Spec, item_id: str) -> list[list[int]] | None:
-    """Per record, ``spec.n`` unspent stand-ins drawn from its ``spec.pool`` best (none a
-    paraphrase of the record's summary or of each other), or None where too few remain."""
+    """Per record, ``spec.n`` unspent stand-ins: ``r`` (drawn uniformly in 0..n) from the
+    ``spec.pool`` best nearer the plan's chunk than the record and the rest from those
+    farther (by the first of `_Ranker.sides` where each side could give all ``n``), none a paraphrase of the record's summary or of each other; None where some rank
+    could not be drawn for some record (see the module docstring)."""
     if ranker is None:
         return None
     rng = random.Random(_order(item_id))
+    rank = rng.randrange(spec.n + 1)
     taken = spent.copy()
     columns = []
     for seg in records:
-        ranked = ranker.rank(seg)
-        best = ranked[~taken[ranked]][: spec.pool].tolist()
-        texts = [ranker.donors[i].summary for i in best]
         video = ctx.videos.get(seg["video_uid"])
-        wrong, _ = sampled_decoys(video.summary if video else "", texts, spec.n, ctx.encode,
-                                  rng, spec.same)
-        if len(wrong) < spec.n:
+        if video is None:
             return None
-        index = {t: i for t, i in zip(texts, best, strict=True)}
-        column = [index[t] for t in wrong]
+        ranked = ranker.rank(seg)
+        split = next(((a[: spec.pool], b[: spec.pool])
+                      for a, b in ranker.sides(seg, ranked[~taken[ranked]])
+                      if all(ranker.draw(video.summary, [(side, spec.n)], random.Random(0),
+                                         spec.same) is not None for side in (a, b))), None)
+        if split is None:
+            return None
+        nearer, farther = split
+        column = ranker.draw(video.summary, [(nearer.tolist(), rank),
+                                             (farther.tolist(), spec.n - rank)], rng, spec.same)
+        if column is None:
+            return None
         taken[column] = True
         columns.append(column)
     return [list(row) for row in zip(*columns, strict=True)]
