@@ -31,6 +31,7 @@ from xlebench.publish import (
 )
 from xlebench.report.results import derive
 from xlebench.runner.atomic import barrier, deferred_durability, write_json
+from xlebench.runner.cores import using
 from xlebench.runner.crash import crash_point
 from xlebench.runner.runner import Runner, RunnerOptions, RunSummary, StageSpec
 
@@ -124,7 +125,8 @@ def run_pipeline(cfg: DictConfig, bench_subdir: str | None = None) -> PipelineRe
     benchmark as it was. Whatever the outcome, the results names this run claimed are freed.
     """
     try:
-        return _run_pipeline(cfg, bench_subdir)
+        with using(int(cfg.get("cores", 0))):
+            return _run_pipeline(cfg, bench_subdir)
     except Exception as exc:  # a full or read-only folder names the setting that holds it
         if (err := storage_error(exc, storage_roots(cfg))) is None:
             raise

@@ -459,3 +459,43 @@ def test_answers_are_reused_whatever_the_model_metrics_and_redone_for_another_se
     assert again == first and not learned & set(calls)
     panel_rows(items, recipes, S, seed=1, draws=1)
     assert learned <= set(calls)
+
+
+def _fresh() -> None:
+    """Forget this process's fits and answers, so that a second run recomputes them."""
+    from xlebench.eval.panel import blind
+
+    blind._ANSWERS.clear()
+    blind._FITS.models.clear()
+
+
+def test_the_panel_and_the_filters_are_the_same_whatever_the_cores() -> None:
+    """The benchmark-wide steps spread their members' folds over processes
+    (`xlebench.runner.cores`): the panel's rows, the balanced panel filter's and AFLite's
+    verdicts are the same at one core and at two, computed afresh each time."""
+    import json
+
+    from xlebench.runner.cores import using
+    from xlebench.tasks.screening.aflite import aflite_verdicts
+    from xlebench.tasks.screening.panel_filter import panel_verdicts
+
+    words = ["pasta", "rice", "soup", "bread", "salad", "eggs"]
+    text = [_item("single_summary", log, k, f"Summarize the time period 0{k}:00 - 0{k}:10.",
+                  text=f"C cooks {random.Random(log + str(k)).choice(words)} in the kitchen.")
+            for log in LOGS for k in range(4)]
+    mcq = [_mcq(log, k, True) if k % 3 == 0 else _fair(log, k) for log in LOGS
+           for k in range(9)]
+    recipe = load_recipe("egoschema_mcq")
+    spec = {"kind": "panel", "seeds": 2, "drop_if_correct_at_least": 1, "rounds": 2}
+    afl = {"partitions": 3, "threshold": 0.75, "rounds": 2}
+    runs = []
+    for n in (1, 2):
+        _fresh()
+        with using(n):
+            panel = panel_rows(text + mcq, _recipes("single_summary", "egoschema_mcq"), S,
+                               seed=0, draws=4)
+            runs.append(json.dumps([panel.rows, panel.sees, panel.skipped,
+                                    panel_verdicts(mcq, recipe, spec, S, seed=0),
+                                    aflite_verdicts(mcq, recipe, afl, Public(mcq), seed=0)],
+                                   sort_keys=True))
+    assert runs[0] == runs[1]

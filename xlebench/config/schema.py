@@ -257,6 +257,8 @@ class XLeBenchConfig:
         "report"])
     force: list[str] = field(default_factory=list)
     workers: int = knob(1, ge=1, le=256)
+    #: Cores the benchmark-wide steps spread over (`xlebench.runner.cores`); 0 = every CPU.
+    cores: int = knob(0, ge=0, le=1024)
     fail_fast: bool = False
     retries: int = knob(0, ge=0, le=10)
     progress: bool = True

@@ -27,6 +27,7 @@ from xlebench.runner.atomic import (
     write_json,
     write_text,
 )
+from xlebench.runner.cores import set_cores
 from xlebench.runner.crash import crash_point
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
 
@@ -186,6 +187,7 @@ def init_worker(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int,
     user's is kept."""
     if threads:
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        set_cores(threads)  # a benchmark-wide step inside a unit spreads over this share
     stage.setup(ctx)
     _WORKER.update(stage=stage, ctx=ctx, stage_dir=stage_dir, retries=retries)
 

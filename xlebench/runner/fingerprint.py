@@ -23,6 +23,7 @@ VOLATILE_KEYS = frozenset(
         "faiss_threads",
         "label_workers",
         "workers",
+        "cores",
         "max_concurrency",
         "timeout_s",
         "request_timeout_s",

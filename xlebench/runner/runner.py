@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,6 +28,7 @@ from rich.progress import (
 )
 
 from xlebench.runner.atomic import barrier, read_json
+from xlebench.runner.cores import cores
 from xlebench.runner.execute import (
     Outcome,
     execute_unit,
@@ -303,7 +303,7 @@ class Runner:
             initializer=init_worker,
             # Live counters stay in this process: workers get the context without them.
             initargs=(stage, replace(ctx, report=None), stage_dir, self.options.retries,
-                      max(1, len(os.sched_getaffinity(0)) // workers)),
+                      max(1, cores() // workers)),
         )
 
     def _submit(

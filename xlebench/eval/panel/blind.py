@@ -25,15 +25,17 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import cluster_of, source_videos
 from xlebench.eval.score import make_row, score_items
 from xlebench.eval.scorers.base import PICKS, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.sentences import warm_options
+from xlebench.runner.cores import spread
 from xlebench.runner.rng import derive_seed, unit_rng
 
 #: Source videos are split into this many folds (fewer when there are fewer videos).
@@ -173,42 +175,49 @@ _ANSWERS: OrderedDict[tuple, list[Any]] = OrderedDict()
 _ANSWERS_LOCK = threading.Lock()
 
 
-def _answers(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int], s: ScoreSettings,
-             seed: int, draws: int, models: dict[tuple[Any, Any], Any], unit: str,
-             public: Public) -> list[Any]:
-    """Each item's answer (`_answer_all`), computed once per process for the same learning member,
-    items, folds, seed and public view: the annotate stage's validity check and the evaluate
-    stage's panel answer the published items alike (the evaluate stage adds only the model
-    metrics, which never change an answer), so at ten times the paper grid the evaluate stage
-    would otherwise refit tens of thousands of models the check fitted moments before."""
-    if blind.fit is None:  # reads the item alone: cheap, and its closures differ per call
-        return _answer_all(blind, items, fold_of, s, seed, draws, models, unit, public)
+def _answers_key(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
+                 s: ScoreSettings, seed: int, draws: int, unit: str, public: Public) -> tuple:
+    """What a learning member's answers depend on: the member, the items and their folds, the
+    seed and the public view (the evaluate stage adds only the model metrics, which never
+    change an answer)."""
     h = hashlib.blake2b(digest_size=16)
     for it in items:
         h.update(public.digest(it))
         h.update(fold_of[it["item_id"]].to_bytes(4, "little"))
-    key = (blind.name, blind.answer, blind.fit, h.digest(), public.key if blind.public else None,
-           seed, draws, unit, replace(s, bertscore=False))
+    return (blind.name, blind.answer, blind.fit, h.digest(),
+            public.key if blind.public else None, seed, draws, unit, replace(s, bertscore=False))
+
+
+def _kept_answers(key: tuple) -> list[Any] | None:
+    """A learning member's answers computed earlier in this process (`_ANSWERS`): the
+    annotate stage's validity check and the evaluate stage's panel answer the published items
+    alike, so at ten times the paper grid the evaluate stage would otherwise refit tens of
+    thousands of models the check fitted moments before."""
     with _ANSWERS_LOCK:
         if key in _ANSWERS:
             _ANSWERS.move_to_end(key)
             return list(_ANSWERS[key])
-    out = _answer_all(blind, items, fold_of, s, seed, draws, models, unit, public)
+    return None
+
+
+def _keep_answers(key: tuple, answers: Sequence[Any]) -> None:
     with _ANSWERS_LOCK:
-        _ANSWERS[key] = list(out)
+        _ANSWERS[key] = list(answers)
         while len(_ANSWERS) > ANSWERS_KEPT:
             _ANSWERS.popitem(last=False)
-    return out
 
 
 def _answer_all(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
                 s: ScoreSettings, seed: int, draws: int, models: dict[tuple[Any, Any], Any],
-                unit: str, public: Public) -> list[Any]:
-    """Each item's answer, from the model fitted for it (`_fitted`)."""
+                unit: str, public: Public, fold: int | None = None) -> list[Any]:
+    """Each item's answer (of ``fold``'s items alone where given), from the model fitted for
+    it on ``items`` (`_fitted`)."""
     out = []
     per_item = (_Apart(items, PER_ITEM_FIT) if blind.fit is not None
                 and own_videos(items, unit) else None)  # once, not per item
     for it in items:
+        if fold is not None and fold_of[it["item_id"]] != fold:
+            continue
         model = None
         if blind.fit is not None:
             model = _fitted(blind, it, items, fold_of, unit, models, per_item, public)
@@ -216,6 +225,75 @@ def _answer_all(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
                            public if blind.public else None)
         out.append(blind.answer(it, model, ctx))
     return out
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One member of the panel over one subtask's items, folded by ``unit`` (``remembered``:
+    a learning member fitted again on other life logs' items, `REMEMBERED`)."""
+
+    sub: str
+    blind: Blind
+    items: Sequence[dict]
+    fold_of: Mapping[str, int]
+    unit: str
+    remembered: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.blind.name + (REMEMBERED if self.remembered else "")
+
+
+def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
+                  public: Public) -> list[list[Any]]:
+    """Each job's answers, in item order. Members that read the public view and learn nothing
+    answer here, first (the sentence centroid encodes every option once for the view, which
+    the learning members then read); the others — those learning not kept from earlier
+    (`_kept_answers`) — are computed per (subtask, fit, fold, unit), the members sharing a fit
+    sharing its models, spread over the run's cores (`xlebench.runner.cores.spread`) and put
+    back in item order: the same answers whatever the count, since an answer reads only its
+    item's model and a generator seeded by its item."""
+    out: list[list[Any] | None] = [None] * len(jobs)
+    todo: dict[tuple, list[int]] = {}
+    keys: dict[int, tuple] = {}
+    for k, job in enumerate(jobs):
+        if job.blind.fit is None and job.blind.public:
+            out[k] = _answer_all(job.blind, job.items, job.fold_of, s, seed, draws, {},
+                                 job.unit, public)
+            continue
+        if job.blind.fit is not None:
+            keys[k] = _answers_key(job.blind, job.items, job.fold_of, s, seed, draws,
+                                   job.unit, public)
+            out[k] = _kept_answers(keys[k])
+        if out[k] is None:
+            for f in sorted(set(job.fold_of[it["item_id"]] for it in job.items)):
+                todo.setdefault((job.sub, job.unit, job.remembered, job.blind.fit, f),
+                                []).append(k)
+    groups = list(todo.items())
+    if groups:
+        warm_options(public)
+    parts = spread([partial(_answer_group, [jobs[k] for k in ks], group[-1], s, seed, draws,
+                            public) for group, ks in groups],
+                   [len(ks) * sum(jobs[ks[0]].fold_of[it["item_id"]] == group[-1]
+                                  for it in jobs[ks[0]].items) for group, ks in groups])
+    by_fold: dict[int, dict[int, Iterator[Any]]] = {}
+    for (group, ks), answers in zip(groups, parts, strict=True):
+        for k, mine in zip(ks, answers, strict=True):
+            by_fold.setdefault(k, {})[group[-1]] = iter(mine)
+    for k, folded in by_fold.items():
+        job = jobs[k]
+        out[k] = [next(folded[job.fold_of[it["item_id"]]]) for it in job.items]
+        if k in keys:
+            _keep_answers(keys[k], out[k])
+    return [list(a or []) for a in out]
+
+
+def _answer_group(jobs: Sequence[_Job], fold: int, s: ScoreSettings, seed: int, draws: int,
+                  public: Public) -> list[list[Any]]:
+    """The answers of members sharing one fit on one fold's items, sharing its models."""
+    models: dict[tuple[Any, Any], Any] = {}
+    return [_answer_all(j.blind, j.items, j.fold_of, s, seed, draws, models, j.unit, public,
+                        fold) for j in jobs]
 
 
 def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],
@@ -253,43 +331,39 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
     for it in items:
         by_sub.setdefault(it["subtask"], []).append(it)
     fold_of = folds(items, seed, unit=unit)
-    n_folds = len(set(fold_of.values()))
     panel = Panel()
+    jobs: list[_Job] = []
     for sub, its in by_sub.items():
-        rows, sees, skipped, models = {}, {}, {}, {}
+        panel.rows[sub], panel.sees[sub] = {}, {}
+        skipped = {}
         for blind in recipes[sub].scorer.blind():
-            if blind.fit is not None and n_folds < 2:
+            if blind.fit is not None and len(set(fold_of.values())) < 2:
                 skipped[blind.name] = "learns from items about other videos: needs two"
                 continue
-            answers = _answers(blind, its, fold_of, s, seed, draws, models, unit, view)
-            rows[blind.name] = _rows(its, answers, recipes, s, bertscorer)
-            sees[blind.name] = blind.sees
+            jobs.append(_Job(sub, blind, its, fold_of, unit))
         if unit == "video":
-            _remembering(its, recipes, s, seed, draws, bertscorer, rows, sees, view)
-        panel.rows[sub], panel.sees[sub] = rows, sees
+            jobs += _remembering(sub, its, recipes, seed)
         if skipped:
             panel.skipped[sub] = skipped
+    for job, answers in zip(jobs, _every_answer(jobs, s, seed, draws, view), strict=True):
+        panel.rows[job.sub][job.name] = _rows(job.items, answers, recipes, s, bertscorer)
+        panel.sees[job.sub][job.name] = job.blind.sees + (
+            "; fitted on other life logs' items, videos shared (remembers their answers)"
+            if job.remembered else "")
     return panel
 
 
-def _remembering(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings,
-                 seed: int, draws: int, bertscorer: Any, rows: dict, sees: dict,
-                 public: Public) -> None:
+def _remembering(sub: str, items: Sequence[dict], recipes: Mapping[str, Any],
+                 seed: int) -> list[_Job]:
     """Each learned strategy again, fitted on other life logs' items whatever videos they
     share (`REMEMBERED`), after the others so that ties go to them. Life logs reuse videos:
     asked once, a source gives nothing away, but items about a whole day share videos with
     other logs' days, and a reader who remembers those answers never sees a frame either."""
     fold_of = folds(items, seed, unit="life_log")
     if len(set(fold_of.values())) < 2:
-        return
-    models: dict[tuple[Any, Any], Any] = {}
-    for blind in recipes[items[0]["subtask"]].scorer.blind():
-        if blind.fit is None:
-            continue
-        answers = _answers(blind, items, fold_of, s, seed, draws, models, "life_log", public)
-        rows[blind.name + REMEMBERED] = _rows(items, answers, recipes, s, bertscorer)
-        sees[blind.name + REMEMBERED] = (f"{blind.sees}; fitted on other life logs' items, "
-                                         "videos shared (remembers their answers)")
+        return []
+    return [_Job(sub, blind, items, fold_of, "life_log", remembered=True)
+            for blind in recipes[sub].scorer.blind() if blind.fit is not None]
 
 
 def strongest(members: Mapping[str, Sequence[dict]], metric: str, estimate: Any

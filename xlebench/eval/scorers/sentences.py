@@ -35,6 +35,13 @@ def _every_option(public: Any) -> dict[str, np.ndarray]:
     return dict(zip(texts, _encode(texts), strict=True)) if texts else {}
 
 
+def warm_options(public: Any) -> None:
+    """Every option of the public view encoded now (where it shows options), before a step
+    spreads over processes that would each encode them again."""
+    if any(it.get("answer", {}).get("options") for it in public.items.values()):
+        public.memo("sentence-option-vectors", lambda: _every_option(public))
+
+
 def option_vectors(item: dict, public: Any = None) -> np.ndarray:
     """Unit MiniLM vectors of the item's options, one row per option (looked up in the public
     view's table where it holds the item, else encoded now)."""

@@ -25,6 +25,7 @@ before the panel filter.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from xlebench.errors import ConfigError
@@ -34,6 +35,8 @@ from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
 from xlebench.eval.scorers.learned import choice_scores, fit_choice, top_options
 from xlebench.eval.scorers.order import fit_order, order_guess
+from xlebench.eval.scorers.sentences import warm_options
+from xlebench.runner.cores import spread
 from xlebench.runner.rng import derive_seed
 from xlebench.tasks.screening.balance import (
     balanced,
@@ -74,23 +77,51 @@ LEARNERS: dict[str, tuple[Callable[..., Any],
 def predictability(items: Sequence[dict], public: Public, partitions: int, seed: int,
                    kind: str = "choice") -> dict[str, tuple[float, float]]:
     """Per item: the learned member's mean accuracy on it over ``partitions`` splits, and its
-    mean confidence."""
-    fit, _accuracy = LEARNERS[kind]
+    mean confidence. Each split's folds are fitted apart, spread over the run's cores
+    (`xlebench.runner.cores.spread`) and summed in split order: the same sums whatever the
+    count."""
+    warm_options(public)  # the learner's sentence features, encoded here once, not per child
     if own_videos(items, "video"):
-        return {it["item_id"]: _accuracy(it, fit(
-            [o for o in items if set(source_videos(o)).isdisjoint(source_videos(it))],
-            public), public) for it in items}
+        chunks = [list(range(k, min(k + _CHUNK, len(items))))
+                  for k in range(0, len(items), _CHUNK)]
+        parts = spread([partial(_own_accuracy, items, ks, public, kind) for ks in chunks])
+        return {items[k]["item_id"]: r for ks, part in zip(chunks, parts, strict=True)
+                for k, r in zip(ks, part, strict=True)}
+    splits = [folds(items, derive_seed(seed, "aflite", p)) for p in range(partitions)]
+    keys = [(p, f) for p, fold_of in enumerate(splits) for f in sorted(set(fold_of.values()))]
+    parts = spread([partial(_fold_accuracy, items, splits[p], f, public, kind)
+                    for p, f in keys])
     total = {it["item_id"]: (0.0, 0.0) for it in items}
-    for p in range(partitions):
-        fold_of = folds(items, derive_seed(seed, "aflite", p))
-        for f in sorted(set(fold_of.values())):
-            model = fit(training(items, fold_of, f), public)
-            for it in items:
-                if fold_of[it["item_id"]] == f:
-                    acc, conf = _accuracy(it, model, public)
-                    a, c = total[it["item_id"]]
-                    total[it["item_id"]] = (a + acc, c + conf)
+    for part in parts:
+        for i, acc, conf in part:
+            a, c = total[i]
+            total[i] = (a + acc, c + conf)
     return {i: (a / partitions, c / partitions) for i, (a, c) in total.items()}
+
+
+#: Items per task where each item is answered by a fit of its own.
+_CHUNK = 16
+
+
+def _own_accuracy(items: Sequence[dict], ks: Sequence[int], public: Public, kind: str
+                  ) -> list[tuple[float, float]]:
+    """Items ``ks``, each answered by a fit on the items sharing none of its videos."""
+    fit, accuracy = LEARNERS[kind]
+    out = []
+    for k in ks:
+        it = items[k]
+        train = [o for o in items if set(source_videos(o)).isdisjoint(source_videos(it))]
+        out.append(accuracy(it, fit(train, public), public))
+    return out
+
+
+def _fold_accuracy(items: Sequence[dict], fold_of: Mapping[str, int], fold: int,
+                   public: Public, kind: str) -> list[tuple[str, float, float]]:
+    """The fold's items, answered by a fit on the items sharing no video with the fold."""
+    fit, accuracy = LEARNERS[kind]
+    model = fit(training(items, fold_of, fold), public)
+    return [(it["item_id"], *accuracy(it, model, public)) for it in items
+            if fold_of[it["item_id"]] == fold]
 
 
 def aflite_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, Any],

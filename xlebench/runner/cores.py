@@ -1,0 +1,111 @@
+"""The cores a benchmark-wide step may spread over, and the pool that spreads it.
+
+The runner's ``workers`` spread a stage's units (a life log's plan, a system's replies); the
+steps that work over the whole benchmark — the validity check's blind panel, the panel and
+AFLite filters, the evaluate stage's panel — are one unit each, and ran on one core while the
+others idled (issue 90: 86% of the ten-times paper grid). They are Python (fitting and
+answering small models per fold), so they spread over **processes**: each step lists its
+independent tasks (a member of the panel on one fold, an AFLite split), `spread` runs them in
+``cores()`` forked processes and returns their results **in the tasks' order**, so what is
+published is the same bytes whatever the count (tests/runner/test_cores.py, and a compile
+compared byte for byte at ``cores=1`` and ``cores=2``).
+
+Forked, not spawned: a task is a closure over the step's inputs (items, fitted vectorisers,
+the public view's MiniLM vectors), which a forked child inherits without pickling or
+recomputing; only results cross back. Each child runs its BLAS, torch and FAISS on one thread
+(`_one_thread`): the children are the parallelism, and a forked child must not enter the
+OpenMP runtime a parent's threads left behind (it can hang); the steps compute their sentence
+vectors in the parent before they spread.
+
+``cores`` (config, 0 = every CPU this process may run on) is set for a run by
+`xlebench.pipeline` and, in a worker process of the runner, to that worker's share of the
+CPUs (`xlebench.runner.execute.init_worker`), so that two workers do not each take every core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: The cores of the current run (1 outside a run: a library call stays in its process).
+_CORES = [1]
+#: The tasks of the `spread` in progress, inherited by its forked children.
+_TASKS: list[Sequence[Callable[[], Any]]] = []
+
+
+def available() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def resolve(setting: int) -> int:
+    """A ``cores`` setting as a count: 0 = every available CPU; never more than those."""
+    n = available()
+    return n if setting <= 0 else min(int(setting), n)
+
+
+def cores() -> int:
+    return _CORES[-1]
+
+
+@contextlib.contextmanager
+def using(setting: int) -> Iterator[int]:
+    """``cores()`` is ``resolve(setting)`` inside the block."""
+    _CORES.append(resolve(setting))
+    try:
+        yield _CORES[-1]
+    finally:
+        _CORES.pop()
+
+
+def set_cores(setting: int) -> None:
+    """``cores()`` for the rest of this process (a runner's worker process)."""
+    _CORES[:] = [resolve(setting)]
+
+
+def spread(tasks: Sequence[Callable[[], T]], weights: Sequence[float] | None = None) -> list[T]:
+    """Each task's result, in the tasks' order, computed in up to ``cores()`` forked
+    processes (here, in order, with one core or one task). ``weights``: each task's expected
+    cost, the heaviest submitted first so that the last to finish is a light one."""
+    n = min(cores(), len(tasks))
+    if n <= 1:
+        return [t() for t in tasks]
+    order = sorted(range(len(tasks)), key=lambda k: -(weights[k] if weights else 1.0))
+    _TASKS.append(tasks)
+    gc.freeze()  # the children's collector leaves the parent's objects alone: no page copies
+    try:
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_one_thread) as pool:
+            futures = {k: pool.submit(_run, len(_TASKS) - 1, k) for k in order}
+            return [futures[k].result() for k in range(len(tasks))]
+    finally:
+        gc.unfreeze()
+        _TASKS.pop()
+
+
+def _run(depth: int, k: int) -> Any:
+    return _TASKS[depth][k]()
+
+
+def _one_thread() -> None:
+    """A forked child's BLAS and OpenMP users at one thread, before any task, and no further
+    spreading from inside a task. BLAS above all: the children's ridge fits and cosine
+    products (``ndarray.dot``) each ran on the parent's OpenBLAS pool of every core, and two
+    children spinning four threads on two cores took longer than one process alone."""
+    from threadpoolctl import threadpool_limits
+
+    os.environ["OMP_NUM_THREADS"] = "1"
+    _CORES[:] = [1]
+    threadpool_limits(1)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    if "faiss" in sys.modules:
+        sys.modules["faiss"].omp_set_num_threads(1)
