@@ -469,12 +469,13 @@ def _fresh() -> None:
     blind._FITS.models.clear()
 
 
-def test_the_panel_and_the_filters_are_the_same_whatever_the_cores() -> None:
+def test_the_panel_and_the_filters_are_the_same_whatever_the_cores(monkeypatch) -> None:
     """The benchmark-wide steps spread their members' folds over processes
     (`xlebench.runner.cores`): the panel's rows, the balanced panel filter's and AFLite's
     verdicts are the same at one core and at two, computed afresh each time."""
     import json
 
+    from xlebench.runner import cores
     from xlebench.runner.cores import using
     from xlebench.tasks.screening.aflite import aflite_verdicts
     from xlebench.tasks.screening.panel_filter import panel_verdicts
@@ -488,6 +489,7 @@ def test_the_panel_and_the_filters_are_the_same_whatever_the_cores() -> None:
     recipe = load_recipe("egoschema_mcq")
     spec = {"kind": "panel", "seeds": 2, "drop_if_correct_at_least": 1, "rounds": 2}
     afl = {"partitions": 3, "threshold": 0.75, "rounds": 2}
+    monkeypatch.setattr(cores, "available", lambda: 2)  # also in a test worker's share of one
     runs = []
     for n in (1, 2):
         _fresh()

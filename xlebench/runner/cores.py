@@ -17,7 +17,8 @@ recomputing; only results cross back. Each child runs its BLAS, torch and FAISS 
 OpenMP runtime a parent's threads left behind (it can hang); the steps compute their sentence
 vectors in the parent before they spread.
 
-``cores`` (config, 0 = every CPU this process may run on) is set for a run by
+``cores`` (config, 0 = every CPU this process may run on, at most ``OMP_NUM_THREADS`` where
+that is set) is set for a run by
 `xlebench.pipeline` and, in a worker process of the runner, to that worker's share of the
 CPUs (`xlebench.runner.execute.init_worker`), so that two workers do not each take every core.
 """
@@ -37,13 +38,18 @@ T = TypeVar("T")
 
 #: The cores of the current run (1 outside a run: a library call stays in its process).
 _CORES = [1]
+#: Whether this process is a forked child of `spread`.
+_CHILD = [False]
 #: The tasks of the `spread` in progress, inherited by its forked children.
 _TASKS: list[Sequence[Callable[[], Any]]] = []
 
 
 def available() -> int:
-    """The CPUs this process may run on."""
-    return len(os.sched_getaffinity(0))
+    """The CPUs this process may run on, at most ``OMP_NUM_THREADS`` where set (the share a
+    runner's worker, or a test worker of xdist, is given: `xlebench.library.threads`)."""
+    from xlebench.library.threads import pass_threads
+
+    return pass_threads()
 
 
 def resolve(setting: int) -> int:
@@ -64,6 +70,11 @@ def using(setting: int) -> Iterator[int]:
         yield _CORES[-1]
     finally:
         _CORES.pop()
+
+
+def in_child() -> bool:
+    """Whether this process runs a task of `spread` (what it builds is lost unless returned)."""
+    return _CHILD[0]
 
 
 def set_cores(setting: int) -> None:
@@ -104,6 +115,7 @@ def _one_thread() -> None:
 
     os.environ["OMP_NUM_THREADS"] = "1"
     _CORES[:] = [1]
+    _CHILD[0] = True
     threadpool_limits(1)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)

@@ -23,6 +23,7 @@ system get without the video?".
 from __future__ import annotations
 
 import hashlib
+import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -34,8 +35,7 @@ from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import cluster_of, source_videos
 from xlebench.eval.score import make_row, score_items
 from xlebench.eval.scorers.base import PICKS, Blind, BlindContext, ScoreSettings
-from xlebench.eval.scorers.sentences import warm_options
-from xlebench.runner.cores import spread
+from xlebench.runner.cores import in_child, spread
 from xlebench.runner.rng import derive_seed, unit_rng
 
 #: Source videos are split into this many folds (fewer when there are fewer videos).
@@ -130,6 +130,8 @@ class _Fits:
     def __init__(self, kept: int) -> None:
         self.kept, self.models = kept, OrderedDict()
         self.lock = threading.Lock()
+        #: Where the fits made from now on are also listed (a forked task's, `_answer_group`).
+        self.fresh: list[tuple[tuple, Any]] | None = None
 
     def get(self, blind: Blind, train: list[dict], public: Public) -> Any:
         key = (blind.fit, tuple(public.digest(it) for it in train),
@@ -139,11 +141,17 @@ class _Fits:
                 self.models.move_to_end(key)
                 return self.models[key]
         model = blind.fit(train, public) if blind.public else blind.fit(train)
+        self.put(key, model)
+        if self.fresh is not None:
+            self.fresh.append((key, model))
+        return model
+
+    def put(self, key: tuple, model: Any) -> None:
         with self.lock:
             self.models[key] = model
+            self.models.move_to_end(key)
             while len(self.models) > self.kept:
                 self.models.popitem(last=False)
-        return model
 
 
 #: Fitted models kept per process (a ridge model over hashed features is about 130 kB).
@@ -271,13 +279,14 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
                                 []).append(k)
     groups = list(todo.items())
     if groups:
-        warm_options(public)
+        _warm(public, [jobs[k] for ks in todo.values() for k in ks])
     parts = spread([partial(_answer_group, [jobs[k] for k in ks], group[-1], s, seed, draws,
                             public) for group, ks in groups],
                    [len(ks) * sum(jobs[ks[0]].fold_of[it["item_id"]] == group[-1]
                                   for it in jobs[ks[0]].items) for group, ks in groups])
     by_fold: dict[int, dict[int, Iterator[Any]]] = {}
-    for (group, ks), answers in zip(groups, parts, strict=True):
+    for (group, ks), (answers, fits) in zip(groups, parts, strict=True):
+        _keep_fits(fits)
         for k, mine in zip(ks, answers, strict=True):
             by_fold.setdefault(k, {})[group[-1]] = iter(mine)
     for k, folded in by_fold.items():
@@ -288,12 +297,49 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
     return [list(a or []) for a in out]
 
 
+def _warm(public: Public, jobs: Sequence[_Job]) -> None:
+    """What the members about to spread read of the public view and build once per view
+    (option features, the TF-IDF matrix), built here: forked children would each build it
+    again at every call, and the panel filter calls the panel nine times on one view."""
+    from xlebench.eval.scorers.learned import fit_nearest, warm_nearest
+    from xlebench.eval.scorers.option_features import warm_features
+
+    seen = {id(j.items): j.items for j in jobs}
+    for items in seen.values():
+        warm_features(items, public)
+    if any(j.blind.fit is fit_nearest for j in jobs):
+        warm_nearest(public)
+
+
 def _answer_group(jobs: Sequence[_Job], fold: int, s: ScoreSettings, seed: int, draws: int,
-                  public: Public) -> list[list[Any]]:
-    """The answers of members sharing one fit on one fold's items, sharing its models."""
+                  public: Public) -> tuple[list[list[Any]], list[bytes]]:
+    """The answers of members sharing one fit on one fold's items, sharing its models; and,
+    in a forked child, the fits it made (pickled), which the parent keeps (`_keep_fits`)."""
     models: dict[tuple[Any, Any], Any] = {}
-    return [_answer_all(j.blind, j.items, j.fold_of, s, seed, draws, models, j.unit, public,
-                        fold) for j in jobs]
+    _FITS.fresh = [] if in_child() else None
+    try:
+        answers = [_answer_all(j.blind, j.items, j.fold_of, s, seed, draws, models, j.unit,
+                               public, fold) for j in jobs]
+        fresh = _FITS.fresh or []
+    finally:
+        _FITS.fresh = None
+    return answers, [blob for entry in fresh if (blob := _pickled(entry)) is not None]
+
+
+def _pickled(entry: tuple[tuple, Any]) -> bytes | None:
+    """A fit and its key as bytes, or None where they do not pickle (a closure's fit)."""
+    try:
+        return pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+
+
+def _keep_fits(blobs: Sequence[bytes]) -> None:
+    """The children's fits, kept here: the next step forks from this process, so its
+    children start with every fit made so far, as one process would (a fit per item reads
+    the same items at every one of the panel filter's nine calls)."""
+    for blob in blobs:
+        _FITS.put(*pickle.loads(blob))
 
 
 def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],

@@ -98,6 +98,11 @@ def _vector(item: dict, public: Public) -> Any:
     return vec.transform([_document(item, public)])
 
 
+def warm_nearest(public: Public) -> None:
+    """The view's TF-IDF matrix fitted now (before a step spreads its fits over processes)."""
+    _tfidf(public)
+
+
 def fit_nearest(train: Sequence[dict], public: Public) -> dict:
     """The training items' vectors and answers."""
     train = by_id(train)

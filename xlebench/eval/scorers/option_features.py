@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from xlebench.eval.metrics import rouge_tokens
 from xlebench.eval.panel.public import Public, bigrams, content_words, context_tokens
 from xlebench.eval.scorers.base import query_question
-from xlebench.eval.scorers.sentences import option_vectors, sibling_cosines
+from xlebench.eval.scorers.sentences import option_vectors, sibling_cosines, warm_options
 
 _STEPS = re.compile(r",\s*then\s+|;\s*|,\s*|\s+then\s+")
 
@@ -113,6 +113,17 @@ def _option_base(item: dict, public: Public) -> tuple[list[dict[str, float]], li
     if key not in memo:
         memo[key] = _option_base_now(item, options, public)
     return memo[key]
+
+
+def warm_features(items: Sequence[dict], public: Public) -> None:
+    """Every choice item's option features in the public view, and its options' vectors,
+    computed now: a step spreading its fits over forked processes would otherwise have each
+    child compute them again for every training set it reads, at every call."""
+    choice = [it for it in items if (it.get("answer") or {}).get("options")]
+    if choice:
+        warm_options(public)
+        for it in choice:
+            _option_base(it, public)
 
 
 def _option_base_now(item: dict, options: list[str], public: Public) -> tuple:

@@ -34,8 +34,8 @@ from xlebench.eval.panel.blind import folds, own_videos, training
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
 from xlebench.eval.scorers.learned import choice_scores, fit_choice, top_options
+from xlebench.eval.scorers.option_features import warm_features
 from xlebench.eval.scorers.order import fit_order, order_guess
-from xlebench.eval.scorers.sentences import warm_options
 from xlebench.runner.cores import spread
 from xlebench.runner.rng import derive_seed
 from xlebench.tasks.screening.balance import (
@@ -80,7 +80,7 @@ def predictability(items: Sequence[dict], public: Public, partitions: int, seed:
     mean confidence. Each split's folds are fitted apart, spread over the run's cores
     (`xlebench.runner.cores.spread`) and summed in split order: the same sums whatever the
     count."""
-    warm_options(public)  # the learner's sentence features, encoded here once, not per child
+    warm_features(items, public)  # the learner's option features, here once, not per child
     if own_videos(items, "video"):
         chunks = [list(range(k, min(k + _CHUNK, len(items))))
                   for k in range(0, len(items), _CHUNK)]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xlebench.library.annotations import Narration
-from xlebench.library.senses import loses_actor, sense_of, sense_roles
+from xlebench.library.senses import loses_actor, sense_roles, senses_in
 from xlebench.tasks.language.actions import (
     ON_PARTICLE,
     PARTICLES,
@@ -143,15 +143,18 @@ def events_in(passes: Sequence[Sequence[Narration] | Timed], start: float, event
         a, b = start + k * event_s, start + (k + 1) * event_s
         ev = Event((a, b))
         spans = [p.between(a, b) for p in timed]
-        said = [[parsed for narr in span if (parsed := parse_roles(narr.text, scene))]
-                for span in spans if span]
+        said = [[(*parsed, narr.text) for narr in span
+                 if (parsed := parse_roles(narr.text, scene))] for span in spans if span]
+        senses = iter(senses_in([(verb, text) for s in said for verb, _, text in s]))
+        said = [[(verb, roles, next(senses)) for verb, roles, _ in s] for s in said]
         ev.narrated = bool(said)
         ev.narrations = sum(map(len, said))
-        ev.actors_lost = sum(loses_actor(sense_of(verb), roles) for s in said for verb, roles in s)
-        said = [[(verb, _with_sense(verb, roles)) for verb, roles in s] for s in said if s]
+        ev.actors_lost = sum(loses_actor(sense, roles) for s in said for _, roles, sense in s)
+        first = said[0][0][2] if said and said[0] else None
+        said = [[(verb, sense_roles(sense, roles)) for verb, roles, sense in s]
+                for s in said if s]
         ev.annotators = len(said)
         if said:
-            first = sense_of(said[0][0][0])
             ev.sense = first.id if first else None
             ev.roles = said[0][0][1]
             for other in said[1:]:
@@ -162,10 +165,6 @@ def events_in(passes: Sequence[Sequence[Narration] | Timed], start: float, event
             ev.verbs = agreed_verbs(ev.verbs_by_pass)
         out.append(ev)
     return out
-
-
-def _with_sense(verb: str, roles: dict[str, str]) -> dict[str, str]:
-    return sense_roles(sense_of(verb), roles)
 
 
 def agreed_verbs(per_pass: list[list[str]]) -> list[str]:

@@ -1,0 +1,93 @@
+"""The benchmark-wide steps at one core and at two, side by side, on the same inputs.
+
+Compiles the README's paper command (432 logs on the authors' library) and ``summary_mcq`` on
+a 4000-video synthetic library once (caches warm), then recompiles both with
+``force=[annotate,evaluate]`` (the published folder removed first, so that every export
+runs) at ``cores=1`` and at ``cores=2`` and reads each step's time
+from the run's log: the validity check (oracle and blind panel), AFLite and the panel filter
+(``summary_mcq``), and the evaluate stage's blind panel. Also checks that both counts publish
+the same bytes. Run on quiet cores: ``python benchmarks/cores.py [--cores 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+INFO = ROOT.parent / "shared" / "data" / "xlebench_video_info.json"
+STEPS = {"validity check": r"annotate: validity \(oracle and blind panel\): ([\d.]+) s",
+         "AFLite": r"annotate: the aflite filter: ([\d.]+) s",
+         "panel filter": r"annotate: the panel filter: ([\d.]+) s",
+         "evaluate panel": r"the blind panel: ([\d.]+) s"}
+BENCHES = {"paper (1x, 432 logs)": ["experiment=paper", "library=xlebench_release",
+                                    f"library.path={INFO}", "name=paper"],
+           "summary_mcq (4000 videos)": ["tasks=[summary_mcq]", "library.n_videos=4000",
+                                         "render=none", "eval.bertscore=false",
+                                         "name=summary_mcq"]}
+
+
+def run(out: Path, *args: str) -> tuple[str, float]:
+    cmd = [sys.executable, "-m", "xlebench", f"paths.outputs={out}", "progress=false", *args]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        sys.exit(f"xlebench failed:\n{proc.stderr[-3000:]}")
+    return proc.stdout + proc.stderr, time.perf_counter() - t
+
+
+def steps(text: str) -> dict[str, float]:
+    return {name: sum(map(float, re.findall(pattern, text))) for name, pattern in STEPS.items()
+            if re.search(pattern, text)}
+
+
+def digest(bench: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in bench.rglob("*") if p.is_file() and p.name != "manifest.json"):
+        h.update(str(path.relative_to(bench)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cores", type=int, default=2, help="the count set beside one")
+    args = ap.parse_args()
+    lines = ["| benchmark | step | cores=1 (s) | cores=%d (s) | ratio |" % args.cores,
+             "|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for title, bench_args in BENCHES.items():
+            out = Path(tmp) / title.split()[0]
+            run(out, *bench_args)
+            timed, digests, totals = {}, {}, {}
+            bench = out / "benchmarks" / bench_args[-1].split("=")[1]
+            for n in (1, args.cores):
+                shutil.rmtree(bench)  # else an unchanged annotate export (its check) is skipped
+                text, totals[n] = run(out, *bench_args, "force=[annotate,evaluate]",
+                                      f"cores={n}")
+                timed[n] = steps(text)
+                digests[n] = digest(bench)
+            for step in timed[1]:
+                a, b = timed[1][step], timed[args.cores].get(step, 0.0)
+                if a >= 1.0:
+                    lines.append(f"| {title} | {step} | {a:.1f} | {b:.1f} | "
+                                 f"{a / b if b else float('inf'):.2f}x |")
+            lines.append(f"| {title} | whole rerun | {totals[1]:.1f} | "
+                         f"{totals[args.cores]:.1f} | {totals[1] / totals[args.cores]:.2f}x |")
+            same = "the same bytes" if digests[1] == digests[args.cores] else "DIFFERENT bytes"
+            lines.append(f"| {title} | published files | {digests[1]} | "
+                         f"{digests[args.cores]} | {same} |")
+            print("\n".join(lines), flush=True)
+            lines = []
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
