@@ -360,7 +360,7 @@ def test_a_fit_per_item_reads_at_most_a_bounded_set_in_a_fixed_order() -> None:
     by one walk of the ranked items, not by filtering and ranking them all per video set."""
     import random
 
-    from xlebench.eval.panel.blind import _fit_rank
+    from xlebench.eval.panel.folding import _fit_rank
     from xlebench.eval.provenance import source_videos
 
     rng = random.Random(0)

@@ -122,12 +122,18 @@ def _gloss(r: dict, lemma: str) -> str:
     return f"{r['roles']['Arg0']} {lemma}s {r['roles'].get('Arg1', 'something')}: {r['name']}"
 
 
+@lru_cache(maxsize=1)
+def _minilm() -> Any:
+    """MiniLM, loaded on the first narration whose sense is chosen (about a second)."""
+    from xlebench.library.embed import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
 def _unit_vectors(texts: list[str]) -> Any:
     import numpy as np
 
-    from xlebench.eval.metrics.encoder import sentence_encoder
-
-    vecs = np.asarray(sentence_encoder().encode(texts), dtype=np.float64)
+    vecs = np.asarray(_minilm().encode(texts), dtype=np.float64)
     return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
 

@@ -4,30 +4,14 @@ library of the process left the shared OpenMP runtime at."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
-import os
 from collections.abc import Iterator
 
+from xlebench.runner.cores import pass_threads
+
+__all__ = ["intra_op_threads", "pass_threads"]
+
 log = logging.getLogger(__name__)
-
-
-def pass_threads() -> int:
-    """Intra-op threads of a forward pass: ``OMP_NUM_THREADS`` where set (clamped to the CPUs
-    with one warning: torch given 99999 dies in its pool; nonsense ignored, as torch does),
-    else every CPU this process may run on (torch's own default on a machine without SMT)."""
-    cpus = len(os.sched_getaffinity(0))
-    env = os.environ.get("OMP_NUM_THREADS", "").strip()
-    if not (env.isdigit() and int(env) > 0):
-        return cpus
-    if int(env) > cpus:
-        _warn_clamped(env, cpus)
-    return min(int(env), cpus)
-
-
-@functools.cache
-def _warn_clamped(env: str, cpus: int) -> None:
-    log.warning("OMP_NUM_THREADS=%s: more than the %d CPUs here; passes use %d", env, cpus, cpus)
 
 
 @contextlib.contextmanager

@@ -26,7 +26,9 @@ CPUs (`xlebench.runner.execute.init_worker`), so that two workers do not each ta
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
+import logging
 import multiprocessing
 import os
 import sys
@@ -35,6 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 #: The cores of the current run (1 outside a run: a library call stays in its process).
 _CORES = [1]
@@ -46,10 +49,27 @@ _TASKS: list[Sequence[Callable[[], Any]]] = []
 
 def available() -> int:
     """The CPUs this process may run on, at most ``OMP_NUM_THREADS`` where set (the share a
-    runner's worker, or a test worker of xdist, is given: `xlebench.library.threads`)."""
-    from xlebench.library.threads import pass_threads
-
+    runner's worker, or a test worker of xdist, is given: `pass_threads`)."""
     return pass_threads()
+
+
+def pass_threads() -> int:
+    """Intra-op threads of a forward pass: ``OMP_NUM_THREADS`` where set (clamped to the CPUs
+    with one warning: torch given 99999 dies in its pool; nonsense ignored, as torch does),
+    else every CPU this process may run on (torch's own default on a machine without SMT)."""
+    cpus = len(os.sched_getaffinity(0))
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if not (env.isdigit() and int(env) > 0):
+        return cpus
+    if int(env) > cpus:
+        _warn_clamped(env, cpus)
+    return min(int(env), cpus)
+
+
+@functools.cache
+def _warn_clamped(env: str, cpus: int) -> None:
+    log.warning("OMP_NUM_THREADS=%s: more than the %d CPUs here; passes use %d", env, cpus, cpus)
+
 
 
 def resolve(setting: int) -> int:

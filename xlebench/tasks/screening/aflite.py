@@ -30,7 +30,7 @@ from typing import Any
 
 from xlebench.errors import ConfigError
 from xlebench.eval.metrics import position_accuracy
-from xlebench.eval.panel.blind import folds, own_videos, training
+from xlebench.eval.panel.folding import folds, own_videos, training
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
 from xlebench.eval.scorers.learned import choice_scores, fit_choice, top_options
