@@ -30,6 +30,18 @@ def test_two_workers_give_the_same_bytes(reference, tmp_path: Path) -> None:
     assert [k for k in reference if got[k] != reference[k]] == []
 
 
+@pytest.mark.slow
+def test_one_core_gives_the_same_bytes(reference, tmp_path: Path) -> None:
+    """The benchmark-wide steps (the validity check's and the evaluate stage's blind panels)
+    spread over every core by default (`xlebench.runner.cores`); on one they publish the same
+    bytes. The reference runs at ``cores=0``: every CPU where the tier runs without xdist."""
+    env = {k: v for k, v in cli_env().items() if k != "OMP_NUM_THREADS"}
+    run_cli(tmp_path, *FULL, "cores=1", env=env, timeout=400)
+    got = tree_bytes(tmp_path / "benchmarks" / "demo")
+    assert sorted(got) == sorted(reference)
+    assert [k for k in reference if got[k] != reference[k]] == []
+
+
 KILLS = ["library:unit", "persona:unit:2", "plan:unit:3", "simulate:unit:2",
          "annotate:unit:7", "evaluate:unit", "simulate:export", "annotate:export"]
 

@@ -190,14 +190,15 @@ class _Job:
 
 
 def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
-                  public: Public) -> list[list[Any]]:
+                  public: Public, keep_fits: bool = False) -> list[list[Any]]:
     """Each job's answers, in item order. Members that read the public view and learn nothing
     answer here, first (the sentence centroid encodes every option once for the view, which
     the learning members then read); the others — those learning not kept from earlier
     (`_kept_answers`) — are computed per (subtask, fit, fold, unit), the members sharing a fit
     sharing its models, spread over the run's cores (`xlebench.runner.cores.spread`) and put
     back in item order: the same answers whatever the count, since an answer reads only its
-    item's model and a generator seeded by its item."""
+    item's model and a generator seeded by its item. ``keep_fits``: the children's fits come
+    back to this process (`_keep_fits`), for a caller that asks again on the same view."""
     out: list[list[Any] | None] = [None] * len(jobs)
     todo: dict[tuple, list[int]] = {}
     keys: dict[int, tuple] = {}
@@ -218,7 +219,7 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
     if groups:
         _warm(public, [jobs[k] for ks in todo.values() for k in ks])
     parts = spread([partial(_answer_group, [jobs[k] for k in ks], group[-1], s, seed, draws,
-                            public) for group, ks in groups],
+                            public, keep_fits) for group, ks in groups],
                    [len(ks) * sum(jobs[ks[0]].fold_of[it["item_id"]] == group[-1]
                                   for it in jobs[ks[0]].items) for group, ks in groups])
     by_fold: dict[int, dict[int, Iterator[Any]]] = {}
@@ -249,11 +250,14 @@ def _warm(public: Public, jobs: Sequence[_Job]) -> None:
 
 
 def _answer_group(jobs: Sequence[_Job], fold: int, s: ScoreSettings, seed: int, draws: int,
-                  public: Public) -> tuple[list[list[Any]], list[bytes]]:
+                  public: Public, keep_fits: bool) -> tuple[list[list[Any]], list[bytes]]:
     """The answers of members sharing one fit on one fold's items, sharing its models; and,
-    in a forked child, the fits it made (pickled), which the parent keeps (`_keep_fits`)."""
+    in a forked child where ``keep_fits``, the fits it made (pickled), which the parent keeps
+    (`_keep_fits`): worth it where the same view is asked again (the panel filter's nine
+    calls: 32.5 -> 17.2 s on summary_mcq), a cost where it is not (the 1x paper grid's check:
+    15 -> 39 s)."""
     models: dict[tuple[Any, Any], Any] = {}
-    _FITS.fresh = [] if in_child() else None
+    _FITS.fresh = [] if in_child() and keep_fits else None
     try:
         answers = [_answer_all(j.blind, j.items, j.fold_of, s, seed, draws, models, j.unit,
                                public, fold) for j in jobs]
@@ -302,12 +306,14 @@ def _expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, A
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
                seed: int, draws: int, bertscorer: Any = None, unit: str = "video",
                public: Sequence[dict] | Public | None = None,
-               script: Mapping[str, Sequence[dict]] | None = None) -> Panel:
+               script: Mapping[str, Sequence[dict]] | None = None,
+               keep_fits: bool = False) -> Panel:
     """Every subtask's blind strategies over ``items``, scored. Learned strategies need at
     least two folds' units (one to learn from, one to answer). ``public``: every item a
     submitter reads (the whole benchmark; ``items`` when not given), never their answers;
     ``script``: each life log's plan (`xlebench.eval.panel.public.script_of`), which the
-    public configuration rebuilds."""
+    public configuration rebuilds; ``keep_fits``: for a caller that asks again on the same
+    view (`_answer_group`)."""
     view = public if isinstance(public, Public) else Public(
         items if public is None else public, script)
     by_sub: dict[str, list[dict]] = {}
@@ -328,7 +334,8 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             jobs += _remembering(sub, its, recipes, seed)
         if skipped:
             panel.skipped[sub] = skipped
-    for job, answers in zip(jobs, _every_answer(jobs, s, seed, draws, view), strict=True):
+    for job, answers in zip(jobs, _every_answer(jobs, s, seed, draws, view, keep_fits),
+                            strict=True):
         panel.rows[job.sub][job.name] = _rows(job.items, answers, recipes, s, bertscorer)
         panel.sees[job.sub][job.name] = job.blind.sees + (
             "; fitted on other life logs' items, videos shared (remembers their answers)"

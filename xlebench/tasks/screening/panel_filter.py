@@ -119,7 +119,8 @@ def _panel_reading(items: Sequence[dict], recipe: Any, settings: Any, seed: int,
     for k in range(seeds):
         salt = ("panel-filter", k) if r == 0 else ("panel-filter", r, k)
         panel = panel_rows(items, {recipe.name: recipe}, settings,
-                           seed=derive_seed(seed, *salt), draws=8, public=public)
+                           seed=derive_seed(seed, *salt), draws=8, public=public,
+                           keep_fits=True)
         for m, rows in _readers(recipe, panel).items():
             cell = acc.setdefault(m, {})
             for row in rows:
@@ -142,7 +143,8 @@ def strongest_verdicts(items: Sequence[dict], recipe: Any, spec: Mapping[str, An
     members: dict[str, list[str]] = {s: [] for s in set(strata.values())}
     for k in range(seeds):
         panel = panel_rows(items, {recipe.name: recipe}, settings,
-                           seed=derive_seed(seed, "panel-filter", k), draws=8, public=public)
+                           seed=derive_seed(seed, "panel-filter", k), draws=8, public=public,
+                           keep_fits=True)
         rows = _readers(recipe, panel)
         for stratum in sorted(members):
             mine = {m: [r for r in rs if strata[r["item_id"]] == stratum]
