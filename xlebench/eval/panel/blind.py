@@ -26,7 +26,8 @@ import hashlib
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -154,14 +155,14 @@ def _keep_answers(key: tuple, answers: Sequence[Any]) -> None:
 
 def _answer_all(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
                 s: ScoreSettings, seed: int, draws: int, models: dict[tuple[Any, Any], Any],
-                unit: str, public: Public, fold: int | None = None) -> list[Any]:
-    """Each item's answer (of ``fold``'s items alone where given), from the model fitted for
-    it on ``items`` (`_fitted`)."""
+                unit: str, public: Public, only: AbstractSet[str] | None = None) -> list[Any]:
+    """Each item's answer (of the items ``only`` names, where given), from the model fitted
+    for it on ``items`` (`_fitted`)."""
     out = []
     per_item = (_Apart(items, PER_ITEM_FIT) if blind.fit is not None
                 and own_videos(items, unit) else None)  # once, not per item
     for it in items:
-        if fold is not None and fold_of[it["item_id"]] != fold:
+        if only is not None and it["item_id"] not in only:
             continue
         model = None
         if blind.fit is not None:
@@ -194,8 +195,9 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
     """Each job's answers, in item order. Members that read the public view and learn nothing
     answer here, first (the sentence centroid encodes every option once for the view, which
     the learning members then read); the others — those learning not kept from earlier
-    (`_kept_answers`) — are computed per (subtask, fit, fold, unit), the members sharing a fit
-    sharing its models, spread over the run's cores (`xlebench.runner.cores.spread`) and put
+    (`_kept_answers`) — are computed per (subtask, fit, unit) and part of the items
+    (`_parts`: a fold, or a run of items answered each by its own fit), the members sharing a
+    fit sharing its models, spread over the run's cores (`xlebench.runner.cores.spread`) and put
     back in item order: the same answers whatever the count, since an answer reads only its
     item's model and a generator seeded by its item. ``keep_fits``: the children's fits come
     back to this process (`_keep_fits`), for a caller that asks again on the same view."""
@@ -212,27 +214,44 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
                                    job.unit, public)
             out[k] = _kept_answers(keys[k])
         if out[k] is None:
-            for f in sorted(set(job.fold_of[it["item_id"]] for it in job.items)):
-                todo.setdefault((job.sub, job.unit, job.remembered, job.blind.fit, f),
+            for part in _parts(job):
+                todo.setdefault((job.sub, job.unit, job.remembered, job.blind.fit, part),
                                 []).append(k)
     groups = list(todo.items())
     if groups:
         _warm(public, [jobs[k] for ks in todo.values() for k in ks])
-    parts = spread([partial(_answer_group, [jobs[k] for k in ks], group[-1], s, seed, draws,
+    shares = {g: _parts(jobs[ks[0]])[g[-1]] for g, ks in groups}
+    parts = spread([partial(_answer_group, [jobs[k] for k in ks], shares[group], s, seed, draws,
                             public, keep_fits) for group, ks in groups],
-                   [len(ks) * sum(jobs[ks[0]].fold_of[it["item_id"]] == group[-1]
-                                  for it in jobs[ks[0]].items) for group, ks in groups])
-    by_fold: dict[int, dict[int, Iterator[Any]]] = {}
+                   [len(ks) * len(shares[group]) for group, ks in groups])
+    answered: dict[int, dict[str, Any]] = {}
     for (group, ks), (answers, fits) in zip(groups, parts, strict=True):
         _keep_fits(fits)
         for k, mine in zip(ks, answers, strict=True):
-            by_fold.setdefault(k, {})[group[-1]] = iter(mine)
-    for k, folded in by_fold.items():
-        job = jobs[k]
-        out[k] = [next(folded[job.fold_of[it["item_id"]]]) for it in job.items]
+            ids = [it["item_id"] for it in jobs[k].items if it["item_id"] in shares[group]]
+            answered.setdefault(k, {}).update(zip(ids, mine, strict=True))
+    for k, by_id in answered.items():
+        out[k] = [by_id[it["item_id"]] for it in jobs[k].items]
         if k in keys:
             _keep_answers(keys[k], out[k])
     return [list(a or []) for a in out]
+
+
+#: Items per task where each item's answer is its own (a fit per item, or no fit at all).
+PART_ITEMS = 64
+
+
+def _parts(job: _Job) -> dict[tuple[str, int], frozenset[str]]:
+    """The job's items cut into the tasks that answer them: a fold's items together where the
+    member fits once per fold (its model is the fold's), else runs of `PART_ITEMS` (each item's
+    answer its own: a fit per item, `own_videos`, or none)."""
+    ids = [it["item_id"] for it in job.items]
+    if job.blind.fit is not None and not own_videos(job.items, job.unit):
+        folded: dict[int, list[str]] = {}
+        for i in ids:
+            folded.setdefault(job.fold_of[i], []).append(i)
+        return {("fold", f): frozenset(folded[f]) for f in sorted(folded)}
+    return {("run", k): frozenset(ids[k:k + PART_ITEMS]) for k in range(0, len(ids), PART_ITEMS)}
 
 
 def _warm(public: Public, jobs: Sequence[_Job]) -> None:
@@ -249,9 +268,11 @@ def _warm(public: Public, jobs: Sequence[_Job]) -> None:
         warm_nearest(public)
 
 
-def _answer_group(jobs: Sequence[_Job], fold: int, s: ScoreSettings, seed: int, draws: int,
-                  public: Public, keep_fits: bool) -> tuple[list[list[Any]], list[bytes]]:
-    """The answers of members sharing one fit on one fold's items, sharing its models; and,
+def _answer_group(jobs: Sequence[_Job], only: AbstractSet[str], s: ScoreSettings, seed: int,
+                  draws: int, public: Public, keep_fits: bool
+                  ) -> tuple[list[list[Any]], list[bytes]]:
+    """The answers of members sharing one fit on one part's items (`_parts`), sharing its
+    models; and,
     in a forked child where ``keep_fits``, the fits it made (pickled), which the parent keeps
     (`_keep_fits`): worth it where the same view is asked again (the panel filter's nine
     calls: 32.5 -> 17.2 s on summary_mcq), a cost where it is not (the 1x paper grid's check:
@@ -260,7 +281,7 @@ def _answer_group(jobs: Sequence[_Job], fold: int, s: ScoreSettings, seed: int, 
     _FITS.fresh = [] if in_child() and keep_fits else None
     try:
         answers = [_answer_all(j.blind, j.items, j.fold_of, s, seed, draws, models, j.unit,
-                               public, fold) for j in jobs]
+                               public, only) for j in jobs]
         fresh = _FITS.fresh or []
     finally:
         _FITS.fresh = None
