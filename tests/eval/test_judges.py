@@ -104,7 +104,7 @@ def test_sent_sim_of_a_text_with_itself_is_one() -> None:
     it = {"answer": {"text": "C cooks pasta in the kitchen."}}
     rows = [{"status": "ok", "response": "C cooks pasta in the kitchen.", "scores": {}},
             {"status": "ok", "response": "C washes the car outside.", "scores": {}}]
-    TextSimilarity().finish(rows, [it, it], ScoreSettings(), BERTScorer())
+    TextSimilarity().model_metrics(rows, [it, it], ScoreSettings(), BERTScorer())
     assert rows[0]["scores"]["sent_sim"] == pytest.approx(1.0)
     assert rows[1]["scores"]["sent_sim"] < 0.8
 

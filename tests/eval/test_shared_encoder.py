@@ -68,7 +68,7 @@ def test_one_pass_serves_both_metrics(monkeypatch, embedder) -> None:
     rows = [{"status": "ok", "response": r, "scores": {}} for r in ("C cooks.", "C walks.")]
     items = [{"answer": {"text": t}} for t in refs]
     settings = type("S", (), {"bertscore": True})()
-    TextSimilarity().finish(rows, items, settings, BERTScorer())
+    TextSimilarity().model_metrics(rows, items, settings, BERTScorer())
     assert sorted(calls) == sorted(["C cooks.", "C walks.", *refs]), "each text embedded once"
     direct = embedder.encode(["C cooks.", refs[0]]).astype(np.float64)
     assert rows[0]["scores"]["sent_sim"] == round(float(direct[0] @ direct[1]), 10)

@@ -46,10 +46,12 @@ def make_row(item: dict, recipe: Any, status: str, scores: dict[str, float],
 
 
 def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Mapping[str, Any],
-                s: ScoreSettings, bertscorer: Any = None) -> list[dict[str, Any]]:
+                s: ScoreSettings, bertscorer: Any = None, models: bool = True
+                ) -> list[dict[str, Any]]:
     """One row per item: status, metric values (worst values unless ``ok``), weights.
 
-    ``recipes`` maps each subtask to its declaration (`xlebench.tasks.recipe.registry.Recipe`)."""
+    ``recipes`` maps each subtask to its declaration (`xlebench.tasks.recipe.registry.Recipe`);
+    ``models=False`` leaves out the metrics a model computes, for `model_metrics` later."""
     rows = []
     for item in items:
         recipe = recipes[item["subtask"]]
@@ -67,7 +69,7 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
             reply = response if scores is not None else None
             row["details"] = recipe.scorer.details(item, reply)
         rows.append(row)
-    _finish(rows, items, recipes, s, bertscorer)
+    _finish(rows, items, recipes, s, bertscorer, models)
     return rows
 
 
@@ -85,17 +87,35 @@ def absent_reply(worst: Mapping[str, float]) -> dict[str, float]:
 
 
 def _finish(rows: list[dict], items: Sequence[dict], recipes: Mapping[str, Any],
-            s: ScoreSettings, bertscorer: Any) -> None:
-    """Batch metrics per recipe (BERTScore), then undefined values (tau over < 2 items)
-    become null, never NaN."""
+            s: ScoreSettings, bertscorer: Any, models: bool) -> None:
+    """Batch metrics per recipe (window identification, CIDEr-D, and with ``models``
+    BERTScore and Sent.Sim), then undefined values (tau over < 2 items) become null, never
+    NaN."""
+    for sub, idx in _by_subtask(items).items():
+        recipes[sub].scorer.finish([rows[k] for k in idx], [items[k] for k in idx], s,
+                                   bertscorer)
+    if models:
+        model_metrics(rows, items, recipes, s, bertscorer)
+    for row in rows:
+        row["scores"] = {m: (v if finite(v) else None) for m, v in row["scores"].items()}
+
+
+def model_metrics(rows: Sequence[dict], items: Sequence[dict], recipes: Mapping[str, Any],
+                  s: ScoreSettings, bertscorer: Any) -> None:
+    """The metrics a model computes (`Scorer.model_metrics`) of rows scored with
+    ``models=False``, added in place, a pass per subtask over every row given: one batched
+    pass for the blind panel's members, whose other metrics are computed in forked children
+    (a forward pass belongs to the process that holds the model's threads)."""
+    for sub, idx in _by_subtask(items).items():
+        recipes[sub].scorer.model_metrics([rows[k] for k in idx], [items[k] for k in idx], s,
+                                          bertscorer)
+
+
+def _by_subtask(items: Sequence[dict]) -> dict[str, list[int]]:
     by: dict[str, list[int]] = defaultdict(list)
     for k, it in enumerate(items):
         by[it["subtask"]].append(k)
-    for sub, idx in by.items():
-        recipes[sub].scorer.finish([rows[k] for k in idx], [items[k] for k in idx], s,
-                                   bertscorer)
-    for row in rows:
-        row["scores"] = {m: (v if finite(v) else None) for m, v in row["scores"].items()}
+    return by
 
 
 def corpus_metrics(recipes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -41,7 +41,7 @@ from xlebench.eval.panel.folding import (
 )
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
-from xlebench.eval.score import make_row, score_items
+from xlebench.eval.score import make_row, model_metrics, score_items
 from xlebench.eval.scorers.base import PICKS, Blind, BlindContext, ScoreSettings
 from xlebench.runner.cores import in_child, spread
 from xlebench.runner.rng import unit_rng
@@ -304,12 +304,34 @@ def _keep_fits(blobs: Sequence[bytes]) -> None:
         _FITS.put(*pickle.loads(blob))
 
 
+def _score_all(jobs: Sequence[_Job], answers: Sequence[Sequence[Any]],
+               recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any
+               ) -> list[list[dict]]:
+    """Each job's rows: scored in the run's cores (`spread`; ROUGE-L, window identification
+    and CIDEr-D are Python, half the evaluate stage's panel on one core), and the metrics a
+    model computes (BERTScore, Sent.Sim) added here, a job at a time, where the model and its
+    threads live (a forked child must not enter the OpenMP runtime its parent's threads left
+    behind). A row's value reads only its own reply and item, so the rows are the same as one
+    process scoring each job whole."""
+    rows = spread([partial(_rows, job.items, a, recipes, s)
+                   for job, a in zip(jobs, answers, strict=True)],
+                  [len(job.items) for job in jobs])
+    for job, a, mine in zip(jobs, answers, rows, strict=True):
+        replied = [k for k, x in enumerate(a) if isinstance(x, str)]
+        if replied:
+            model_metrics([mine[k] for k in replied], [job.items[k] for k in replied],
+                          recipes, s, bertscorer)
+    return rows
+
+
 def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],
-          s: ScoreSettings, bertscorer: Any) -> list[dict]:
+          s: ScoreSettings) -> list[dict]:
+    """A job's rows without the model metrics (`_score_all`): its replies scored, its
+    expected scores as rows."""
     replies = {it["item_id"]: a for it, a in zip(items, answers, strict=True)
                if isinstance(a, str)}
     scored = {r["item_id"]: r for r in score_items(
-        [it for it in items if it["item_id"] in replies], replies, recipes, s, bertscorer)}
+        [it for it in items if it["item_id"] in replies], replies, recipes, s, models=False)}
     return [scored[it["item_id"]] if it["item_id"] in scored else _expected_row(it, a, recipes)
             for it, a in zip(items, answers, strict=True)]
 
@@ -355,9 +377,9 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             jobs += _remembering(sub, its, recipes, seed)
         if skipped:
             panel.skipped[sub] = skipped
-    for job, answers in zip(jobs, _every_answer(jobs, s, seed, draws, view, keep_fits),
-                            strict=True):
-        panel.rows[job.sub][job.name] = _rows(job.items, answers, recipes, s, bertscorer)
+    answers = _every_answer(jobs, s, seed, draws, view, keep_fits)
+    for job, rows in zip(jobs, _score_all(jobs, answers, recipes, s, bertscorer), strict=True):
+        panel.rows[job.sub][job.name] = rows
         panel.sees[job.sub][job.name] = job.blind.sees + (
             "; fitted on other life logs' items, videos shared (remembers their answers)"
             if job.remembered else "")

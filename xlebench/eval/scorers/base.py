@@ -92,6 +92,9 @@ class Scorer(Protocol):
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None: ...
 
+    def model_metrics(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+                      bertscorer: Any) -> None: ...
+
 
 class Base:
     """Defaults: every item weighs 1, no corpus-wide metric to finish, no blind strategy."""
@@ -101,6 +104,14 @@ class Base:
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
+        return None
+
+    def model_metrics(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+                      bertscorer: Any) -> None:
+        """The metrics a model computes (BERTScore, Sent.Sim) of ``ok`` rows, apart from
+        `finish` so that a caller may compute the rest in forked processes and these in one
+        batched pass where the model's threads run (`xlebench.eval.panel.blind`). Each row's
+        value reads only its own reply and item."""
         return None
 
     def blind(self) -> Sequence[Blind]:

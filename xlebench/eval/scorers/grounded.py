@@ -168,6 +168,10 @@ class GroundedAnswer(Base):
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
         _cider_answers(rows, items)
+
+    def model_metrics(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+                      bertscorer: Any) -> None:
+        """Sent.Sim of the ``ok`` rows' answer texts, each against its own reference."""
         todo = [(r, it) for r, it in zip(rows, items, strict=True)
                 if r["status"] == "ok" and not it["answer"].get("time_only")]
         if not (s.bertscore and todo):

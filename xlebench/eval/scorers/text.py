@@ -319,6 +319,11 @@ class TextSimilarity(Base):
         for r, v in zip(rows, ids, strict=True):
             if r["status"] == "ok":
                 r["scores"]["window_id"] = v
+
+    def model_metrics(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
+                      bertscorer: Any) -> None:
+        """BERTScore and Sent.Sim of the ``ok`` rows (with a scorer): each reply against its
+        own reference, so any rows may be passed together (the blind panel's members)."""
         todo = [(r, it) for r, it in zip(rows, items, strict=True) if r["status"] == "ok"]
         if not (s.bertscore and bertscorer is not None and todo):
             return
