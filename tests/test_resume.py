@@ -4,6 +4,7 @@ BERTScore, the two places where float noise used to leak into the outputs."""
 
 from __future__ import annotations
 
+import re
 import signal
 from pathlib import Path
 
@@ -73,3 +74,28 @@ def test_kill_while_publishing_keeps_the_published_benchmark(reference, tmp_path
     assert tree_bytes(tmp_path / "benchmarks" / "demo") == reference
     assert sorted(p.name for p in (tmp_path / "benchmarks").iterdir()
                   if not p.name.endswith(".lock")) == ["demo"]
+
+
+@pytest.mark.slow
+def test_shard_jobs_share_the_benchmark_wide_steps(reference, tmp_path: Path) -> None:
+    """With annotate and evaluate sharded, two jobs (submitit_local) split their units and
+    the tasks of the validity check's and the evaluate stage's panels
+    (`xlebench.runner.tasks`); the merge run computes none of them and publishes the bytes
+    one job alone does."""
+    sweep = run_cli(tmp_path, "-m", *FULL, "shard.stages=[plan,annotate,evaluate]",
+                    "shard.index=0,1", "shard.count=2", "hydra/launcher=submitit_local",
+                    timeout=600)
+    assert sweep.returncode == 0
+    assert not list((tmp_path / "benchmarks").rglob("manifest.json")), "shards publish nothing"
+    logs = [p.read_text() for p in sorted((tmp_path / "multirun").rglob("*_log.err"))]
+    assert len(logs) == 2
+    for text in logs:
+        here = [int(n) for n in re.findall(r"tasks: \d+ kept, (\d+) computed here", text)]
+        theirs = [int(n) for n in re.findall(r"(\d+) from other jobs", text)]
+        assert sum(here) > 0 and sum(theirs) > 0, "each job computed a share, read the other's"
+    merged = run_cli(tmp_path, *FULL, timeout=400)
+    computed = re.findall(r"tasks: \d+ kept, (\d+) computed here", merged.stderr)
+    assert computed and set(computed) == {"0"}, "the merge run reads every task"
+    got = tree_bytes(tmp_path / "benchmarks" / "demo")
+    assert sorted(got) == sorted(reference)
+    assert [k for k in reference if got[k] != reference[k]] == []

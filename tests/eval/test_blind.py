@@ -501,3 +501,28 @@ def test_the_panel_and_the_filters_are_the_same_whatever_the_cores(monkeypatch) 
                                     aflite_verdicts(mcq, recipe, afl, Public(mcq), seed=0)],
                                    sort_keys=True))
     assert runs[0] == runs[1]
+
+
+def test_a_reused_answer_keeps_the_model_metrics_the_settings_ask_for(monkeypatch) -> None:
+    """An expected answer that holds a model metric (MultiHop's random spans: the Sent.Sim of
+    their constant text) has it in the evaluate stage's rows (model metrics on) though the
+    validity check (off) answered first in the same process, and not in the check's: the
+    rows are those each would compute alone."""
+    from dataclasses import replace
+
+    import xlebench.eval.panel.blind as B
+
+    monkeypatch.setattr(B, "_ANSWERS", B.OrderedDict())
+    items = [_item("single_summary", log, k, "Summarize the time period.",
+                   text=f"C cooks item {log} {k}.") for log in LOGS for k in range(2)]
+    recipes = _recipes("single_summary")
+
+    def answer(it, model, ctx):
+        return {"rougeL": 0.25, **({"sent_sim": 0.5} if ctx.settings.bertscore else {})}
+    member = Blind("expected", "a constant score", answer, lambda train: len(train))
+    monkeypatch.setattr(recipes["single_summary"].scorer, "blind", lambda: [member])
+    off = panel_rows(items, recipes, S, seed=0, draws=1).rows["single_summary"]["expected"]
+    on = panel_rows(items, recipes, replace(S, bertscore=True), seed=0,
+                    draws=1).rows["single_summary"]["expected"]
+    assert all("sent_sim" not in r["scores"] for r in off)
+    assert all(r["scores"]["sent_sim"] == 0.5 for r in on)

@@ -26,6 +26,9 @@ from xlebench.eval.parse import reply_status
 from xlebench.eval.provenance import cluster_of
 from xlebench.eval.scorers import ScoreSettings
 
+#: The metrics a model computes (`Scorer.model_metrics`), on only with ``eval.bertscore``.
+MODEL_METRICS = ("bertscore_f1", "sent_sim")
+
 #: Statuses the paper's protocol leaves out of its averages.
 PAPER_EXCLUDES = ("no_information", "refusal")
 STATUSES = ("ok", "missing", "unparseable", "transport_error", "no_information", "refusal")

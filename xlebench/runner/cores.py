@@ -33,8 +33,11 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
+
+from xlebench.runner.tasks import current as current_store
+from xlebench.runner.tasks import kept_results
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -102,21 +105,41 @@ def set_cores(setting: int) -> None:
     _CORES[:] = [resolve(setting)]
 
 
-def spread(tasks: Sequence[Callable[[], T]], weights: Sequence[float] | None = None) -> list[T]:
+def spread(tasks: Sequence[Callable[[], T]], weights: Sequence[float] | None = None,
+           keys: Sequence[str] | None = None, slim: Callable[[T], Any] | None = None
+           ) -> list[T]:
     """Each task's result, in the tasks' order, computed in up to ``cores()`` forked
     processes (here, in order, with one core or one task). ``weights``: each task's expected
-    cost, the heaviest submitted first so that the last to finish is a light one."""
-    n = min(cores(), len(tasks))
-    if n <= 1:
-        return [t() for t in tasks]
+    cost, the heaviest submitted first so that the last to finish is a light one. ``keys``:
+    each task's digest of what its result depends on, under which the stage's store keeps it
+    (`xlebench.runner.tasks`: resumed after a kill, shared by shard jobs; ``slim``: what of
+    a result is kept there)."""
     order = sorted(range(len(tasks)), key=lambda k: -(weights[k] if weights else 1.0))
+    store = current_store() if keys is not None and not in_child() else None
+    if store is None:
+        results: dict[int, T] = {}
+        _compute(tasks, order, results.__setitem__)
+        return [results[k] for k in range(len(tasks))]
+    return kept_results(store, list(keys or ()), order,
+                        lambda ks, done: _compute(tasks, ks, done), slim)
+
+
+def _compute(tasks: Sequence[Callable[[], T]], ks: Sequence[int],
+             done: Callable[[int, T], None]) -> None:
+    """The tasks ``ks`` (heaviest first), each result handed to ``done`` as it finishes."""
+    n = min(cores(), len(ks))
+    if n <= 1:
+        for k in ks:
+            done(k, tasks[k]())
+        return
     _TASKS.append(tasks)
     gc.freeze()  # the children's collector leaves the parent's objects alone: no page copies
     try:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
                                  initializer=_one_thread) as pool:
-            futures = {k: pool.submit(_run, len(_TASKS) - 1, k) for k in order}
-            return [futures[k].result() for k in range(len(tasks))]
+            futures = {pool.submit(_run, len(_TASKS) - 1, k): k for k in ks}
+            for future in as_completed(futures):
+                done(futures[future], future.result())
     finally:
         gc.unfreeze()
         _TASKS.pop()

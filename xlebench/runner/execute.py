@@ -30,6 +30,7 @@ from xlebench.runner.atomic import (
 from xlebench.runner.cores import set_cores
 from xlebench.runner.crash import crash_point
 from xlebench.runner.stage import Stage, StageContext, Unit, UnitContext
+from xlebench.runner.tasks import TaskStore, set_store
 
 log = logging.getLogger(__name__)
 
@@ -180,11 +181,12 @@ _WORKER: dict = {}
 
 
 def init_worker(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int,
-                threads: int = 0) -> None:
+                threads: int = 0, store: TaskStore | None = None) -> None:
     """Pool initializer: load the stage's shared state once per process. ``threads``: the
     forward passes' share of the CPUs (`xlebench.library.threads.pass_threads` reads
     ``OMP_NUM_THREADS``), so that workers do not each take every core; a setting of the
-    user's is kept."""
+    user's is kept. ``store``: the stage's task store (`xlebench.runner.tasks`)."""
+    set_store(store)
     if threads:
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
         set_cores(threads)  # a benchmark-wide step inside a unit spreads over this share

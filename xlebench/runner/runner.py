@@ -41,6 +41,8 @@ from xlebench.runner.progress import RateColumn, as_completed, reporter
 from xlebench.runner.progress_log import ProgressLog
 from xlebench.runner.stage import Stage, StageContext, StageResult, Unit
 from xlebench.runner.stage_dir import await_peers, cached_records, checked_units, prepare_stage_dir
+from xlebench.runner.tasks import TaskStore, enter, keeping
+from xlebench.runner.tasks import current as current_store
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +137,7 @@ class Runner:
         downstream: the stages after it are listed in ``summary.skipped``, because their
         inputs would be incomplete."""
         summary = RunSummary()
-        with self._progress() as progress:
+        with self._progress() as progress, keeping(None):
             for k, spec in enumerate(specs):
                 result, counters = self._run_stage(spec, summary, progress)
                 summary.counters.append(counters)
@@ -195,6 +197,10 @@ class Runner:
         if stage.name in self.options.force:
             shutil.rmtree(stage_dir, ignore_errors=True)
         prepare_stage_dir(stage_dir, folder_inputs)
+        sharded = self.options.shard[1] > 1 and stage.name in self.options.shard_stages
+        # the stage's benchmark-wide tasks, through its export (`xlebench.runner.tasks`)
+        enter(TaskStore(stage_dir / "tasks", self.options.shard if sharded else (0, 1),
+                        self.options.shard_wait_s))
         counters = StageCounters(stage.name, fp)
         ctx = StageContext(seed=self.options.seed, upstream=upstream,
                            report=reporter(progress, counters.activity))
@@ -235,12 +241,15 @@ class Runner:
                 records[u.id] = read_json(stage_dir / "units" / u.id / "record.json")
         records = {u.id: records[u.id] for u in units if u.id in records}
         records = stage.finish(records)
+        result = StageResult(stage.name, fp, stage_dir, records)
+        if sharded and not (counters.other_shards or counters.failed):
+            stage.share(result, ctx)  # this job's share of the stage-wide tasks
         log.info(
             "stage %s [%s]: %d done, %d cached, %d failed, %d retried (%.1fs)",
             stage.name, fp, counters.done, counters.cached, counters.failed,
             counters.retried, counters.seconds,
         )
-        return StageResult(stage.name, fp, stage_dir, records), counters
+        return result, counters
 
     def _execute(
         self,
@@ -303,7 +312,7 @@ class Runner:
             initializer=init_worker,
             # Live counters stay in this process: workers get the context without them.
             initargs=(stage, replace(ctx, report=None), stage_dir, self.options.retries,
-                      max(1, cores() // workers)),
+                      max(1, cores() // workers), current_store()),
         )
 
     def _submit(

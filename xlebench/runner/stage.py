@@ -159,6 +159,13 @@ class Stage(Protocol):
         carry over from the published benchmark (an evaluation's earlier records)."""
         ...
 
+    def share(self, result: StageResult, ctx: StageContext) -> None:
+        """In a shard job, once every unit of the stage is there: the benchmark-wide work its
+        export or its units ask of the stage's task store (`xlebench.runner.tasks`: the
+        validity check's panel, the evaluate stage's panel), done for its share, so that the
+        jobs split it and the merge run reads it."""
+        ...
+
 
 class BaseStage:
     """Defaults for the optional parts of the protocol, so stages state only what they need."""
@@ -202,6 +209,9 @@ class BaseStage:
         return {"records": len(result.records)}
 
     def remember(self, published: Path) -> None:
+        return None
+
+    def share(self, result: StageResult, ctx: StageContext) -> None:
         return None
 
     def owned_paths(self) -> Sequence[str]:

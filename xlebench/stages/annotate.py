@@ -312,16 +312,25 @@ class AnnotateStage(BaseStage):
         ids = sorted(lifelog_ids)
         return frozenset(ids if self.rendered is None else ids[:self.rendered])
 
+    def _validity(self, every: list[dict], result: StageResult) -> dict[str, dict]:
+        oracle = {k: v for rec in result.records.values() for k, v in rec.get("oracle", {}).items()}
+        with timed(log, "annotate: validity (oracle and blind panel)"):
+            return validity_checks(every, oracle, {n: r for n, (r, _) in self.recipes.items()},
+                                   self.validity_seed, records_script(result.records))
+
+    def share(self, result: StageResult, ctx: StageContext) -> None:
+        """A shard job's share of the validity check's panel (`xlebench.runner.tasks`): the
+        merge run's export reads it."""
+        by_sub = tally(result.records)[0]
+        self._validity([it for sub in self.recipes for it in by_sub[sub]], result)
+
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub, counts, reasons, per_video = tally(result.records)
         for sub in self.recipes:
             write_jsonl(dest / "annotations" / f"{sub}.jsonl",
                         sorted(by_sub[sub], key=lambda it: it["item_id"]))
-        oracle = {k: v for rec in result.records.values() for k, v in rec.get("oracle", {}).items()}
         every = [it for sub in self.recipes for it in by_sub[sub]]
-        with timed(log, "annotate: validity (oracle and blind panel)"):
-            checks = validity_checks(every, oracle, {n: r for n, (r, _) in self.recipes.items()},
-                                     self.validity_seed, records_script(result.records))
+        checks = self._validity(every, result)
         with timed(log, "annotate: leak audits"):
             leaks, read = audit(every), other_queries(every)
         stats = {"items": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},

@@ -7,6 +7,7 @@ Writes per-item scores and the results table (Table 5 layout) as JSON and Markdo
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -168,11 +169,7 @@ class EvaluateStage(BaseStage):
         rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
         rows, not_applicable = _without_source(rows, system)
         with timed(log, f"evaluate {unit.id}: the blind panel"):
-            panel = panel_rows(items, self.recipes, self.settings, seed=ctx.seed,
-                               draws=self.floor_draws, bertscorer=self.bertscorer,
-                               public=[it for r in ctx.upstream["annotate"].records.values()
-                                       for it in r["items"]],
-                               script=records_script(ctx.upstream["annotate"].records))
+            panel = self._panel(items, ctx.upstream, ctx.seed)
         check = None
         if self.judges is not None:
             usage = Usage()
@@ -224,6 +221,20 @@ class EvaluateStage(BaseStage):
                    to_markdown(table, _title(label or unit.id, system, model),
                                _notes(table, system, model)))
         return table
+
+    def _panel(self, items: list[dict], upstream: Mapping[str, StageResult], seed: int
+               ) -> Panel:
+        """The blind panel over the evaluated items: the same for every system."""
+        annotated = upstream["annotate"].records
+        return panel_rows(items, self.recipes, self.settings, seed=seed,
+                          draws=self.floor_draws, bertscorer=self.bertscorer,
+                          public=[it for r in annotated.values() for it in r["items"]],
+                          script=records_script(annotated))
+
+    def share(self, result: StageResult, ctx: StageContext) -> None:
+        """A shard job's share of the blind panel's tasks (`xlebench.runner.tasks`), which the
+        job scoring a system reads: the panel does not depend on the system."""
+        self._panel(self._items(ctx.upstream)[0], ctx.upstream, ctx.seed)
 
     def owned_paths(self) -> list[str]:
         """Results are owned per (system, model): scoring one keeps every other's results;

@@ -23,6 +23,7 @@ system get without the video?".
 from __future__ import annotations
 
 import hashlib
+import logging
 import pickle
 import threading
 from collections import OrderedDict
@@ -41,10 +42,14 @@ from xlebench.eval.panel.folding import (
 )
 from xlebench.eval.panel.public import Public
 from xlebench.eval.provenance import source_videos
-from xlebench.eval.score import make_row, model_metrics, score_items
+from xlebench.eval.score import MODEL_METRICS, make_row, model_metrics, score_items
 from xlebench.eval.scorers.base import PICKS, Blind, BlindContext, ScoreSettings
 from xlebench.runner.cores import in_child, spread
+from xlebench.runner.progress import timed
 from xlebench.runner.rng import unit_rng
+from xlebench.runner.tasks import task_key
+
+log = logging.getLogger(__name__)
 
 #: The name suffix of a learned strategy fitted on other life logs whatever videos they share.
 REMEMBERED = "_remembered"
@@ -124,8 +129,8 @@ _ANSWERS_LOCK = threading.Lock()
 def _answers_key(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
                  s: ScoreSettings, seed: int, draws: int, unit: str, public: Public) -> tuple:
     """What a learning member's answers depend on: the member, the items and their folds, the
-    seed and the public view (the evaluate stage adds only the model metrics, which never
-    change an answer)."""
+    seed and the public view (the evaluate stage adds only the model metrics, which an answer
+    always holds: `_expected_row`)."""
     h = hashlib.blake2b(digest_size=16)
     for it in items:
         h.update(public.digest(it))
@@ -204,6 +209,7 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
     out: list[list[Any] | None] = [None] * len(jobs)
     todo: dict[tuple, list[int]] = {}
     keys: dict[int, tuple] = {}
+    shares: dict[tuple, tuple[str, ...]] = {}
     for k, job in enumerate(jobs):
         if job.blind.fit is None and job.blind.public:
             out[k] = _answer_all(job.blind, job.items, job.fold_of, s, seed, draws, {},
@@ -214,22 +220,23 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
                                    job.unit, public)
             out[k] = _kept_answers(keys[k])
         if out[k] is None:
-            for part in _parts(job):
-                todo.setdefault((job.sub, job.unit, job.remembered, job.blind.fit, part),
-                                []).append(k)
+            for part, ids in _parts(job).items():
+                group = (job.sub, job.unit, job.remembered, job.blind.fit, part)
+                todo.setdefault(group, []).append(k)
+                shares[group] = ids  # the same for every job of the group: one subtask's items
     groups = list(todo.items())
     if groups:
         _warm(public, [jobs[k] for ks in todo.values() for k in ks])
-    shares = {g: _parts(jobs[ks[0]])[g[-1]] for g, ks in groups}
-    parts = spread([partial(_answer_group, [jobs[k] for k in ks], shares[group], s, seed, draws,
-                            public, keep_fits) for group, ks in groups],
-                   [len(ks) * len(shares[group]) for group, ks in groups])
+    parts = spread([partial(_answer_group, [jobs[k] for k in ks], frozenset(shares[group]), s,
+                            seed, draws, public, keep_fits) for group, ks in groups],
+                   [len(ks) * len(shares[group]) for group, ks in groups],
+                   keys=_task_keys(groups, jobs, s, seed, draws, public),
+                   slim=lambda result: (result[0], []))  # a fit is kept in memory only
     answered: dict[int, dict[str, Any]] = {}
     for (group, ks), (answers, fits) in zip(groups, parts, strict=True):
         _keep_fits(fits)
         for k, mine in zip(ks, answers, strict=True):
-            ids = [it["item_id"] for it in jobs[k].items if it["item_id"] in shares[group]]
-            answered.setdefault(k, {}).update(zip(ids, mine, strict=True))
+            answered.setdefault(k, {}).update(zip(shares[group], mine, strict=True))
     for k, by_id in answered.items():
         out[k] = [by_id[it["item_id"]] for it in jobs[k].items]
         if k in keys:
@@ -237,21 +244,43 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
     return [list(a or []) for a in out]
 
 
+def _task_keys(groups: Sequence[tuple[tuple, list[int]]], jobs: Sequence[_Job],
+               s: ScoreSettings, seed: int, draws: int, public: Public) -> list[str]:
+    """Each group's task, named by what its answers read (`xlebench.runner.tasks`): the
+    members, the part, every item of the subtask and its fold (a fit reads the others), the
+    public view, the seed and draws; the stage's store folder names the code and config."""
+    seen: dict[tuple[int, int], bytes] = {}
+    out = []
+    for (sub, unit, remembered, _fit, part), ks in groups:
+        job = jobs[ks[0]]
+        mark = (id(job.items), id(job.fold_of))
+        if mark not in seen:
+            h = hashlib.blake2b(digest_size=16)
+            for it in job.items:
+                h.update(public.digest(it))
+                h.update(job.fold_of[it["item_id"]].to_bytes(4, "little"))
+            seen[mark] = h.digest()
+        out.append(task_key("blind-panel-answers", sub, unit, remembered,
+                            tuple(jobs[k].name for k in ks), part, seen[mark], public.key,
+                            seed, draws, s))
+    return out
+
+
 #: Items per task where each item's answer is its own (a fit per item, or no fit at all).
 PART_ITEMS = 64
 
 
-def _parts(job: _Job) -> dict[tuple[str, int], frozenset[str]]:
-    """The job's items cut into the tasks that answer them: a fold's items together where the
-    member fits once per fold (its model is the fold's), else runs of `PART_ITEMS` (each item's
-    answer its own: a fit per item, `own_videos`, or none)."""
+def _parts(job: _Job) -> dict[tuple[str, int], tuple[str, ...]]:
+    """The job's item ids, in item order, cut into the tasks that answer them: a fold's items
+    together where the member fits once per fold (its model is the fold's), else runs of
+    `PART_ITEMS` (each item's answer its own: a fit per item, `own_videos`, or none)."""
     ids = [it["item_id"] for it in job.items]
     if job.blind.fit is not None and not own_videos(job.items, job.unit):
         folded: dict[int, list[str]] = {}
         for i in ids:
             folded.setdefault(job.fold_of[i], []).append(i)
-        return {("fold", f): frozenset(folded[f]) for f in sorted(folded)}
-    return {("run", k): frozenset(ids[k:k + PART_ITEMS]) for k in range(0, len(ids), PART_ITEMS)}
+        return {("fold", f): tuple(folded[f]) for f in sorted(folded)}
+    return {("run", k): tuple(ids[k:k + PART_ITEMS]) for k in range(0, len(ids), PART_ITEMS)}
 
 
 def _warm(public: Public, jobs: Sequence[_Job]) -> None:
@@ -316,11 +345,12 @@ def _score_all(jobs: Sequence[_Job], answers: Sequence[Sequence[Any]],
     rows = spread([partial(_rows, job.items, a, recipes, s)
                    for job, a in zip(jobs, answers, strict=True)],
                   [len(job.items) for job in jobs])
-    for job, a, mine in zip(jobs, answers, rows, strict=True):
-        replied = [k for k, x in enumerate(a) if isinstance(x, str)]
-        if replied:
-            model_metrics([mine[k] for k in replied], [job.items[k] for k in replied],
-                          recipes, s, bertscorer)
+    with timed(log, "blind panel: model metrics"):
+        for job, a, mine in zip(jobs, answers, rows, strict=True):
+            replied = [k for k, x in enumerate(a) if isinstance(x, str)]
+            if replied:
+                model_metrics([mine[k] for k in replied], [job.items[k] for k in replied],
+                              recipes, s, bertscorer)
     return rows
 
 
@@ -332,14 +362,19 @@ def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, A
                if isinstance(a, str)}
     scored = {r["item_id"]: r for r in score_items(
         [it for it in items if it["item_id"] in replies], replies, recipes, s, models=False)}
-    return [scored[it["item_id"]] if it["item_id"] in scored else _expected_row(it, a, recipes)
-            for it, a in zip(items, answers, strict=True)]
+    return [scored[it["item_id"]] if it["item_id"] in scored
+            else _expected_row(it, a, recipes, s) for it, a in zip(items, answers, strict=True)]
 
 
-def _expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, Any]) -> dict:
+def _expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, Any],
+                  s: ScoreSettings) -> dict:
     """The row of a member's expected scores; the options it picked (`PICKS`), where it
-    names them, go to the row's ``picks``."""
-    scores = {k: v for k, v in answer.items() if k != PICKS}
+    names them, go to the row's ``picks``. Answers are computed with the model metrics on,
+    whatever ``s`` says, and those are left out here where it has them off: so an answer
+    reads nothing of ``s.bertscore``, and the evaluate stage's panel (on) may reuse the
+    validity check's answers (off) without losing a metric (`_answers_key`)."""
+    scores = {k: v for k, v in answer.items()
+              if k != PICKS and (s.bertscore or k not in MODEL_METRICS)}
     row = make_row(item, recipes[item["subtask"]], "ok", scores, None)
     if PICKS in answer:
         row["picks"] = list(answer[PICKS])
@@ -377,8 +412,11 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             jobs += _remembering(sub, its, recipes, seed)
         if skipped:
             panel.skipped[sub] = skipped
-    answers = _every_answer(jobs, s, seed, draws, view, keep_fits)
-    for job, rows in zip(jobs, _score_all(jobs, answers, recipes, s, bertscorer), strict=True):
+    with timed(log, "blind panel: answers"):  # with the model metrics: `_expected_row`
+        answers = _every_answer(jobs, replace(s, bertscore=True), seed, draws, view, keep_fits)
+    with timed(log, "blind panel: scores"):
+        scored = _score_all(jobs, answers, recipes, s, bertscorer)
+    for job, rows in zip(jobs, scored, strict=True):
         panel.rows[job.sub][job.name] = rows
         panel.sees[job.sub][job.name] = job.blind.sees + (
             "; fitted on other life logs' items, videos shared (remembers their answers)"

@@ -15,6 +15,7 @@ blind panel says so in words, in ``stats/tasks.json``, every results table and t
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,6 +23,9 @@ from typing import Any
 from xlebench.eval.panel.blind import Panel, panel_rows, strongest
 from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
 from xlebench.eval.table import estimate
+from xlebench.runner.progress import timed
+
+log = logging.getLogger(__name__)
 
 #: The oracle must reach this share of the maximum on its check metric.
 CONSISTENT = 0.95
@@ -98,7 +102,8 @@ def validity(items: Sequence[dict], oracle: Mapping[str, str], recipes: Mapping[
     logs' plans it reads, `panel_rows`)."""
     panel = panel or panel_rows(items, recipes, s, seed=seed, draws=draws, script=script)
     have = [it for it in items if it["item_id"] in oracle]
-    rows = score_items(have, dict(oracle), recipes, s)
+    with timed(log, "validity: the oracle's scores"):
+        rows = score_items(have, dict(oracle), recipes, s)
     corpus = corpus_metrics(recipes)
     by_sub: dict[str, list[dict]] = {}
     for it in items:

@@ -24,6 +24,7 @@ before the panel filter.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -38,6 +39,7 @@ from xlebench.eval.scorers.option_features import warm_features
 from xlebench.eval.scorers.order import fit_order, order_guess
 from xlebench.runner.cores import spread
 from xlebench.runner.rng import derive_seed
+from xlebench.runner.tasks import task_key
 from xlebench.tasks.screening.balance import (
     balanced,
     chance,
@@ -81,16 +83,21 @@ def predictability(items: Sequence[dict], public: Public, partitions: int, seed:
     (`xlebench.runner.cores.spread`) and summed in split order: the same sums whatever the
     count."""
     warm_features(items, public)  # the learner's option features, here once, not per child
+    h = hashlib.blake2b(digest_size=16)
+    for it in items:
+        h.update(public.digest(it))
+    named = partial(task_key, "aflite", kind, h.digest(), public.key)  # the stage's store
     if own_videos(items, "video"):
         chunks = [list(range(k, min(k + _CHUNK, len(items))))
                   for k in range(0, len(items), _CHUNK)]
-        parts = spread([partial(_own_accuracy, items, ks, public, kind) for ks in chunks])
+        parts = spread([partial(_own_accuracy, items, ks, public, kind) for ks in chunks],
+                       keys=[named("own", ks[0], len(ks)) for ks in chunks])
         return {items[k]["item_id"]: r for ks, part in zip(chunks, parts, strict=True)
                 for k, r in zip(ks, part, strict=True)}
     splits = [folds(items, derive_seed(seed, "aflite", p)) for p in range(partitions)]
     keys = [(p, f) for p, fold_of in enumerate(splits) for f in sorted(set(fold_of.values()))]
     parts = spread([partial(_fold_accuracy, items, splits[p], f, public, kind)
-                    for p, f in keys])
+                    for p, f in keys], keys=[named("fold", seed, p, f) for p, f in keys])
     total = {it["item_id"]: (0.0, 0.0) for it in items}
     for part in parts:
         for i, acc, conf in part:
