@@ -115,3 +115,16 @@ def test_slim_keeps_only_part_of_a_result(tmp_path: Path) -> None:
                          slim=lambda r: (r[0], []))
         again = C.spread([lambda: ("other", ["fit"])], keys=KEYS[:1])
     assert first == [("answer", ["fit"])] and again == [("answer", [])]
+
+
+def test_a_job_starting_after_the_others_share_computes_only_its_own(tmp_path: Path) -> None:
+    """The shares are dealt over every task, not over those still missing: a job that finds
+    the other job's share stored computes its own and nothing more (dealing the rest again
+    sent half of it to a peer that had finished, and the job waited for it in vain)."""
+    store = TaskStore(tmp_path / "tasks", (0, 2), wait_s=30.0)
+    for k in range(1, 10, 2):
+        store.save(KEYS[k], k * k)
+    with C.using(1), keeping(store):
+        out = C.spread(_tasks(tmp_path / "ran", 10), keys=KEYS)
+    assert out == [k * k for k in range(10)]
+    assert _ran(tmp_path / "ran") == [0, 2, 4, 6, 8]

@@ -222,6 +222,8 @@ class Runner:
             pending = mine
         task = progress.add_task(stage.name, total=len(units), completed=counters.cached)
         start = time.perf_counter()
+        if sharded:
+            stage.share(ctx, None)  # this job's share of the tasks that read only upstream
         if pending:
             stage.prepare(pending, ctx)
             ticker = ProgressLog(stage.name, len(units), counters.cached,
@@ -243,7 +245,7 @@ class Runner:
         records = stage.finish(records)
         result = StageResult(stage.name, fp, stage_dir, records)
         if sharded and not (counters.other_shards or counters.failed):
-            stage.share(result, ctx)  # this job's share of the stage-wide tasks
+            stage.share(ctx, result)  # this job's share of the tasks over its records
         log.info(
             "stage %s [%s]: %d done, %d cached, %d failed, %d retried (%.1fs)",
             stage.name, fp, counters.done, counters.cached, counters.failed,

@@ -159,11 +159,13 @@ class Stage(Protocol):
         carry over from the published benchmark (an evaluation's earlier records)."""
         ...
 
-    def share(self, result: StageResult, ctx: StageContext) -> None:
-        """In a shard job, once every unit of the stage is there: the benchmark-wide work its
-        export or its units ask of the stage's task store (`xlebench.runner.tasks`: the
-        validity check's panel, the evaluate stage's panel), done for its share, so that the
-        jobs split it and the merge run reads it."""
+    def share(self, ctx: StageContext, result: StageResult | None) -> None:
+        """In a shard job, the benchmark-wide work the stage's units or export ask of its task
+        store (`xlebench.runner.tasks`), done for this job's share, so that the jobs split it
+        and the merge run reads it. Called twice: before the stage's units, with ``result``
+        None (work that reads only upstream: the evaluate stage's panel, which a job whose
+        share holds no system must do before it waits for the others' units), and once every
+        unit is there, with the stage's result (work over its records: the validity check)."""
         ...
 
 
@@ -211,7 +213,7 @@ class BaseStage:
     def remember(self, published: Path) -> None:
         return None
 
-    def share(self, result: StageResult, ctx: StageContext) -> None:
+    def share(self, ctx: StageContext, result: StageResult | None) -> None:
         return None
 
     def owned_paths(self) -> Sequence[str]:

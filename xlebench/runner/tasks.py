@@ -148,7 +148,9 @@ def kept_results(store: TaskStore, keys: Sequence[str], order: Sequence[int],
         store.save(keys[k], slim(value) if slim is not None else value)
 
     kept = len(results)
-    mine, others = store.shares([k for k in order if k not in results])
+    mine, others = store.shares(order)  # over every task: the same split in each job
+    mine = [k for k in mine if k not in results]
+    others = [k for k in others if k not in results]
     if mine:
         compute(mine, done)
     missing: list[int] = []

@@ -318,9 +318,11 @@ class AnnotateStage(BaseStage):
             return validity_checks(every, oracle, {n: r for n, (r, _) in self.recipes.items()},
                                    self.validity_seed, records_script(result.records))
 
-    def share(self, result: StageResult, ctx: StageContext) -> None:
-        """A shard job's share of the validity check's panel (`xlebench.runner.tasks`): the
-        merge run's export reads it."""
+    def share(self, ctx: StageContext, result: StageResult | None) -> None:
+        """A shard job's share of the validity check's panel (`xlebench.runner.tasks`), once
+        every log's items are there: the merge run's export reads it."""
+        if result is None:
+            return
         by_sub = tally(result.records)[0]
         self._validity([it for sub in self.recipes for it in by_sub[sub]], result)
 

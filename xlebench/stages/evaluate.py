@@ -231,9 +231,12 @@ class EvaluateStage(BaseStage):
                           public=[it for r in annotated.values() for it in r["items"]],
                           script=records_script(annotated))
 
-    def share(self, result: StageResult, ctx: StageContext) -> None:
-        """A shard job's share of the blind panel's tasks (`xlebench.runner.tasks`), which the
-        job scoring a system reads: the panel does not depend on the system."""
+    def share(self, ctx: StageContext, result: StageResult | None) -> None:
+        """A shard job's share of the blind panel's tasks (`xlebench.runner.tasks`), before
+        the systems are scored: the panel does not depend on the system, and the job scoring
+        one reads the others' shares."""
+        if result is not None:
+            return
         self._panel(self._items(ctx.upstream)[0], ctx.upstream, ctx.seed)
 
     def owned_paths(self) -> list[str]:
