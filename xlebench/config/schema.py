@@ -227,7 +227,11 @@ class ShardConfig:
 
     index: int = knob(0, ge=0)
     count: int = knob(1, ge=1, le=100_000)
-    stages: list[str] = field(default_factory=lambda: ["plan", "respond"])
+    #: annotate and evaluate: their units, and the tasks of the validity check's and the
+    #: evaluate stage's panels (`xlebench.runner.tasks`), which every job would otherwise
+    #: compute whole.
+    stages: list[str] = field(default_factory=lambda: ["plan", "annotate", "respond",
+                                                       "evaluate"])
     #: After its share of a stage, a job waits for the other shards' units while they keep
     #: arriving (at most this many seconds without a new one), then does its share of the
     #: next sharded stage; jobs that do not run at the same time: 0.
