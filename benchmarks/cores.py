@@ -26,6 +26,7 @@ INFO = ROOT.parent / "shared" / "data" / "xlebench_video_info.json"
 STEPS = {"validity check": r"annotate: validity \(oracle and blind panel\): ([\d.]+) s",
          "AFLite": r"annotate: the aflite filter: ([\d.]+) s",
          "panel filter": r"annotate: the panel filter: ([\d.]+) s",
+         "filters' option vectors": r"annotate: the \w+ filter's option vectors: ([\d.]+) s",
          "evaluate panel": r"the blind panel: ([\d.]+) s"}
 BENCHES = {"paper (1x, 432 logs)": ["experiment=paper", "library=xlebench_release",
                                     f"library.path={INFO}", "name=paper"],
@@ -60,7 +61,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cores", type=int, default=2, help="the count set beside one")
     args = ap.parse_args()
-    lines = ["| benchmark | step | cores=1 (s) | cores=%d (s) | ratio |" % args.cores,
+    lines = [f"| benchmark | step | cores=1 (s) | cores={args.cores} (s) | ratio |",
              "|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for title, bench_args in BENCHES.items():

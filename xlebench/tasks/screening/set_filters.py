@@ -12,6 +12,7 @@ from typing import Any
 
 from xlebench.eval.panel.public import Public
 from xlebench.eval.scorers.base import most_common
+from xlebench.eval.scorers.sentences import warm_options
 from xlebench.runner.progress import timed
 from xlebench.split import log_split
 from xlebench.tasks.screening.aflite import DROPPED as AFLITE_DROPPED
@@ -57,9 +58,7 @@ def set_filters(records: dict[str, dict], recipes: Mapping[str, Any],
     with timed(log, "annotate: balancing the per-item readers' picks"):
         records = balance_item_filters(records, filters, seed)
     for kind, why in ((AFLITE_KIND, AFLITE_DROPPED), (PANEL_KIND, PANEL_DROPPED)):
-        with timed(log, f"annotate: the {kind} filter"):
-            records = _set_filter(records, recipes, filters, settings, seed, kind, why,
-                                  script)
+        records = _set_filter(records, recipes, filters, settings, seed, kind, why, script)
     return records
 
 
@@ -72,15 +71,21 @@ def _set_filter(records: dict[str, dict], recipes: Mapping[str, Any],
     for rec in records.values():
         by_sub[rec["subtask"]] += rec["items"]
     if not any(by_sub.get(name) for name in specs):
+        log.info("annotate: the %s filter: 0.0 s", kind)
         return records
     public = Public([it for its in by_sub.values() for it in its], script)
+    if any((it.get("answer") or {}).get("options") for name in specs
+           for it in by_sub.get(name, ())):
+        with timed(log, f"annotate: the {kind} filter's option vectors"):
+            warm_options(public)  # MiniLM on torch's threads: timed apart from the spread
     verdicts: dict[str, dict] = {}
-    for name, spec in specs.items():
-        if not by_sub.get(name):
-            continue
-        verdicts.update(panel_verdicts(by_sub[name], recipes[name], spec, settings, seed, public)
-                        if kind == PANEL_KIND
-                        else aflite_verdicts(by_sub[name], recipes[name], spec, public, seed))
+    with timed(log, f"annotate: the {kind} filter"):
+        for name, spec in specs.items():
+            if by_sub.get(name):
+                verdicts.update(
+                    panel_verdicts(by_sub[name], recipes[name], spec, settings, seed, public)
+                    if kind == PANEL_KIND
+                    else aflite_verdicts(by_sub[name], recipes[name], spec, public, seed))
     for rec in records.values():
         for it in rec["items"]:
             if it["item_id"] in verdicts:
