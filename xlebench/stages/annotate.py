@@ -319,12 +319,10 @@ class AnnotateStage(BaseStage):
                                    self.validity_seed, records_script(result.records))
 
     def share(self, ctx: StageContext, result: StageResult | None) -> None:
-        """A shard job's share of the validity check's panel (`xlebench.runner.tasks`), once
-        every log's items are there: the merge run's export reads it."""
-        if result is None:
-            return
-        by_sub = tally(result.records)[0]
-        self._validity([it for sub in self.recipes for it in by_sub[sub]], result)
+        """A shard job's share of the validity check's panel, for the merge run's export."""
+        if result is not None:
+            by_sub = tally(result.records)[0]
+            self._validity([it for sub in self.recipes for it in by_sub[sub]], result)
 
     def export(self, result: StageResult, dest: Path) -> dict[str, Any]:
         by_sub, counts, reasons, per_video = tally(result.records)

@@ -232,12 +232,10 @@ class EvaluateStage(BaseStage):
                           script=records_script(annotated))
 
     def share(self, ctx: StageContext, result: StageResult | None) -> None:
-        """A shard job's share of the blind panel's tasks (`xlebench.runner.tasks`), before
-        the systems are scored: the panel does not depend on the system, and the job scoring
-        one reads the others' shares."""
-        if result is not None:
-            return
-        self._panel(self._items(ctx.upstream)[0], ctx.upstream, ctx.seed)
+        """A shard job's share of the blind panel's tasks before any system is scored
+        (`xlebench.runner.tasks`): the panel is every system's, read by the job scoring one."""
+        if result is None:
+            self._panel(self._items(ctx.upstream)[0], ctx.upstream, ctx.seed)
 
     def owned_paths(self) -> list[str]:
         """Results are owned per (system, model): scoring one keeps every other's results;

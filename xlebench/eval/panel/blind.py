@@ -33,17 +33,11 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from xlebench.eval.panel.folding import (
-    PER_ITEM_FIT,
-    _Apart,
-    folds,
-    own_videos,
-    training,
-)
+from xlebench.eval.panel.folding import PER_ITEM_FIT, _Apart, folds, own_videos, training
 from xlebench.eval.panel.public import Public
+from xlebench.eval.panel.scoring import member_rows
 from xlebench.eval.provenance import source_videos
-from xlebench.eval.score import MODEL_METRICS, make_row, model_metrics, score_items
-from xlebench.eval.scorers.base import PICKS, Blind, BlindContext, ScoreSettings
+from xlebench.eval.scorers.base import Blind, BlindContext, ScoreSettings
 from xlebench.runner.cores import in_child, spread
 from xlebench.runner.progress import timed
 from xlebench.runner.rng import unit_rng
@@ -53,6 +47,8 @@ log = logging.getLogger(__name__)
 
 #: The name suffix of a learned strategy fitted on other life logs whatever videos they share.
 REMEMBERED = "_remembered"
+
+
 @dataclass
 class Panel:
     """Rows of every strategy, per subtask: ``rows[subtask][member]`` has one row per item of
@@ -130,13 +126,18 @@ def _answers_key(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int]
                  s: ScoreSettings, seed: int, draws: int, unit: str, public: Public) -> tuple:
     """What a learning member's answers depend on: the member, the items and their folds, the
     seed and the public view (the evaluate stage adds only the model metrics, which an answer
-    always holds: `_expected_row`)."""
+    always holds: `xlebench.eval.panel.scoring.expected_row`)."""
+    return (blind.name, blind.answer, blind.fit, _folded_digest(items, fold_of, public),
+            public.key if blind.public else None, seed, draws, unit, replace(s, bertscore=False))
+
+
+def _folded_digest(items: Sequence[dict], fold_of: Mapping[str, int], public: Public) -> bytes:
+    """The items' contents and folds, in order, as one digest."""
     h = hashlib.blake2b(digest_size=16)
     for it in items:
         h.update(public.digest(it))
         h.update(fold_of[it["item_id"]].to_bytes(4, "little"))
-    return (blind.name, blind.answer, blind.fit, h.digest(),
-            public.key if blind.public else None, seed, draws, unit, replace(s, bertscore=False))
+    return h.digest()
 
 
 def _kept_answers(key: tuple) -> list[Any] | None:
@@ -201,11 +202,11 @@ def _every_answer(jobs: Sequence[_Job], s: ScoreSettings, seed: int, draws: int,
     answer here, first (the sentence centroid encodes every option once for the view, which
     the learning members then read); the others — those learning not kept from earlier
     (`_kept_answers`) — are computed per (subtask, fit, unit) and part of the items
-    (`_parts`: a fold, or a run of items answered each by its own fit), the members sharing a
-    fit sharing its models, spread over the run's cores (`xlebench.runner.cores.spread`) and put
-    back in item order: the same answers whatever the count, since an answer reads only its
-    item's model and a generator seeded by its item. ``keep_fits``: the children's fits come
-    back to this process (`_keep_fits`), for a caller that asks again on the same view."""
+    (`_parts`: a fold, or a run of items each answered by its own fit), the members sharing a
+    fit sharing its models, spread over the run's cores (`spread`, kept in the stage's store
+    by `_task_keys`), put back in item order: the same answers whatever the count, as an
+    answer reads only its item's model and a generator seeded by its item. ``keep_fits``: the
+    children's fits come back here (`_keep_fits`), for a caller asking again on one view."""
     out: list[list[Any] | None] = [None] * len(jobs)
     todo: dict[tuple, list[int]] = {}
     keys: dict[int, tuple] = {}
@@ -255,11 +256,7 @@ def _task_keys(groups: Sequence[tuple[tuple, list[int]]], jobs: Sequence[_Job],
         job = jobs[ks[0]]
         mark = (id(job.items), id(job.fold_of))
         if mark not in seen:
-            h = hashlib.blake2b(digest_size=16)
-            for it in job.items:
-                h.update(public.digest(it))
-                h.update(job.fold_of[it["item_id"]].to_bytes(4, "little"))
-            seen[mark] = h.digest()
+            seen[mark] = _folded_digest(job.items, job.fold_of, public)
         out.append(task_key("blind-panel-answers", sub, unit, remembered,
                             tuple(jobs[k].name for k in ks), part, seen[mark], public.key,
                             seed, draws, s))
@@ -290,8 +287,7 @@ def _warm(public: Public, jobs: Sequence[_Job]) -> None:
     from xlebench.eval.scorers.learned import fit_nearest, warm_nearest
     from xlebench.eval.scorers.option_features import warm_features
 
-    seen = {id(j.items): j.items for j in jobs}
-    for items in seen.values():
+    for items in {id(j.items): j.items for j in jobs}.values():
         warm_features(items, public)
     if any(j.blind.fit is fit_nearest for j in jobs):
         warm_nearest(public)
@@ -333,54 +329,6 @@ def _keep_fits(blobs: Sequence[bytes]) -> None:
         _FITS.put(*pickle.loads(blob))
 
 
-def _score_all(jobs: Sequence[_Job], answers: Sequence[Sequence[Any]],
-               recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any
-               ) -> list[list[dict]]:
-    """Each job's rows: scored in the run's cores (`spread`; ROUGE-L, window identification
-    and CIDEr-D are Python, half the evaluate stage's panel on one core), and the metrics a
-    model computes (BERTScore, Sent.Sim) added here, a job at a time, where the model and its
-    threads live (a forked child must not enter the OpenMP runtime its parent's threads left
-    behind). A row's value reads only its own reply and item, so the rows are the same as one
-    process scoring each job whole."""
-    rows = spread([partial(_rows, job.items, a, recipes, s)
-                   for job, a in zip(jobs, answers, strict=True)],
-                  [len(job.items) for job in jobs])
-    with timed(log, "blind panel: model metrics"):
-        for job, a, mine in zip(jobs, answers, rows, strict=True):
-            replied = [k for k, x in enumerate(a) if isinstance(x, str)]
-            if replied:
-                model_metrics([mine[k] for k in replied], [job.items[k] for k in replied],
-                              recipes, s, bertscorer)
-    return rows
-
-
-def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],
-          s: ScoreSettings) -> list[dict]:
-    """A job's rows without the model metrics (`_score_all`): its replies scored, its
-    expected scores as rows."""
-    replies = {it["item_id"]: a for it, a in zip(items, answers, strict=True)
-               if isinstance(a, str)}
-    scored = {r["item_id"]: r for r in score_items(
-        [it for it in items if it["item_id"] in replies], replies, recipes, s, models=False)}
-    return [scored[it["item_id"]] if it["item_id"] in scored
-            else _expected_row(it, a, recipes, s) for it, a in zip(items, answers, strict=True)]
-
-
-def _expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, Any],
-                  s: ScoreSettings) -> dict:
-    """The row of a member's expected scores; the options it picked (`PICKS`), where it
-    names them, go to the row's ``picks``. Answers are computed with the model metrics on,
-    whatever ``s`` says, and those are left out here where it has them off: so an answer
-    reads nothing of ``s.bertscore``, and the evaluate stage's panel (on) may reuse the
-    validity check's answers (off) without losing a metric (`_answers_key`)."""
-    scores = {k: v for k, v in answer.items()
-              if k != PICKS and (s.bertscore or k not in MODEL_METRICS)}
-    row = make_row(item, recipes[item["subtask"]], "ok", scores, None)
-    if PICKS in answer:
-        row["picks"] = list(answer[PICKS])
-    return row
-
-
 def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettings, *,
                seed: int, draws: int, bertscorer: Any = None, unit: str = "video",
                public: Sequence[dict] | Public | None = None,
@@ -412,10 +360,10 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
             jobs += _remembering(sub, its, recipes, seed)
         if skipped:
             panel.skipped[sub] = skipped
-    with timed(log, "blind panel: answers"):  # with the model metrics: `_expected_row`
+    with timed(log, "blind panel: answers"):  # with the model metrics: `scoring.expected_row`
         answers = _every_answer(jobs, replace(s, bertscore=True), seed, draws, view, keep_fits)
     with timed(log, "blind panel: scores"):
-        scored = _score_all(jobs, answers, recipes, s, bertscorer)
+        scored = member_rows([job.items for job in jobs], answers, recipes, s, bertscorer)
     for job, rows in zip(jobs, scored, strict=True):
         panel.rows[job.sub][job.name] = rows
         panel.sees[job.sub][job.name] = job.blind.sees + (

@@ -1,0 +1,67 @@
+"""The blind panel's answers, scored: each member's rows as `xlebench.eval.score.score_items`
+shapes a system's, in item order (`xlebench.eval.panel.blind.panel_rows` computes the answers).
+
+Scoring is the other half of the panel's cost: ROUGE-L, window identification and CIDEr-D
+are Python, about half the evaluate stage's panel on one core, so the members are scored in
+the run's cores (`xlebench.runner.cores.spread`); the metrics a model computes (BERTScore,
+Sent.Sim) are added in this process, where the model and its threads live — a forked child
+must not enter the OpenMP runtime its parent's threads left behind. A row's values read only
+its own reply and item, so the rows are those of one process scoring each member whole.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from xlebench.eval.score import MODEL_METRICS, make_row, model_metrics, score_items
+from xlebench.eval.scorers.base import PICKS, ScoreSettings
+from xlebench.runner.cores import spread
+from xlebench.runner.progress import timed
+
+log = logging.getLogger(__name__)
+
+
+def member_rows(items: Sequence[Sequence[dict]], answers: Sequence[Sequence[Any]],
+                recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any
+                ) -> list[list[dict]]:
+    """Each member's rows (``items[k]`` answered by ``answers[k]``): scored in the run's
+    cores, then the model metrics added here, a member at a time."""
+    rows = spread([partial(_rows, its, a, recipes, s)
+                   for its, a in zip(items, answers, strict=True)], [len(its) for its in items])
+    with timed(log, "blind panel: model metrics"):
+        for its, a, mine in zip(items, answers, rows, strict=True):
+            replied = [k for k, x in enumerate(a) if isinstance(x, str)]
+            if replied:
+                model_metrics([mine[k] for k in replied], [its[k] for k in replied],
+                              recipes, s, bertscorer)
+    return rows
+
+
+def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],
+          s: ScoreSettings) -> list[dict]:
+    """A member's rows without the model metrics: its replies scored, its expected scores as
+    rows."""
+    replies = {it["item_id"]: a for it, a in zip(items, answers, strict=True)
+               if isinstance(a, str)}
+    scored = {r["item_id"]: r for r in score_items(
+        [it for it in items if it["item_id"] in replies], replies, recipes, s, models=False)}
+    return [scored[it["item_id"]] if it["item_id"] in scored
+            else expected_row(it, a, recipes, s) for it, a in zip(items, answers, strict=True)]
+
+
+def expected_row(item: dict, answer: Mapping[str, Any], recipes: Mapping[str, Any],
+                 s: ScoreSettings) -> dict:
+    """The row of a member's expected scores; the options it picked (`PICKS`), where it
+    names them, go to the row's ``picks``. Answers are computed with the model metrics on,
+    whatever ``s`` says, and those are left out here where it has them off: so an answer
+    reads nothing of ``s.bertscore``, and the evaluate stage's panel (on) may reuse the
+    validity check's answers (off) without losing a metric (`blind._answers_key`)."""
+    scores = {k: v for k, v in answer.items()
+              if k != PICKS and (s.bertscore or k not in MODEL_METRICS)}
+    row = make_row(item, recipes[item["subtask"]], "ok", scores, None)
+    if PICKS in answer:
+        row["picks"] = list(answer[PICKS])
+    return row
