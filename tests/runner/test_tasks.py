@@ -128,3 +128,17 @@ def test_a_job_starting_after_the_others_share_computes_only_its_own(tmp_path: P
         out = C.spread(_tasks(tmp_path / "ran", 10), keys=KEYS)
     assert out == [k * k for k in range(10)]
     assert _ran(tmp_path / "ran") == [0, 2, 4, 6, 8]
+
+
+def test_a_killed_writers_file_is_swept_and_a_live_ones_kept(tmp_path: Path) -> None:
+    """A writer killed between writing a task and renaming it leaves its temporary file; the
+    next run of the stage removes it, not the file of a writer still running."""
+    store = TaskStore(tmp_path / "tasks")
+    store.save(KEYS[0], 1)
+    dead = store.path(KEYS[1]).with_name(f".{KEYS[1]}.pkl.999999999.tmp")
+    live = store.path(KEYS[2]).with_name(f".{KEYS[2]}.pkl.{os.getpid()}.tmp")
+    for f in (dead, live):
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(b"half")
+    assert store.sweep() == 1
+    assert not dead.exists() and live.exists() and store.load(KEYS[0]) == (True, 1)

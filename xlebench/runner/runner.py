@@ -199,8 +199,10 @@ class Runner:
         prepare_stage_dir(stage_dir, folder_inputs)
         sharded = self.options.shard[1] > 1 and stage.name in self.options.shard_stages
         # the stage's benchmark-wide tasks, through its export (`xlebench.runner.tasks`)
-        enter(TaskStore(stage_dir / "tasks", self.options.shard if sharded else (0, 1),
-                        self.options.shard_wait_s))
+        store = TaskStore(stage_dir / "tasks", self.options.shard if sharded else (0, 1),
+                          self.options.shard_wait_s)
+        store.sweep()  # what a killed writer left half-written
+        enter(store)
         counters = StageCounters(stage.name, fp)
         ctx = StageContext(seed=self.options.seed, upstream=upstream,
                            report=reporter(progress, counters.activity))

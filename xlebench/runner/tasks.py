@@ -72,6 +72,19 @@ class TaskStore:
         tmp.write_bytes(blob)
         os.replace(tmp, path)
 
+    def sweep(self) -> int:
+        """Remove the temporary files of writers that no longer run (killed between writing
+        and renaming); the number removed. A live writer's file is left alone."""
+        from xlebench.runner.stage_dir import pid_alive
+
+        removed = 0
+        for tmp in self.folder.glob("*/.*.tmp") if self.folder.is_dir() else ():
+            pid = tmp.name.rsplit(".", 2)[-2]
+            if not (pid.isdigit() and pid_alive(int(pid))):
+                tmp.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
     def shares(self, order: Sequence[int]) -> tuple[list[int], list[int]]:
         """(this job's, the others') of the tasks in ``order`` (heaviest first)."""
         index, count = self.shard
