@@ -141,3 +141,15 @@ def _syncfs():
         return None
     func.argtypes = [ctypes.c_int]
     return func
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

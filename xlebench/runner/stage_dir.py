@@ -3,13 +3,12 @@ leftovers of killed processes, and the other shards' units it waits for."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from xlebench.runner.atomic import write_json
+from xlebench.runner.atomic import pid_alive, write_json
 from xlebench.runner.execute import load_record, marker_path
 from xlebench.runner.stage import Stage, StageContext, Unit, check_unit_id
 
@@ -81,15 +80,3 @@ def _tmp_pid(name: str) -> int:
         return int(parts[-2])
     except (IndexError, ValueError):
         return -1
-
-
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

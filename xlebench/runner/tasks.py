@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlebench.runner.atomic import pid_alive
+
 log = logging.getLogger(__name__)
 
 #: Bumped when the stored form changes (a store written by another form is not read).
@@ -75,8 +77,6 @@ class TaskStore:
     def sweep(self) -> int:
         """Remove the temporary files of writers that no longer run (killed between writing
         and renaming); the number removed. A live writer's file is left alone."""
-        from xlebench.runner.stage_dir import pid_alive
-
         removed = 0
         for tmp in self.folder.glob("*/.*.tmp") if self.folder.is_dir() else ():
             pid = tmp.name.rsplit(".", 2)[-2]
