@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from xlebench.eval.metrics import kendall_tau, position_accuracy, rouge_tokens
 from xlebench.eval.panel.public import Public, bigrams, content_words
@@ -20,24 +23,54 @@ SHRINK = 2.0
 
 def shown(item: dict) -> list[str]:
     """The texts shown, in the order they are numbered in the query."""
-    return [text for _, text in sorted(((int(i), t) for i, t in _SHOWN.findall(item["query"])))]
+    return list(_shown(item["query"]))
+
+
+@lru_cache(maxsize=1 << 16)
+def _shown(query: str) -> tuple[str, ...]:
+    return tuple(text for _, text in sorted((int(i), t) for i, t in _SHOWN.findall(query)))
 
 
 def fit_word_positions(train: Sequence[dict]) -> dict[str, float]:
     """Per word, the mean relative position (0 first, 1 last) of the summaries that hold it
-    on other life logs, shrunk toward the middle."""
-    total: dict[str, float] = {}
-    count: dict[str, int] = {}
-    for it in train:
-        texts, order = shown(it), it["answer"]["order"]
-        n = len(order)
-        for rank, k in enumerate(order):
-            if k >= len(texts) or n < 2:
-                continue
-            for w in set(rouge_tokens(texts[k])):
-                total[w] = total.get(w, 0.0) + rank / (n - 1)
-                count[w] = count.get(w, 0) + 1
-    return {w: (total[w] + 0.5 * SHRINK) / (count[w] + SHRINK) for w in total}
+    on other life logs, shrunk toward the middle. Each item's (word, position) pairs are
+    listed once (`_placed_words`) and summed per word by ``bincount``, which adds in the
+    order given, as the loop over items it replaces did: the same bits, where the loop was a
+    day summary fit's largest cost (one fit per item)."""
+    parts = [_placed_words(it["query"], tuple(it["answer"]["order"])) for it in train]
+    if not parts:
+        return {}
+    ids = np.concatenate([p[0] for p in parts])
+    at = np.concatenate([p[1] for p in parts])
+    total = np.bincount(ids, weights=at, minlength=len(_WORDS))
+    count = np.bincount(ids, minlength=len(_WORDS))
+    seen = np.flatnonzero(count)
+    mean = (total[seen] + 0.5 * SHRINK) / (count[seen] + SHRINK)
+    return {_WORDS[k]: float(x) for k, x in zip(seen.tolist(), mean, strict=True)}
+
+
+#: Every word `fit_word_positions` has met, numbered in the order met, and back.
+_WORD_IDS: dict[str, int] = {}
+_WORDS: list[str] = []
+
+
+@lru_cache(maxsize=1 << 16)
+def _placed_words(query: str, order: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One item's words (as `_WORD_IDS` numbers) and the relative position of the summary
+    holding each, summary by summary in the answer's order."""
+    texts, n = _shown(query), len(order)
+    ids: list[int] = []
+    at: list[float] = []
+    for rank, k in enumerate(order):
+        if k >= len(texts) or n < 2:
+            continue
+        for w in set(rouge_tokens(texts[k])):
+            if w not in _WORD_IDS:
+                _WORD_IDS[w] = len(_WORDS)
+                _WORDS.append(w)
+            ids.append(_WORD_IDS[w])
+            at.append(rank / (n - 1))
+    return np.array(ids, dtype=np.int64), np.array(at, dtype=np.float64)
 
 
 def _by_words(item: dict, model: dict[str, float], ctx: BlindContext) -> str:
@@ -86,27 +119,32 @@ def _text_features(item: dict, text: str, public: Public) -> dict[str, float]:
             | {"placed": 0.0 if at is None else at, "unplaced": float(at is None)})
 
 
-def _features_once(item: dict, k: int, text: str, public: Public) -> dict[str, float]:
-    return public.memo(f"order-features|{item['item_id']}|{k}",
-                       lambda: _text_features(item, text, public))
-
-
 def fit_order(train: Sequence[dict], public: Public) -> Any:
     """Ridge regression of each shown text's relative place in its day (0 first, 1 last).
-    A text's features do not depend on the fit, and items fitted apart share most of their
-    training items: each is built once per panel (`Public.memo`)."""
-    rows, places = [], []
-    for it in by_id(train):
-        texts, order = shown(it), it["answer"]["order"]
-        for rank, k in enumerate(order):
-            if k < len(texts) and len(order) > 1:
-                rows.append(_features_once(it, k, texts[k], public))
-                places.append(rank / (len(order) - 1))
-    if not rows:
+    An item's rows do not depend on the fit, and items fitted apart share most of their
+    training items: each item's hashed rows are built once per panel (`Public.memo`) and
+    stacked, the same matrix as hashing every row at each fit."""
+    blocks = [b for b in (_hashed_rows(it, public) for it in by_id(train)) if b is not None]
+    if not blocks:
         return None
+    import scipy.sparse as sp
     from sklearn.linear_model import Ridge
 
-    return Ridge(alpha=1.0).fit(hashed().transform(rows), places)
+    rows = sp.vstack([b for b, _ in blocks], format="csr")
+    return Ridge(alpha=1.0).fit(rows, [p for _, places in blocks for p in places])
+
+
+def _hashed_rows(item: dict, public: Public) -> tuple[Any, list[float]] | None:
+    """An item's shown texts as hashed feature rows (`_text_features`), in the answer's
+    order, with each one's relative place; None where it places none."""
+    def build() -> tuple[Any, list[float]] | None:
+        texts, order = shown(item), item["answer"]["order"]
+        ranked = [(rank, k) for rank, k in enumerate(order) if k < len(texts) and len(order) > 1]
+        if not ranked:
+            return None
+        rows = [_text_features(item, texts[k], public) for _, k in ranked]
+        return hashed().transform(rows), [rank / (len(order) - 1) for rank, _ in ranked]
+    return public.memo(f"order-rows|{item['item_id']}", build)
 
 
 def order_guess(item: dict, model: Any, public: Public) -> list[int]:

@@ -4,6 +4,7 @@ and Sent.Sim; and its blind panel — replies written without seeing the video."
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -91,9 +92,8 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     unigram = (2 * overlap / np.maximum(sizes, 1)).mean(1)
     short = [distinct[i] for i in np.argsort(-unigram, kind="stable")[:CANDIDATES]]
 
-    def mean_rouge(c: str) -> float:  # ROUGE-L F = 2 LCS / (|c| + |t|)
-        return float(np.mean([_pair_rouge(c, t) for t in targets]))
-    score = {c: mean_rouge(c) for c in short}
+    at = np.array([_text_id(t) for t in targets], dtype=np.int64)
+    score = {c: float(np.mean(_rouge_row(c, targets, at))) for c in short}
     return max(short, key=lambda c: (score[c], -len(c), c))
 
 
@@ -116,6 +116,38 @@ def _sample_rank(seed: int, text: str, occurrence: int) -> bytes:
     return hashlib.blake2b(f"{seed}|{occurrence}|{text}".encode(), digest_size=8).digest()
 
 
+#: Texts `best_constant` has met, numbered, and per candidate its ROUGE-L F against each
+#: numbered text computed so far (NaN: not yet). Fits per item over nearly the same training
+#: sets score the same shortlist against nearly the same targets; a row is read with one
+#: gather where a memo of pairs cost a lookup per pair (a fifth of a fit).
+_TEXT_IDS: dict[str, int] = {}
+_ROWS: dict[str, np.ndarray] = {}
+#: Candidates whose rows are kept (8 bytes per text met: at ten times the paper grid a day
+#: summary's fits meet about 500 texts and shortlist about 140 candidates).
+ROWS_KEPT = 4096
+
+
+def _text_id(text: str) -> int:
+    return _TEXT_IDS.setdefault(text, len(_TEXT_IDS))
+
+
+def _rouge_row(candidate: str, targets: Sequence[str], at: np.ndarray) -> np.ndarray:
+    """ROUGE-L F of ``candidate`` against each of ``targets`` (their `_text_id` numbers:
+    ``at``), in their order."""
+    row = _ROWS.get(candidate)
+    if row is None or len(row) < len(_TEXT_IDS):
+        grown = np.full(len(_TEXT_IDS), np.nan)
+        if row is not None:
+            grown[:len(row)] = row
+        if len(_ROWS) >= ROWS_KEPT and candidate not in _ROWS:
+            _ROWS.pop(next(iter(_ROWS)))
+        _ROWS[candidate] = row = grown
+    out = row[at]
+    for k in np.flatnonzero(np.isnan(out)).tolist():
+        out[k] = row[at[k]] = _pair_rouge(candidate, targets[k])
+    return out
+
+
 @lru_cache(maxsize=1 << 20)
 def _pair_rouge(candidate: str, target: str) -> float:
     """ROUGE-L F of one candidate against one target, kept: a panel fitted per item (items
@@ -128,6 +160,11 @@ def _pair_rouge(candidate: str, target: str) -> float:
 @lru_cache(maxsize=1 << 16)
 def _tokens(text: str) -> tuple[str, ...]:
     return tuple(rouge_tokens(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_set(text: str) -> frozenset[str]:
+    return frozenset(_tokens(text))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -169,14 +206,16 @@ def skeleton_of(refs: tuple[str, ...]) -> str:
     kept = [r for r in refs if _tokens(r)]
     if not kept:
         return GENERIC_SUMMARY
-    df = Counter(w for r in kept for w in set(_tokens(r)))
-    vocab = [w for w, _ in sorted(df.items(), key=lambda kv: (-kv[1], kv[0]))[:SKELETON_VOCAB]]
+    df: Counter[str] = Counter()
+    for r in kept:
+        df.update(_token_set(r))
+    vocab = [w for w, _ in heapq.nsmallest(SKELETON_VOCAB, df.items(),
+                                           key=lambda kv: (-kv[1], kv[0]))]
     packed = _Packed(kept, vocab)
     state, words, best = packed.full, [], 0.0
     while len(words) < SKELETON_MAX:
         new = [packed.step(state, w) for w in vocab]
-        bits = packed.bits(new)
-        scores, reach = packed.scores(bits, len(words) + 1), None
+        scores, reach = packed.scores(new, len(words) + 1), None
         step = None
         for k in range(len(vocab)):
             score = float(scores[k])
@@ -193,21 +232,34 @@ def skeleton_of(refs: tuple[str, ...]) -> str:
             break
         words.append(vocab[step])
         state = new[step]
-    spelled: dict[str, str] = {}
-    surface: Counter = Counter()
+    return " ".join(_spelled(refs, words))
+
+
+def _spelled(refs: Sequence[str], stems: Sequence[str]) -> list[str]:
+    """Each stem as the word the references spell it with most often (ties: the first in
+    sorted order; a stem no reference spells stays as it is). Counted for the skeleton's own
+    stems only, where summing every (stem, word) pair of every reference cost a sixth of a
+    fit."""
+    counts: dict[str, Counter] = {w: Counter() for w in stems}
     for r in refs:
-        surface.update(_surface(r))
-    for (stem, word), _n in sorted(surface.items(), key=lambda kv: (-kv[1], kv[0])):
-        spelled.setdefault(stem, word)
-    return " ".join(spelled.get(w, w) for w in words)
+        for stem, words in _surface(r).items():
+            if stem in counts:
+                counts[stem].update(words)
+    best = {stem: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            for stem, c in counts.items() if c}
+    return [best.get(w, w) for w in stems]
 
 
 @lru_cache(maxsize=1 << 16)
-def _surface(ref: str) -> Counter:
-    """(stem, word) pairs of one reference: how the skeleton's stems are spelled back."""
+def _surface(ref: str) -> dict[str, Counter]:
+    """Per stem of one reference, the words that spell it there, counted: how the skeleton's
+    stems are spelled back."""
     from rouge_score import tokenize
 
-    return Counter((porter_stem(w) if len(w) > 3 else w, w) for w in tokenize.tokenize(ref, None))
+    out: dict[str, Counter] = {}
+    for w in tokenize.tokenize(ref, None):
+        out.setdefault(porter_stem(w) if len(w) > 3 else w, Counter())[w] += 1
+    return out
 
 
 class _Packed:
@@ -215,9 +267,10 @@ class _Packed:
     holds the bits ``[off_i, off_i + n_i)`` and a zero guard bit above them. With ``x = v & m``
     the update ``((v + x) | (v - x)) & full`` never carries or borrows across targets: ``v -
     x`` is ``v ^ x`` (``x`` is inside ``v``), and ``v + x`` carries out of a target only into
-    its guard, which ``full`` clears. A step's candidate states are then unpacked together
-    and counted per target by numpy, where a target-by-target loop cost a few Python
-    operations per (word, target, step)."""
+    its guard, which ``full`` clears. Each target starts on a 64-bit word, so a step's
+    candidate states are counted per target by numpy's popcount of whole words (unpacking
+    every bit and summing them was a third of a fit), where a target-by-target loop cost a
+    few Python operations per (word, target, step)."""
 
     def __init__(self, refs: Sequence[str], vocab: Sequence[str]) -> None:
         masks, offsets, lengths, off = dict.fromkeys(vocab, 0), [], [], 0
@@ -227,27 +280,27 @@ class _Packed:
                     masks[w] |= m << off
             offsets.append(off)
             lengths.append(len(_tokens(r)))
-            off += lengths[-1] + 1
-        self.masks, self.nbytes = masks, (off + 7) // 8
+            off += -(-(lengths[-1] + 1) // 64) * 64  # its bits, its guard, to a whole word
+        self.masks, self.nbytes = masks, off // 8
         self.full = sum(((1 << n) - 1) << o for o, n in zip(offsets, lengths, strict=True))
         self.offsets, self.lengths = np.array(offsets), np.array(lengths)
-        #: each bit's place within its target, counted from 1 (guards: their target's n + 1)
-        self.place = (np.arange(self.nbytes * 8) - np.repeat(
-            self.offsets, np.diff([*offsets, self.nbytes * 8])) + 1)
+        self.words = self.offsets // 64
+        #: each bit's place within its target, counted from 1 (past its end: never set)
+        self.place = (np.arange(off) - np.repeat(self.offsets, np.diff([*offsets, off])) + 1)
 
     def step(self, state: int, word: str) -> int:
         x = state & self.masks[word]
         return ((state + x) | (state ^ x)) & self.full
 
-    def bits(self, states: Sequence[int]) -> np.ndarray:
+    def _raw(self, states: Sequence[int]) -> np.ndarray:
         raw = b"".join(s.to_bytes(self.nbytes, "little") for s in states)
-        return np.unpackbits(np.frombuffer(raw, np.uint8).reshape(len(states), -1),
-                             axis=1, bitorder="little")
+        return np.frombuffer(raw, np.uint8).reshape(len(states), -1)
 
-    def scores(self, bits: np.ndarray, words: int) -> np.ndarray:
+    def scores(self, states: Sequence[int], words: int) -> np.ndarray:
         """Per state, the mean ROUGE-L F of a ``words``-word reply over the targets:
         2 LCS / (words + n), with LCS = n - the target's set bits."""
-        lcs = self.lengths - np.add.reduceat(bits, self.offsets, axis=1, dtype=np.int64)
+        ones = np.bitwise_count(self._raw(states).view("<u8"))
+        lcs = self.lengths - np.add.reduceat(ones, self.words, axis=1, dtype=np.int64)
         return (2 * lcs / (words + self.lengths)).mean(axis=1)
 
     def reaches(self, states: Sequence[int]) -> np.ndarray:
@@ -256,7 +309,8 @@ class _Packed:
         the shortest prefix of the target reaching it. Of two words that raise the mean
         alike, the one that uses less of the targets leaves more to match (else a first
         "and" would end the string)."""
-        zeros = self.bits([~s & self.full for s in states])
+        zeros = np.unpackbits(self._raw([~s & self.full for s in states]), axis=1,
+                              bitorder="little")
         high = np.maximum.reduceat(zeros * self.place, self.offsets, axis=1)
         return (high / self.lengths).mean(axis=1)
 
