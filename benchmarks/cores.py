@@ -68,6 +68,8 @@ def digest(bench: Path) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cores", type=int, default=2, help="the count set beside one")
+    ap.add_argument("--only", choices=[t.split()[0] for t in BENCHES],
+                    help="one benchmark (default: both)")
     args = ap.parse_args()
     if len(os.sched_getaffinity(0)) < args.cores:
         sys.exit(f"--cores {args.cores}: this process may run on "
@@ -76,6 +78,8 @@ def main() -> int:
              "|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for title, bench_args in BENCHES.items():
+            if args.only and title.split()[0] != args.only:
+                continue
             out = Path(tmp) / title.split()[0]
             run(out, *bench_args)
             timed, digests, totals = {}, {}, {}

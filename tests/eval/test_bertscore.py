@@ -35,3 +35,21 @@ def test_a_pair_scores_the_same_alone_and_among_others(scorer) -> None:
     together = scorer.f1(cands, refs)
     alone = [scorer.f1([c], [r])[0] for c, r in zip(cands, refs, strict=True)]
     assert together == alone
+
+
+def test_pairs_spread_over_cores_score_the_same_bits(scorer, monkeypatch) -> None:
+    """The pairs' products run in forked children where the run has several cores (tasks
+    of a few pairs here): the scores equal those computed in this process, in order, and a
+    repeated pair is scored once and repeated."""
+    from xlebench.eval.metrics import bertscore
+    from xlebench.runner.cores import using
+
+    cands = ["C cooks.", "C walks the dog in the park.", "C is washing dishes.", "C reads",
+             "C cooks.", "", "C opens the door and leaves."]
+    refs = ["C cooks pasta.", "C walks a dog.", "C washes the dishes at the sink.", "C reads",
+            "C cooks pasta.", "C sits.", "C leaves the house."]
+    here = scorer.f1(cands, refs)
+    monkeypatch.setattr(bertscore, "PAIRS_PER_TASK", 2)
+    with using(2):
+        spread = scorer.f1(cands, refs)
+    assert spread == here and spread[0] == spread[4] and spread[5] == 0.0

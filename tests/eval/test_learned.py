@@ -318,3 +318,59 @@ def test_the_stacked_reader_avoids_what_a_filter_taught_to_be_wrong() -> None:
     assert all(not set(a.get("picks", ())) & set(b.get("picks", ())) for a, b in
                zip(rows["learned"], rows["learned_inverse"], strict=True) if "picks" in a
                and len(a["picks"]) < 5)
+
+
+def _orderings(n: int) -> list[dict]:
+    """Ordering items of 3 to 6 shown summaries (positions rank / (n - 1): thirds and fifths
+    are inexact in binary, so a sum in another order would show), with the log's questions."""
+    words = "guitar bicycle laptop garden piano camera kettle ladder sink desk".split()
+    items = []
+    for v in range(n):
+        rng = random.Random(v)
+        k = 3 + v % 4
+        chosen = rng.sample(words, k)
+        shown = list(range(k))
+        rng.shuffle(shown)
+        query = "Rank the summaries. " + " ".join(
+            f"Summary {i}: C uses the {chosen[j]} near the {rng.choice(words)}." for i, j in
+            enumerate(shown))
+        items.append(_item("summary_ordering", f"log{v}", 0, query, 25_000, 50_000, f"v{v}",
+                           order=[shown.index(j) for j in range(k)], text=""))
+        items.append(_item("object_retrieval", f"log{v}", 1, f"Where is the {chosen[0]}?",
+                           26_000, 600, f"v{v}-0", spans=[[26_000, 26_010]]))
+    return items
+
+
+def test_the_orderings_fits_equal_their_plain_forms() -> None:
+    """The word-position prior summed by ``bincount`` and the ridge fitted on each item's
+    hashed rows stacked give the bits of the plain loop and of hashing every row at once."""
+    import numpy as np
+    from sklearn.linear_model import Ridge
+
+    from xlebench.eval.metrics import rouge_tokens
+    from xlebench.eval.scorers import order
+    from xlebench.eval.scorers.learned import by_id, hashed
+
+    items = _orderings(40)
+    public = Public(items)
+    orders = [it for it in items if it["subtask"] == "summary_ordering"]
+    for train in (orders, orders[5:30], orders[::3]):
+        total: dict[str, float] = {}
+        count: dict[str, int] = {}
+        rows, places = [], []
+        for it in train:
+            texts, gt = order.shown(it), it["answer"]["order"]
+            for rank, k in enumerate(gt):
+                for w in set(rouge_tokens(texts[k])):
+                    total[w] = total.get(w, 0.0) + rank / (len(gt) - 1)
+                    count[w] = count.get(w, 0) + 1
+        for it in by_id(train):
+            texts, gt = order.shown(it), it["answer"]["order"]
+            for rank, k in enumerate(gt):
+                rows.append(order._text_features(it, texts[k], public))
+                places.append(rank / (len(gt) - 1))
+        plain = {w: (total[w] + 0.5 * order.SHRINK) / (count[w] + order.SHRINK) for w in total}
+        assert order.fit_word_positions(train) == plain
+        want = Ridge(alpha=1.0).fit(hashed().transform(rows), places)
+        got = order.fit_order(train, public)
+        assert np.array_equal(got.coef_, want.coef_) and got.intercept_ == want.intercept_

@@ -149,3 +149,38 @@ def test_the_packed_skeleton_search_equals_the_plain_one() -> None:
         plain = _greedy_by_target(refs)
         got = skeleton_of.__wrapped__(refs).split()
         assert [porter_stem(w) if len(w) > 3 else w for w in got] == plain, trial
+
+
+def test_targets_on_word_boundaries_count_alike() -> None:
+    """Each target starts on a 64-bit word (counted by popcount): targets of 63, 64 and 65
+    words, where a target and its guard bit fill a word or spill into the next, give the
+    plain search's words."""
+    from xlebench.eval.metrics import porter_stem
+    from xlebench.eval.scorers.text import skeleton_of
+
+    rng = random.Random(11)
+    pool = "C the a and then in of walks cooks room kitchen table door".split()
+    for trial, sizes in enumerate([(63, 64, 65), (1, 127, 128, 129), (64, 64, 2, 191)]):
+        refs = tuple(" ".join(rng.choice(pool) for _ in range(n)) for n in sizes)
+        got = skeleton_of.__wrapped__(refs).split()
+        assert [porter_stem(w) if len(w) > 3 else w for w in got] == _greedy_by_target(refs), \
+            trial
+
+
+def test_rows_of_kept_rouge_scores_equal_fresh_pairs() -> None:
+    """`best_constant` reads a candidate's ROUGE-L against its targets from a row kept
+    across fits (grown as new texts are met, filled where missing): every value equals the
+    pair computed afresh, fit after fit over overlapping training sets."""
+    import numpy as np
+
+    from xlebench.eval.scorers import text
+
+    rng = random.Random(5)
+    texts = [" ".join(rng.sample(TOPICS[k % 5].split(), 8)) + f" {k}" for k in range(60)]
+    for start in range(0, 40, 5):
+        targets = texts[start:start + 20]
+        at = np.array([text._text_id(t) for t in targets], dtype=np.int64)
+        for c in texts[start:start + 6]:
+            got = text._rouge_row(c, targets, at)
+            assert got.tolist() == [text._pair_rouge.__wrapped__(c, t) for t in targets]
+        assert text.best_constant(texts[start:start + 20], seed=start) in texts

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from xlebench.library.embed import (
     same_length_batches,
 )
 from xlebench.library.threads import intra_op_threads
+from xlebench.runner.cores import spread
 
 
 def default_model_path() -> str:
@@ -133,24 +134,54 @@ class BERTScorer:
                               lambda todo: self._embed(todo, keep), MEMO_TEXTS)
 
     def f1(self, candidates: Sequence[str], references: Sequence[str]) -> list[float]:
-        """Each candidate's F1 against its reference, each distinct pair scored once: the
-        blind panel scores its members' replies (a constant, an echo, another log's
-        reference) against the same references member after member."""
+        """Each candidate's F1 against its reference, each distinct pair scored once (the
+        blind panel scores its members' replies — a constant, an echo, another log's
+        reference — against the same references member after member). The vectors come from
+        this process's passes; the pairs' products, one small float64 product each and as
+        long as the passes at ten times the paper grid, are spread over the run's cores
+        (`xlebench.runner.cores.spread`: forked children on one thread each, the scores back
+        in order; one thread here too where there is one core, so a pair's bits are those of
+        a one-thread product at any count)."""
         cands, refs = self._vectors(candidates), self._vectors(references, keep=True)
-        wide: dict[str, Any] = {}  # each text's vectors in float64, converted once per call
-        score: dict[tuple[str, str], float] = {}
+        first: dict[tuple[str, str], int] = {}
         for k, pair in enumerate(zip(candidates, references, strict=True)):
-            if pair not in score:
-                for t, v in zip(pair, (cands[k], refs[k]), strict=True):
-                    if t not in wide:
-                        wide[t] = v.double()
-                score[pair] = _pair_f1(wide[pair[0]], wide[pair[1]])
-        return [score[pair] for pair in zip(candidates, references, strict=True)]
+            first.setdefault(pair, k)
+        todo = list(first.values())
+        parts = [todo[at:at + PAIRS_PER_TASK] for at in range(0, len(todo), PAIRS_PER_TASK)]
+        scored = spread([partial(_pairs_f1, cands, refs, part) for part in parts],
+                        [len(part) for part in parts])
+        score = {k: v for part, vs in zip(parts, scored, strict=True)
+                 for k, v in zip(part, vs, strict=True)}
+        return [score[first[pair]] for pair in zip(candidates, references, strict=True)]
 
     def describe(self) -> dict[str, object]:
         return {"model": self.model_name, "layer": self._checked_layer(), "idf": False,
                 "rescale_with_baseline": False}
 
+
+
+
+#: Pairs per task of `BERTScorer.f1`'s spread (about 0.1 s of products).
+PAIRS_PER_TASK = 1024
+
+
+def _pairs_f1(cands: Sequence[Any], refs: Sequence[Any], ks: Sequence[int]) -> list[float]:
+    """`_pair_f1` of the pairs ``ks``, each vector widened to float64 once, on one thread."""
+    import torch
+
+    wide: dict[int, Any] = {}
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out = []
+        for k in ks:
+            for v in (cands[k], refs[k]):
+                if id(v) not in wide:
+                    wide[id(v)] = v.double()
+            out.append(_pair_f1(wide[id(cands[k])], wide[id(refs[k])]))
+        return out
+    finally:
+        torch.set_num_threads(before)
 
 
 def _pair_f1(c: Any, r: Any) -> float:
