@@ -159,8 +159,6 @@ class BERTScorer:
                 "rescale_with_baseline": False}
 
 
-
-
 #: Pairs per task of `BERTScorer.f1`'s spread (about 0.1 s of products).
 PAIRS_PER_TASK = 1024
 
@@ -185,8 +183,8 @@ def _pairs_f1(cands: Sequence[Any], refs: Sequence[Any], ks: Sequence[int]) -> l
 
 
 def _pair_f1(c: Any, r: Any) -> float:
-    """BERTScore F1 of one pair of unit token vectors (float64): the mean best cosine of each side's
-    tokens on the other. A float32 product of small odd-shaped matrices takes
+    """BERTScore F1 of one pair of unit token vectors (float64): the mean best cosine of each
+    side's tokens on the other. A float32 product of small odd-shaped matrices takes
     alignment-dependent BLAS paths (noise at 1e-8 that varies with the process's history);
     in float64 the noise is ~1e-16, and rounding to `DIGITS` places makes the stored value
     canonical. (One product per pair: padded batches of 64 pairs took 2.6 times as long.)"""
