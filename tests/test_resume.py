@@ -82,17 +82,20 @@ def test_shard_jobs_share_the_benchmark_wide_steps(reference, tmp_path: Path) ->
     the tasks of the validity check's and the evaluate stage's panels
     (`xlebench.runner.tasks`); the merge run computes none of them and publishes the bytes
     one job alone does."""
+    # a long wait: a loaded machine may start one job late; a dead peer only costs time
     sweep = run_cli(tmp_path, "-m", *FULL, "shard.stages=[plan,annotate,evaluate]",
-                    "shard.index=0,1", "shard.count=2", "hydra/launcher=submitit_local",
-                    timeout=600)
+                    "shard.index=0,1", "shard.count=2", "shard.wait_s=600",
+                    "hydra/launcher=submitit_local", timeout=900)
     assert sweep.returncode == 0
     assert not list((tmp_path / "benchmarks").rglob("manifest.json")), "shards publish nothing"
     logs = [p.read_text() for p in sorted((tmp_path / "multirun").rglob("*_log.err"))]
     assert len(logs) == 2
-    for text in logs:
-        here = [int(n) for n in re.findall(r"tasks: \d+ kept, (\d+) computed here", text)]
-        theirs = [int(n) for n in re.findall(r"(\d+) from other jobs", text)]
-        assert sum(here) > 0 and sum(theirs) > 0, "each job computed a share, read the other's"
+    # which job finds the other's share already stored when it starts a step is a race, and
+    # a job scoring no system skips a step: count, over both jobs, what each computed
+    here = [sum(map(int, re.findall(r"tasks: \d+ kept, (\d+) computed here", t))) for t in logs]
+    stored = list((tmp_path / "cache").glob("*/*/tasks/*/*.pkl"))
+    assert all(n > 0 for n in here), "each job computed a share of the tasks"
+    assert sum(here) == len(stored), "no task computed by both jobs"
     merged = run_cli(tmp_path, *FULL, timeout=400)
     computed = re.findall(r"tasks: \d+ kept, (\d+) computed here", merged.stderr)
     assert computed and set(computed) == {"0"}, "the merge run reads every task"
