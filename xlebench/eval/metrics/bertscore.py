@@ -142,7 +142,10 @@ class BERTScorer:
         (`xlebench.runner.cores.spread`: forked children on one thread each, the scores back
         in order; one thread here too where there is one core, so a pair's bits are those of
         a one-thread product at any count)."""
-        cands, refs = self._vectors(candidates), self._vectors(references, keep=True)
+        # references first: a reply that is a reference (another log's, the panel's echoes)
+        # then comes from the memo they fill from the store, not from a forward pass
+        refs = self._vectors(references, keep=True)
+        cands = self._vectors(candidates)
         first: dict[tuple[str, str], int] = {}
         for k, pair in enumerate(zip(candidates, references, strict=True)):
             first.setdefault(pair, k)

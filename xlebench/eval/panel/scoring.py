@@ -28,15 +28,18 @@ def member_rows(items: Sequence[Sequence[dict]], answers: Sequence[Sequence[Any]
                 recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any
                 ) -> list[list[dict]]:
     """Each member's rows (``items[k]`` answered by ``answers[k]``): scored in the run's
-    cores, then the model metrics added here, a member at a time."""
+    cores, then the model metrics added here, every member's replies in one call a subtask
+    (a row's value reads only its reply and item): one member's pairs were too few to spread
+    their products, and members that reply alike (a constant, another log's reference) share
+    their pairs."""
     rows = spread([partial(_rows, its, a, recipes, s)
                    for its, a in zip(items, answers, strict=True)], [len(its) for its in items])
+    replied = [(mine[k], its[k]) for its, a, mine in zip(items, answers, rows, strict=True)
+               for k, x in enumerate(a) if isinstance(x, str)]
     with timed(log, "blind panel: model metrics"):
-        for its, a, mine in zip(items, answers, rows, strict=True):
-            replied = [k for k, x in enumerate(a) if isinstance(x, str)]
-            if replied:
-                model_metrics([mine[k] for k in replied], [its[k] for k in replied],
-                              recipes, s, bertscorer)
+        if replied:
+            model_metrics([r for r, _ in replied], [it for _, it in replied], recipes, s,
+                          bertscorer)
     return rows
 
 
