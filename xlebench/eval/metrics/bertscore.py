@@ -149,7 +149,10 @@ class BERTScorer:
         first: dict[tuple[str, str], int] = {}
         for k, pair in enumerate(zip(candidates, references, strict=True)):
             first.setdefault(pair, k)
-        todo = list(first.values())
+        # a reference's pairs together: a task widens each reference it reads once (a pair's
+        # bits do not depend on its task)
+        ref_rank = {r: k for k, r in reversed(list(enumerate(references)))}
+        todo = sorted(first.values(), key=lambda k: (ref_rank[references[k]], k))
         parts = [todo[at:at + PAIRS_PER_TASK] for at in range(0, len(todo), PAIRS_PER_TASK)]
         scored = spread([partial(_pairs_f1, cands, refs, part) for part in parts],
                         [len(part) for part in parts])
