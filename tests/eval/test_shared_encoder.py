@@ -122,3 +122,18 @@ def test_a_later_evaluation_embeds_only_new_replies(monkeypatch, tmp_path, embed
     counting.calls.clear()
     assert BERTScorer(store=tmp_path).f1(new, refs[:2]) == want
     assert counting.calls == new, "the references came from the store"
+
+
+def test_a_reply_that_is_a_stored_reference_runs_no_pass(monkeypatch, tmp_path, embedder
+                                                          ) -> None:
+    """The blind panel's echo members reply with other items' references: those come from
+    the store the references fill, read before the replies, not from the model."""
+    counting = _Counting(embedder)
+    monkeypatch.setattr(encoder, "sentence_encoder", lambda: encoder.SharedEncoder(counting))
+    refs = TEXTS[6:11]
+    echoes = refs[1:] + refs[:1]  # each item answered with the next one's reference
+    want = BERTScorer().f1(echoes, refs)
+    BERTScorer(store=tmp_path).f1(["C ate lunch."] * len(refs), refs)  # the store filled
+    counting.calls.clear()
+    assert BERTScorer(store=tmp_path).f1(echoes, refs) == want
+    assert counting.calls == [], "every reply was a stored reference"
