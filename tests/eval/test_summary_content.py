@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import statistics
 
 import pytest
 
 from xlebench.eval.metrics import content_tokens, rouge_l, rouge_l_content, rouge_l_tokens
+from xlebench.eval.scorers import text_window
 from xlebench.eval.scorers.text import fit_skeleton
 from xlebench.eval.scorers.text_window import rivals, window_id, window_ids
+from xlebench.runner import cores
 
 TOPICS = ["C cooks the rice in the kitchen and then washes the dishes at the sink",
           "C repairs the bicycle in the garage and then cleans the tools on the bench",
@@ -184,3 +187,28 @@ def test_rows_of_kept_rouge_scores_equal_fresh_pairs() -> None:
             got = text._rouge_row(c, targets, at)
             assert got.tolist() == [text._pair_rouge.__wrapped__(c, t) for t in targets]
         assert text.best_constant(texts[start:start + 20], seed=start) in texts
+
+
+def test_rivals_of_days_are_the_first_by_their_pair_hash_at_any_core_count() -> None:
+    """The drawn rivals of an item alone in its log equal the plain definition — every other
+    log's item sorted by ``sha256(own|rival)``, the first `RIVALS` — in one process and spread
+    over two, across the task boundaries (`text_window._PER_TASK`)."""
+    rng = random.Random(5)
+    n = text_window._PER_TASK + 90
+    logs = [f"log{k}" if k % 7 else f"log{k - 1}" for k in range(n)]  # most alone, some pairs
+    items = [{"item_id": f"it-{rng.getrandbits(40):x}", "lifelog_id": log} for log in logs]
+
+    def plain(k: int) -> list[int]:
+        ids = [it["item_id"] for it in items]
+        others = [j for j in range(n) if logs[j] != logs[k]]
+        return sorted(others, key=lambda j: hashlib.sha256(
+            f"{ids[k]}|{ids[j]}".encode()).digest())[:text_window.RIVALS]
+
+    want = [plain(k) if logs.count(logs[k]) == 1 else [j for j in range(n)
+                                                         if logs[j] == logs[k] and j != k]
+            for k in range(n)]
+    text_window._rivals.cache_clear()
+    assert rivals(items) == want
+    text_window._rivals.cache_clear()
+    with cores.using(2):
+        assert rivals(items) == want

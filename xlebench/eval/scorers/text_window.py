@@ -5,12 +5,14 @@ ROUGE-L with."""
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections import defaultdict
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from xlebench.eval.metrics import content_tokens, lcs_masks, rouge_l_tokens
+from xlebench.runner.cores import spread
 
 #: Rival records a reply is told apart from when its life log has no other (a day summary).
 RIVALS = 31
@@ -30,14 +32,40 @@ def _rivals(ids: tuple[str, ...], logs: tuple[Any, ...]) -> list[list[int]]:
     by_log: dict[Any, list[int]] = defaultdict(list)
     for k, log in enumerate(logs):
         by_log[log].append(k)
+    alone = [k for k, log in enumerate(logs) if len(by_log[log]) == 1]
+    drawn = dict(zip(alone, _drawn(ids, logs, alone), strict=True))
+    return [drawn[k] if k in drawn else [j for j in by_log[log] if j != k]
+            for k, log in enumerate(logs)]
+
+
+def _drawn(ids: Sequence[str], logs: Sequence[Any], alone: Sequence[int]) -> list[list[int]]:
+    """For each item ``alone`` in its log, the `RIVALS` items of other logs first in the
+    order of ``sha256(f"{own id}|{rival id}")``: a hash for every pair, so the items are cut
+    into runs spread over the run's cores (`xlebench.runner.cores.spread`; at ten times the
+    paper grid a subtask's days took 7.7 s of its oracle's scores on one core), each hash
+    continued from its item's prefix."""
+    runs = [alone[at:at + _PER_TASK] for at in range(0, len(alone), _PER_TASK)]
+    parts = spread([partial(_drawn_run, ids, logs, run) for run in runs])
+    return [r for part in parts for r in part]
+
+
+#: Items alone in their log per task of `_drawn`.
+_PER_TASK = 256
+
+
+def _drawn_run(ids: Sequence[str], logs: Sequence[Any], run: Sequence[int]) -> list[list[int]]:
+    encoded = [i.encode() for i in ids]
     out = []
-    for k, log in enumerate(logs):
-        same = [j for j in by_log[log] if j != k]
-        if not same:
-            others = [j for j in range(len(ids)) if logs[j] != log]
-            same = sorted(others, key=lambda j: hashlib.sha256(
-                f"{ids[k]}|{ids[j]}".encode()).digest())[:RIVALS]
-        out.append(same)
+    for k in run:
+        prefix = hashlib.sha256(encoded[k] + b"|")
+
+        def order(j: int, prefix: Any = prefix) -> bytes:
+            h = prefix.copy()
+            h.update(encoded[j])
+            return h.digest()
+        # nsmallest keeps sorted's order among equal keys: the same lists
+        out.append(heapq.nsmallest(RIVALS, (j for j in range(len(ids)) if logs[j] != logs[k]),
+                                   key=order))
     return out
 
 
