@@ -189,7 +189,8 @@ def test_rows_of_kept_rouge_scores_equal_fresh_pairs() -> None:
         assert text.best_constant(texts[start:start + 20], seed=start) in texts
 
 
-def test_rivals_of_days_are_the_first_by_their_pair_hash_at_any_core_count() -> None:
+def test_rivals_of_days_are_the_first_by_their_pair_hash_at_any_core_count(monkeypatch
+                                                                          ) -> None:
     """The drawn rivals of an item alone in its log equal the plain definition — every other
     log's item sorted by ``sha256(own|rival)``, the first `RIVALS` — in one process and spread
     over two, across the task boundaries (`text_window._PER_TASK`)."""
@@ -210,5 +211,6 @@ def test_rivals_of_days_are_the_first_by_their_pair_hash_at_any_core_count() -> 
     text_window._rivals.cache_clear()
     assert rivals(items) == want
     text_window._rivals.cache_clear()
+    monkeypatch.setattr(cores, "available", lambda: 2)  # also in a test worker's one CPU
     with cores.using(2):
         assert rivals(items) == want

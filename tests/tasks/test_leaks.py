@@ -246,3 +246,21 @@ def test_a_records_period_names_its_video_across_logs_unless_padded() -> None:
     assert paper["cross_log_equal_length"] == 1.0 and paper["length_names_video"] == 1.0
     assert padded["cross_log_equal_length"] <= 0.1
     assert padded["length_names_video"] <= 0.2
+
+
+def test_printed_is_the_same_spread_over_cores(monkeypatch) -> None:
+    """`printed`'s look-ups run in runs of items over the run's cores: the same pairs, in the
+    same order, at one and two cores, across the runs' boundaries."""
+    from xlebench.runner import cores
+    from xlebench.tasks.screening import leaks
+
+    monkeypatch.setattr(leaks, "_PER_TASK", 7)
+    monkeypatch.setattr(cores, "available", lambda: 2)  # also in a test worker's one CPU
+    items = []
+    for k in range(30):
+        items += [_printer(f"log{k % 9}", k, f"{LONG} Number {k % 4}."),
+                  _printed(f"log{k % 9}", k, f"{LONG} Number {k % 5}.")]
+    alone = printed(items)
+    with cores.using(2):
+        spread = printed(items)
+    assert spread == alone and list(spread) == list(alone) and len(alone) > 7

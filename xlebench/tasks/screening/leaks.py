@@ -17,9 +17,11 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from xlebench.eval.metrics import rouge_l_content, rouge_tokens
 from xlebench.eval.provenance import source_videos
+from xlebench.runner.cores import spread
 from xlebench.runner.rng import derive_seed
 
 #: Word n-grams compared, the share of an answer's n-grams that makes it printed, and the
@@ -60,6 +62,21 @@ def printed(items: Sequence[dict]) -> dict[str, list[str]]:
         for g in grams:
             holders[g].append(item_id)
     units = {it["item_id"]: _units(it) for it in items}
+    # the queries' look-ups, runs of items spread over the run's cores (a 5-gram common to
+    # many answers makes a query's count long: at ten times the paper grid, most of settling)
+    runs = [items[at:at + _PER_TASK] for at in range(0, len(items), _PER_TASK)]
+    out: dict[str, list[str]] = {}
+    for part in spread([partial(_printed_run, run, answers, holders, units) for run in runs]):
+        out.update(part)
+    return out
+
+
+#: Queries per task of `printed`.
+_PER_TASK = 512
+
+
+def _printed_run(items: Sequence[dict], answers: Mapping[str, set], holders: Mapping[tuple,
+                 list[str]], units: Mapping[str, set[str]]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for it in items:
         found: Counter[str] = Counter()
