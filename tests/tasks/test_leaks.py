@@ -249,8 +249,9 @@ def test_a_records_period_names_its_video_across_logs_unless_padded() -> None:
 
 
 def test_printed_is_the_same_spread_over_cores(monkeypatch) -> None:
-    """`printed`'s look-ups run in runs of items over the run's cores: the same pairs, in the
-    same order, at one and two cores, across the runs' boundaries."""
+    """`printed`'s look-ups run in runs of items over the run's cores: the pairs `prints`
+    finds between neighbours, in item order, at one and two cores, across the runs'
+    boundaries."""
     from xlebench.runner import cores
     from xlebench.tasks.screening import leaks
 
@@ -260,7 +261,15 @@ def test_printed_is_the_same_spread_over_cores(monkeypatch) -> None:
     for k in range(30):
         items += [_printer(f"log{k % 9}", k, f"{LONG} Number {k % 4}."),
                   _printed(f"log{k % 9}", k, f"{LONG} Number {k % 5}.")]
+    want = {}
+    for it in items:
+        hits = sorted(o["item_id"] for o in items if o is not it
+                      and o["lifelog_id"] == it["lifelog_id"]
+                      and prints(it["query"], leaks.answer_text(o)))
+        if hits:
+            want[it["item_id"]] = hits
     alone = printed(items)
     with cores.using(2):
         spread = printed(items)
-    assert spread == alone and list(spread) == list(alone) and len(alone) > 7
+    assert list(alone.items()) == list(spread.items()) == list(want.items())
+    assert len(want) > 7
