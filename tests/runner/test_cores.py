@@ -51,3 +51,8 @@ def test_zero_means_every_cpu_and_no_setting_asks_for_more() -> None:
     with C.using(0) as n:
         assert C.cores() == n == C.available()
     assert C.cores() == 1  # outside a run: a library call stays in its process
+
+
+def test_runs_cut_a_sequence_into_consecutive_runs() -> None:
+    assert C.runs([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
+    assert C.runs([], 3) == [] and C.runs("abc", 5) == ["abc"]

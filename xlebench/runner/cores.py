@@ -105,6 +105,11 @@ def set_cores(setting: int) -> None:
     _CORES[:] = [resolve(setting)]
 
 
+def runs(seq: Sequence[T], size: int) -> list[Sequence[T]]:
+    """``seq`` cut into consecutive runs of ``size`` (the last shorter): a step's tasks."""
+    return [seq[at:at + size] for at in range(0, len(seq), size)]
+
+
 def spread(tasks: Sequence[Callable[[], T]], weights: Sequence[float] | None = None,
            keys: Sequence[str] | None = None, slim: Callable[[T], Any] | None = None
            ) -> list[T]:

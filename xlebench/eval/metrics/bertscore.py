@@ -29,7 +29,7 @@ from xlebench.library.embed import (
     same_length_batches,
 )
 from xlebench.library.threads import intra_op_threads
-from xlebench.runner.cores import spread
+from xlebench.runner.cores import runs, spread
 
 
 def default_model_path() -> str:
@@ -153,7 +153,7 @@ class BERTScorer:
         # bits do not depend on its task)
         ref_rank = {r: k for k, r in reversed(list(enumerate(references)))}
         todo = sorted(first.values(), key=lambda k: (ref_rank[references[k]], k))
-        parts = [todo[at:at + PAIRS_PER_TASK] for at in range(0, len(todo), PAIRS_PER_TASK)]
+        parts = runs(todo, PAIRS_PER_TASK)
         scored = spread([partial(_pairs_f1, cands, refs, part) for part in parts],
                         [len(part) for part in parts])
         score = {k: v for part, vs in zip(parts, scored, strict=True)

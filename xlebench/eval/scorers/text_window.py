@@ -12,7 +12,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from xlebench.eval.metrics import content_tokens, lcs_masks, rouge_l_tokens
-from xlebench.runner.cores import spread
+from xlebench.runner.cores import runs, spread
 
 #: Rival records a reply is told apart from when its life log has no other (a day summary).
 RIVALS = 31
@@ -44,8 +44,8 @@ def _drawn(ids: Sequence[str], logs: Sequence[Any], alone: Sequence[int]) -> lis
     into runs spread over the run's cores (`xlebench.runner.cores.spread`; at ten times the
     paper grid a subtask's days took 7.7 s of its oracle's scores on one core), each hash
     continued from its item's prefix."""
-    runs = [alone[at:at + _PER_TASK] for at in range(0, len(alone), _PER_TASK)]
-    parts = spread([partial(_drawn_run, ids, logs, run) for run in runs])
+    encoded = [i.encode() for i in ids]
+    parts = spread([partial(_drawn_run, encoded, logs, run) for run in runs(alone, _PER_TASK)])
     return [r for part in parts for r in part]
 
 
@@ -53,8 +53,8 @@ def _drawn(ids: Sequence[str], logs: Sequence[Any], alone: Sequence[int]) -> lis
 _PER_TASK = 256
 
 
-def _drawn_run(ids: Sequence[str], logs: Sequence[Any], run: Sequence[int]) -> list[list[int]]:
-    encoded = [i.encode() for i in ids]
+def _drawn_run(encoded: Sequence[bytes], logs: Sequence[Any], run: Sequence[int]
+               ) -> list[list[int]]:
     out = []
     for k in run:
         prefix = hashlib.sha256(encoded[k] + b"|")
@@ -64,7 +64,7 @@ def _drawn_run(ids: Sequence[str], logs: Sequence[Any], run: Sequence[int]) -> l
             h.update(encoded[j])
             return h.digest()
         # nsmallest keeps sorted's order among equal keys: the same lists
-        out.append(heapq.nsmallest(RIVALS, (j for j in range(len(ids)) if logs[j] != logs[k]),
+        out.append(heapq.nsmallest(RIVALS, (j for j in range(len(encoded)) if logs[j] != logs[k]),
                                    key=order))
     return out
 

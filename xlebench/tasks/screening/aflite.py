@@ -37,7 +37,7 @@ from xlebench.eval.provenance import source_videos
 from xlebench.eval.scorers.learned import choice_scores, fit_choice, top_options
 from xlebench.eval.scorers.option_features import warm_features
 from xlebench.eval.scorers.order import fit_order, order_guess
-from xlebench.runner.cores import spread
+from xlebench.runner.cores import runs, spread
 from xlebench.runner.rng import derive_seed
 from xlebench.runner.tasks import task_key
 from xlebench.tasks.screening.balance import (
@@ -88,8 +88,7 @@ def predictability(items: Sequence[dict], public: Public, partitions: int, seed:
         h.update(public.digest(it))
     named = partial(task_key, "aflite", kind, h.digest(), public.key)  # the stage's store
     if own_videos(items, "video"):
-        chunks = [list(range(k, min(k + _CHUNK, len(items))))
-                  for k in range(0, len(items), _CHUNK)]
+        chunks = runs(list(range(len(items))), _CHUNK)
         parts = spread([partial(_own_accuracy, items, ks, public, kind) for ks in chunks],
                        keys=[named("own", ks[0], len(ks)) for ks in chunks])
         return {items[k]["item_id"]: r for ks, part in zip(chunks, parts, strict=True)

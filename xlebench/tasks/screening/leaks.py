@@ -21,7 +21,7 @@ from functools import partial
 
 from xlebench.eval.metrics import rouge_l_content, rouge_tokens
 from xlebench.eval.provenance import source_videos
-from xlebench.runner.cores import spread
+from xlebench.runner.cores import runs, spread
 from xlebench.runner.rng import derive_seed
 
 #: Word n-grams compared, the share of an answer's n-grams that makes it printed, and the
@@ -64,9 +64,9 @@ def printed(items: Sequence[dict]) -> dict[str, list[str]]:
     units = {it["item_id"]: _units(it) for it in items}
     # the queries' look-ups, runs of items spread over the run's cores (a 5-gram common to
     # many answers makes a query's count long: at ten times the paper grid, most of settling)
-    runs = [items[at:at + _PER_TASK] for at in range(0, len(items), _PER_TASK)]
     out: dict[str, list[str]] = {}
-    for part in spread([partial(_printed_run, run, answers, holders, units) for run in runs]):
+    for part in spread([partial(_printed_run, run, answers, holders, units)
+                        for run in runs(items, _PER_TASK)]):
         out.update(part)
     return out
 
