@@ -11,7 +11,6 @@ import pytest
 
 from xlebench.eval.markdown import to_markdown
 from xlebench.eval.panel.blind import (
-    PER_ITEM_FIT,
     _Apart,
     _fitted,
     folds,
@@ -19,6 +18,7 @@ from xlebench.eval.panel.blind import (
     panel_rows,
     training,
 )
+from xlebench.eval.panel.folding import PER_ITEM_FIT
 from xlebench.eval.panel.public import Public
 from xlebench.eval.panel.validity import validity
 from xlebench.eval.score import score_items

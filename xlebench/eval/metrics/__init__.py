@@ -178,6 +178,19 @@ def rouge_l(pred: str, ref: str) -> float:
     return rouge_l_tokens(rouge_tokens(pred), rouge_tokens(ref))
 
 
+@lru_cache(maxsize=1 << 16)
+def rouge_masks(text: str) -> dict[str, int]:
+    """`lcs_masks` of a text's `rouge_tokens`, kept per text (a reference met again)."""
+    return lcs_masks(rouge_tokens(text))
+
+
+@lru_cache(maxsize=1 << 20)
+def rouge_l_kept(pred: str, ref: str) -> float:
+    """`rouge_l`, kept per pair: the blind panel's fits and medoids over nearly the same
+    training sets ask the same pairs again and again (item after item, fit after fit)."""
+    return rouge_l_tokens(rouge_tokens(pred), rouge_tokens(ref), rouge_masks(ref))
+
+
 def lcs_masks(b: Sequence[str]) -> dict[str, int]:
     """Bit masks of `lcs_length`'s second sequence: bit j set where token j occurs."""
     masks: dict[str, int] = {}

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from xlebench.eval.panel.folding import PER_ITEM_FIT, _Apart, folds, own_videos, training
+from xlebench.eval.panel.folding import _Apart, apart, folds, own_videos, training
 from xlebench.eval.panel.public import Public
 from xlebench.eval.panel.scoring import member_rows
 from xlebench.eval.provenance import source_videos
@@ -72,9 +72,10 @@ class _Fits:
         #: Where the fits made from now on are also listed (a forked task's, `_answer_group`).
         self.fresh: list[tuple[tuple, Any]] | None = None
 
-    def get(self, blind: Blind, train: list[dict], public: Public) -> Any:
-        key = (blind.fit, tuple(public.digest(it) for it in train),
-               public.key if blind.public else None)
+    def get(self, blind: Blind, train: list[dict], public: Public,
+            contents: tuple[bytes, ...] | None = None) -> Any:  # ``public.digest`` of train
+        contents = tuple(map(public.digest, train)) if contents is None else contents
+        key = (blind.fit, contents, public.key if blind.public else None)
         with self.lock:
             if key in self.models:
                 self.models.move_to_end(key)
@@ -108,7 +109,7 @@ def _fitted(blind: Blind, it: dict, items: Sequence[dict], fold_of: Mapping[str,
         mine = frozenset(source_videos(it))
         key: tuple[Any, Any] = (blind.fit, mine)
         if key not in models:
-            models[key] = _FITS.get(blind, per_item(mine), public)
+            models[key] = _FITS.get(blind, per_item(mine), public, per_item.digest(mine, public))
         return models[key]
     key = (blind.fit, fold_of[it["item_id"]])
     if key not in models:
@@ -165,8 +166,7 @@ def _answer_all(blind: Blind, items: Sequence[dict], fold_of: Mapping[str, int],
     """Each item's answer (of the items ``only`` names, where given), from the model fitted
     for it on ``items`` (`_fitted`)."""
     out = []
-    per_item = (_Apart(items, PER_ITEM_FIT) if blind.fit is not None
-                and own_videos(items, unit) else None)  # once, not per item
+    per_item = apart(items) if blind.fit is not None and own_videos(items, unit) else None
     for it in items:
         if only is not None and it["item_id"] not in only:
             continue
@@ -282,13 +282,16 @@ def _parts(job: _Job) -> dict[tuple[str, int], tuple[str, ...]]:
 
 def _warm(public: Public, jobs: Sequence[_Job]) -> None:
     """What the members about to spread read of the public view and build once per view
-    (option features, the TF-IDF matrix), built here: forked children would each build it
-    again at every call, and the panel filter calls the panel nine times on one view."""
+    (option features, the TF-IDF matrix, the items each item's fit may read: `apart`),
+    built here: forked children would each build it again at every call, and the panel
+    filter calls the panel nine times on one view."""
     from xlebench.eval.scorers.learned import fit_nearest, warm_nearest
     from xlebench.eval.scorers.option_features import warm_features
 
     for items in {id(j.items): j.items for j in jobs}.values():
         warm_features(items, public)
+        if own_videos(items, "video"):
+            apart(items)
     if any(j.blind.fit is fit_nearest for j in jobs):
         warm_nearest(public)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xlebench.eval.metrics import rouge_l
+from xlebench.eval.metrics import rouge_l_kept
 from xlebench.eval.panel.public import word_share
 from xlebench.eval.scorers.base import Blind, BlindContext
 from xlebench.eval.scorers.text_shapes import GENERIC_SUMMARY, query_shape, reference
@@ -57,7 +57,7 @@ def plan_answer(item: dict, model: list[tuple[frozenset[str], str, str]],
 
     def support(k: int) -> float:
         w, ref = near[k]
-        return w * sum(v * rouge_l(ref, o) for j, (v, o) in enumerate(near) if j != k)
+        return w * sum(v * rouge_l_kept(ref, o) for j, (v, o) in enumerate(near) if j != k)
     return near[max(range(len(near)), key=lambda k: (support(k), near[k][0], near[k][1]))][1]
 
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from xlebench.eval.metrics import (
     encoder,
-    lcs_length,
-    lcs_masks,
     porter_stem,
     rouge_l,
     rouge_l_content,
+    rouge_l_kept,
+    rouge_masks,
     rouge_tokens,
 )
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
@@ -101,7 +101,7 @@ def _sampled(texts: Sequence[str], seed: int) -> list[str]:
     """`TARGETS` of ``texts`` (a repeated text once per time it occurs), chosen by a seeded
     digest of the text and its occurrence: the same sample whatever order the texts come in,
     and nearly the same for nearly the same texts, so that fits per item over training sets
-    differing by a few items ask `_pair_rouge` the pairs it has already computed."""
+    differing by a few items ask `rouge_l_kept` the pairs it has already computed."""
     seen: Counter[str] = Counter()
     keyed = []
     for t in texts:
@@ -144,17 +144,8 @@ def _rouge_row(candidate: str, targets: Sequence[str], at: np.ndarray) -> np.nda
         _ROWS[candidate] = row = grown
     out = row[at]
     for k in np.flatnonzero(np.isnan(out)).tolist():
-        out[k] = row[at[k]] = _pair_rouge(candidate, targets[k])
+        out[k] = row[at[k]] = rouge_l_kept(candidate, targets[k])
     return out
-
-
-@lru_cache(maxsize=1 << 20)
-def _pair_rouge(candidate: str, target: str) -> float:
-    """ROUGE-L F of one candidate against one target, kept: a panel fitted per item (items
-    about several videos, `xlebench.eval.panel.blind.own_videos`) asks the same pairs hundreds of
-    times over nearly the same training sets."""
-    a, t = _tokens(candidate), _tokens(target)
-    return 2 * lcs_length(a, t, _masks(target)) / (len(a) + len(t)) if a and t else 0.0
 
 
 @lru_cache(maxsize=1 << 16)
@@ -165,11 +156,6 @@ def _tokens(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1 << 16)
 def _token_set(text: str) -> frozenset[str]:
     return frozenset(_tokens(text))
-
-
-@lru_cache(maxsize=1 << 16)
-def _masks(text: str) -> dict:
-    return lcs_masks(list(_tokens(text)))
 
 
 def fit_constants(train: Sequence[dict]) -> dict[str, str]:
@@ -275,7 +261,7 @@ class _Packed:
     def __init__(self, refs: Sequence[str], vocab: Sequence[str]) -> None:
         masks, offsets, lengths, off = dict.fromkeys(vocab, 0), [], [], 0
         for r in refs:
-            for w, m in _masks(r).items():
+            for w, m in rouge_masks(r).items():
                 if w in masks:
                     masks[w] |= m << off
             offsets.append(off)
