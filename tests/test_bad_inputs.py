@@ -262,7 +262,7 @@ CASES = [
     Case("predictions", "file gone", _remove(PRED), "file not found"),
     Case("predictions", "not UTF-8", _bytes(PRED, b'{"item_id": "\xff"}\n'), "UTF-8"),
     # -- configuration values ---------------------------------------------------------------------
-    Case("config", "workers 0", None, "workers=0", ("workers=0",)),
+    Case("config", "workers -1", None, "workers=-1", ("workers=-1",)),
     Case("config", "key typo", None, "did you mean library.n_videos?",
          ("library.n_vidoes=5",)),
     Case("config", "option typo", None, "library=synthtic: no such option; did you mean "

@@ -255,3 +255,57 @@ def test_written_files_get_the_umask_mode(tmp_path: Path) -> None:
     os.umask(old)
     write_json(tmp_path / "x.json", {"a": 1})
     assert (tmp_path / "x.json").stat().st_mode & 0o777 == 0o666 & ~old
+
+
+class Slow(BaseStage):
+    """Units that take a while each (the parent process lists the ones it ran itself)."""
+
+    name: ClassVar[str] = "slow"
+    version: ClassVar[str] = "1"
+
+    def __init__(self) -> None:
+        self.here: list[int] = []
+
+    def units(self, ctx):
+        return [Unit(f"u{i:03d}", i) for i in range(24)]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        import time
+
+        self.here.append(unit.payload)
+        time.sleep(0.05)
+        return {"i": unit.payload, "draw": int(ctx.rng().integers(0, 10**9))}
+
+
+def test_a_pool_is_worth_it_only_for_what_is_left_beyond_its_start_up() -> None:
+    from xlebench.runner.runner import POOL_START_S, PROBE_S, worth_a_pool
+
+    pace = 0.1  # seconds a unit
+    assert not worth_a_pool(PROBE_S / 2, 5, 10**6, 16)  # too soon to trust the pace
+    left = int(POOL_START_S / pace * 2)  # twice the start-up at one worker's share of two
+    assert not worth_a_pool(2.0, int(2.0 / pace), left - 2, 2)
+    assert worth_a_pool(2.0, int(2.0 / pace), left + 2, 2)
+    assert worth_a_pool(2.0, int(2.0 / pace), left // 2 + 20, 16)  # more workers: sooner
+    assert not worth_a_pool(2.0, 20, 1, 2)  # fewer units left than workers
+
+
+def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workers=0`` (the default) runs units here, and once the rest is projected to take
+    longer than a pool costs to start, spreads the rest over the run's cores; the records
+    are those of one process."""
+    import xlebench.runner.runner as R
+
+    one = _runner(tmp_path / "1", workers=1).run([StageSpec(Slow(), {})]).results["slow"]
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    monkeypatch.setattr(R, "PROBE_S", 0.1)
+    monkeypatch.setattr(R, "POOL_START_S", 0.2)
+    stage = Slow()
+    auto = _runner(tmp_path / "0", workers=0).run([StageSpec(stage, {})])
+    assert auto.counter("slow").done == 24
+    assert 0 < len(stage.here) < 12  # the first few here, the rest in the pool's processes
+    assert dict(auto.results["slow"].records) == dict(one.records)
+    monkeypatch.setattr(R, "POOL_START_S", 1e9)  # a pool never pays: every unit here
+    stage = Slow()
+    _runner(tmp_path / "00", workers=0).run([StageSpec(stage, {})])
+    assert stage.here == list(range(24))

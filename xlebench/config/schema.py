@@ -260,7 +260,8 @@ class XLeBenchConfig:
         "library", "persona", "plan", "simulate", "render", "annotate", "evaluate", "export",
         "report"])
     force: list[str] = field(default_factory=list)
-    workers: int = knob(1, ge=1, le=256)
+    #: Processes running a stage's units; 0 = the run's cores, where a pool pays for itself.
+    workers: int = knob(0, ge=0, le=256)
     #: Cores the benchmark-wide steps spread over (`xlebench.runner.cores`); 0 = every CPU.
     cores: int = knob(0, ge=0, le=1024)
     fail_fast: bool = False

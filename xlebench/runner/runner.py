@@ -12,7 +12,7 @@ import logging
 import multiprocessing
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -102,11 +102,31 @@ class StageSpec:
     cache_config: Mapping[str, Any] | None = None
 
 
+#: ``workers`` for "as many as the run's cores, where a pool pays for itself" (`worth_a_pool`).
+AUTO = 0
+#: Seconds of units run in process before their pace is trusted for a projection.
+PROBE_S = 1.0
+#: What starting a pool costs, in seconds: spawned processes each import the package (torch
+#: among it) and set the stage up again. A stage at ten times the paper grid runs for 10-20 s,
+#: which on two cores a pool made slower (plan 10.2 -> 12.4 s, report 4.2 -> 18.3 s).
+POOL_START_S = 10.0
+
+
+def worth_a_pool(elapsed: float, done: int, left: int, workers: int) -> bool:
+    """Whether the ``left`` units, at the pace of the ``done`` ones (``elapsed`` seconds),
+    would finish sooner over ``workers`` processes, counting what they cost to start."""
+    if elapsed < PROBE_S or left < workers:
+        return False
+    return elapsed / done * left * (1 - 1 / workers) > POOL_START_S
+
+
 @dataclass(frozen=True)
 class RunnerOptions:
     cache_dir: Path
     seed: int
-    workers: int = 1
+    #: processes (threads where the stage is network-bound) running a stage's units;
+    #: `AUTO` (0): the run's cores, once a pool pays for itself (`worth_a_pool`)
+    workers: int = AUTO
     fail_fast: bool = False
     retries: int = 0
     force: frozenset[str] = frozenset()
@@ -230,7 +250,7 @@ class Runner:
             stage.prepare(pending, ctx)
             ticker = ProgressLog(stage.name, len(units), counters.cached,
                                  activity=counters.activity, enabled=not self._bars(),
-                                 workers=self.options.workers)
+                                 workers=self.options.workers or cores())
 
             def advance() -> None:
                 progress.advance(task)
@@ -265,21 +285,17 @@ class Runner:
         advance: Callable[[], None],
     ) -> None:
         opts = self.options
-        wanted = opts.workers
+        auto = opts.workers == AUTO
+        wanted = cores() if auto else opts.workers
         if stage.io_bound:
             # Network-bound units mostly wait: run as many threads as the stage can keep busy.
             wanted = max(wanted, int(stage.threads))
         workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
-        if workers == 1:
-            stage.setup(ctx)
-            outcomes: Iterable[Outcome] = (
-                execute_unit(stage, u, ctx, stage_dir, opts.retries) for u in pending
-            )
-            for outcome in outcomes:
-                if self._account(outcome, counters, advance):
-                    counters.not_run = len(pending) - counters.done - counters.failed
-                    return
-            return
+        if workers == 1 or (auto and not stage.io_bound):
+            pending = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
+                                       workers)
+            if not pending:
+                return
         with self._pool(stage, ctx, stage_dir, workers) as pool:
             futures = [self._submit(pool, stage, u, ctx, stage_dir) for u in pending]
             for fut in as_completed(futures):
@@ -288,6 +304,27 @@ class Runner:
                         other.cancel()
                     break
             counters.not_run = sum(1 for f in futures if f.cancelled())
+
+    def _in_process(self, stage: Stage, ctx: StageContext, stage_dir: Path, pending: list[Unit],
+                    counters: StageCounters, advance: Callable[[], None], workers: int
+                    ) -> list[Unit]:
+        """Run ``pending`` here, one after another; with ``workers`` > 1 (``workers=0``), hand
+        what is left to a pool of them as soon as it is projected to save more than the
+        pool costs to start (`worth_a_pool`). Returns the units left for the pool."""
+        stage.setup(ctx)
+        start = time.perf_counter()
+        for k, unit in enumerate(pending):
+            outcome = execute_unit(stage, unit, ctx, stage_dir, self.options.retries)
+            if self._account(outcome, counters, advance):
+                counters.not_run = len(pending) - counters.done - counters.failed
+                return []
+            elapsed, left = time.perf_counter() - start, len(pending) - k - 1
+            if workers > 1 and worth_a_pool(elapsed, k + 1, left, workers):
+                log.info("%s: %d units left, about %.0f s on one core: the rest over %d "
+                         "workers (workers=0 chooses; workers=1 keeps them in this process)",
+                         stage.name, left, elapsed / (k + 1) * left, workers)
+                return pending[k + 1:]
+        return []
 
     def _account(self, outcome: Outcome, counters: StageCounters, advance: Callable) -> bool:
         """Count one outcome; True when the run must stop (fail_fast)."""
