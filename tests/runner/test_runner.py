@@ -278,15 +278,17 @@ class Slow(BaseStage):
 
 
 def test_a_pool_is_worth_it_only_for_what_is_left_beyond_its_start_up() -> None:
-    from xlebench.runner.runner import POOL_START_S, PROBE_S, worth_a_pool
+    from xlebench.runner.runner import POOL_START_S, PROBE_S, UNIT_COST_S, worth_a_pool
 
     pace = 0.1  # seconds a unit
     assert not worth_a_pool(PROBE_S / 2, 5, 10**6, 16)  # too soon to trust the pace
-    left = int(POOL_START_S / pace * 2)  # twice the start-up at one worker's share of two
-    assert not worth_a_pool(2.0, int(2.0 / pace), left - 2, 2)
-    assert worth_a_pool(2.0, int(2.0 / pace), left + 2, 2)
-    assert worth_a_pool(2.0, int(2.0 / pace), left // 2 + 20, 16)  # more workers: sooner
+    even = POOL_START_S / (pace / 2 - UNIT_COST_S)  # units left at which two workers break even
+    assert not worth_a_pool(2.0, int(2.0 / pace), int(even * 0.95), 2)
+    assert worth_a_pool(2.0, int(2.0 / pace), int(even * 1.05), 2)
+    assert worth_a_pool(2.0, int(2.0 / pace), int(even * 0.6), 16)  # more workers: sooner
     assert not worth_a_pool(2.0, 20, 1, 2)  # fewer units left than workers
+    quick = 2 * UNIT_COST_S * 0.9  # a unit quicker than handing it over twice: never spread
+    assert not worth_a_pool(2.0, int(2.0 / quick), 10**9, 2)
 
 
 def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
@@ -305,6 +307,10 @@ def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
     assert auto.counter("slow").done == 24
     assert 0 < len(stage.here) < 12  # the first few here, the rest in the pool's processes
     assert dict(auto.results["slow"].records) == dict(one.records)
+    stage = Slow()
+    stage.spreads = True  # units that spread over the cores themselves stay here
+    _runner(tmp_path / "s", workers=0).run([StageSpec(stage, {})])
+    assert stage.here == list(range(24))
     monkeypatch.setattr(R, "POOL_START_S", 1e9)  # a pool never pays: every unit here
     stage = Slow()
     _runner(tmp_path / "00", workers=0).run([StageSpec(stage, {})])

@@ -107,17 +107,22 @@ AUTO = 0
 #: Seconds of units run in process before their pace is trusted for a projection.
 PROBE_S = 1.0
 #: What starting a pool costs, in seconds: spawned processes each import the package (torch
-#: among it) and set the stage up again. A stage at ten times the paper grid runs for 10-20 s,
-#: which on two cores a pool made slower (plan 10.2 -> 12.4 s, report 4.2 -> 18.3 s).
+#: among it) and set the stage up again. Measured at ten times the paper grid on two cores
+#: (`workers=2` against 1): 5.7 s (simulate) to 15 s (export's five units).
 POOL_START_S = 10.0
+#: What a unit costs the pool beyond its own work (sent, its outcome read back, counted):
+#: 0.9 ms a unit for annotate's 34,560 (15.6 s in process, 37.5 s over two workers).
+UNIT_COST_S = 0.001
 
 
 def worth_a_pool(elapsed: float, done: int, left: int, workers: int) -> bool:
     """Whether the ``left`` units, at the pace of the ``done`` ones (``elapsed`` seconds),
-    would finish sooner over ``workers`` processes, counting what they cost to start."""
+    would finish sooner over ``workers`` processes, counting what those cost to start and
+    what each unit costs to hand over (units quicker than that never spread)."""
     if elapsed < PROBE_S or left < workers:
         return False
-    return elapsed / done * left * (1 - 1 / workers) > POOL_START_S
+    pace = elapsed / done
+    return left * (pace * (1 - 1 / workers) - UNIT_COST_S) > POOL_START_S
 
 
 @dataclass(frozen=True)
@@ -293,7 +298,7 @@ class Runner:
         workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
         if workers == 1 or (auto and not stage.io_bound):
             pending = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
-                                       workers)
+                                       1 if getattr(stage, "spreads", False) else workers)
             if not pending:
                 return
         with self._pool(stage, ctx, stage_dir, workers) as pool:

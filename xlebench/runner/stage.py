@@ -112,6 +112,9 @@ class Stage(Protocol):
     threads: ClassVar[int]
     #: One unit at a time whatever ``workers`` says (an in-process model on one device).
     serial: ClassVar[bool]
+    #: Units that spread over the run's cores themselves (`xlebench.runner.cores`) and read
+    #: what this process computed before them: ``workers=0`` never moves them to a pool.
+    spreads: ClassVar[bool]
     #: A file ``run`` writes holding exactly its record as JSON (linked as record.json).
     record_file: ClassVar[str | None]
 
@@ -180,6 +183,8 @@ class BaseStage:
     outputs: ClassVar[tuple[str, ...]] = ()
     #: One unit at a time whatever ``workers`` says (an in-process model on one device).
     serial: ClassVar[bool] = False
+    #: Units that spread over the run's cores themselves: ``workers=0`` keeps them here.
+    spreads: ClassVar[bool] = False
     #: A file ``run`` writes in its workdir holding exactly the returned record as JSON (its
     #: published form): the runner links ``record.json`` to it instead of encoding the record
     #: a second time. None: the runner encodes the record.

@@ -93,6 +93,9 @@ class EvaluateStage(BaseStage):
     version: ClassVar[str] = "12"  # 12: the panel reads the script (the plan); 11: the inverse, a stacked reader, the routine
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
+    #: Its blind panel spreads over every core and reuses the check's answers and fits kept
+    #: in this process: a pool's spawned workers would each start again on one core.
+    spreads: ClassVar[bool] = True
 
     def __init__(self, *, systems: dict[str, Any], recipes: dict[str, Recipe],
                  settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,
