@@ -137,3 +137,26 @@ def test_a_reply_that_is_a_stored_reference_runs_no_pass(monkeypatch, tmp_path, 
     counting.calls.clear()
     assert BERTScorer(store=tmp_path).f1(echoes, refs) == want
     assert counting.calls == [], "every reply was a stored reference"
+
+
+def test_a_later_evaluation_reads_the_pairs_it_scored_before(monkeypatch, tmp_path, embedder
+                                                              ) -> None:
+    """A benchmark is evaluated many times and its panel's members reply alike each time:
+    the second time their BERTScore and Sent.Sim are read from the store (the values a fresh
+    pass gives), with no pass and no model; a new pair passes only its reply."""
+    from xlebench.eval.scorers.text import pair_metrics
+
+    counting = _Counting(embedder)
+    monkeypatch.setattr(encoder, "sentence_encoder", lambda: encoder.SharedEncoder(counting))
+    pairs = list(zip([*TEXTS[1:6], "C ate lunch."], TEXTS[6:12], strict=True))
+    fresh = pair_metrics(BERTScorer(), pairs)
+    scorer = BERTScorer(store=tmp_path)
+    assert pair_metrics(scorer, pairs[:3]) == fresh[:3]
+    assert pair_metrics(scorer, pairs[3:]) == fresh[3:]  # kept alike after its first pass
+    counting.calls.clear()
+    assert pair_metrics(BERTScorer(store=tmp_path), [*pairs, pairs[0]]) == [*fresh, fresh[0]]
+    assert counting.calls == [], "every pair came from the store"
+    new = [("C fixed a chair.", TEXTS[6])]
+    assert pair_metrics(BERTScorer(store=tmp_path), new) == pair_metrics(BERTScorer(), new)
+    assert counting.calls[0] == "C fixed a chair.", "its reference came from the store"
+    assert BERTScorer(layer=3).pair_key != BERTScorer().pair_key  # another layer: its own

@@ -88,14 +88,11 @@ class EvaluateStage(BaseStage):
     the benchmark's items — or the declared subset of life logs — against chance floors."""
 
     name: ClassVar[str] = "evaluate"
-    # 8: VidSitu/MultiHop metrics as their evaluators; layout; 9: the learned members read the
-    # clock, the wearer and an option beside its siblings
+    # 8: VidSitu/MultiHop metrics as their evaluators; 9: learned members read clock, wearer
     version: ClassVar[str] = "12"  # 12: the panel reads the script (the plan); 11: the inverse, a stacked reader, the routine
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
-    #: Its blind panel spreads over every core and reuses the check's answers and fits kept
-    #: in this process: a pool's spawned workers would each start again on one core.
-    spreads: ClassVar[bool] = True
+    spreads: ClassVar[bool] = True  # the panel: every core, and the check's answers kept here
 
     def __init__(self, *, systems: dict[str, Any], recipes: dict[str, Recipe],
                  settings: ScoreSettings, bertscorer: BERTScorer | None, n_boot: int,

@@ -60,6 +60,9 @@ class BERTScorer:
         self.batch_size = batch_size
         #: folder of the reference vectors kept across evaluations (shared pass only)
         self.store = store
+        #: what a pair's F1 depends on, for `encoder.PairScores`: the layer as asked (the
+        #: count `_checked_layer` fills in later would need the model's config)
+        self.pair_key = f"{self.model_name}-layer{layer or 'last'}"
 
     @property
     def model_name(self) -> str:

@@ -103,9 +103,7 @@ class ReferenceStore:
     FORMAT = 2
 
     def __init__(self, folder: Path, key: str) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"text-metrics-{key}-{_versions()}")
-        self.db = folder / f"{name}.f{self.FORMAT}.sqlite"
+        self.db = _db(folder, "text-metrics", key, self.FORMAT)
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.db, timeout=60)
@@ -132,6 +130,52 @@ class ReferenceStore:
         with self._connect() as con:
             con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?, ?)", rows)
         con.close()
+
+
+class PairScores:
+    """(BERTScore F1, Sent.Sim) of (reply, reference) pairs scored before, on disk beside the
+    reference vectors. A benchmark is evaluated many times, and its blind panel's members
+    reply the same each time: a second evaluation reads their model metrics here instead of
+    loading MiniLM and passing every reply through it again (at the paper grid, 4 s of
+    loading and 7 s of passes a run). Keyed by both metrics' models and the versions their
+    bits depend on (`_versions`); a pair's values never depend on the pairs scored with it
+    (`xlebench.eval.metrics.bertscore`), so a stored value is the one a fresh pass gives."""
+
+    FORMAT = 1
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.db = _db(folder, "text-pairs", key, self.FORMAT)
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.db, timeout=60)
+        con.execute("CREATE TABLE IF NOT EXISTS pair (h TEXT PRIMARY KEY, f REAL, s REAL)")
+        return con
+
+    def get(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, float]]:
+        keys = {_pair_key(p): p for p in pairs}
+        with self._connect() as con:
+            out = {keys[h]: (f, s) for h, f, s in
+                   rows_by_key(con, "SELECT h, f, s FROM pair", list(keys))}
+        con.close()
+        return out
+
+    def put(self, scores: dict[tuple[str, str], tuple[float, float]]) -> None:
+        with self._connect() as con:
+            con.executemany("INSERT OR IGNORE INTO pair VALUES (?, ?, ?)",
+                            [(_pair_key(p), f, s) for p, (f, s) in scores.items()])
+        con.close()
+
+
+def _pair_key(pair: tuple[str, str]) -> str:
+    reply, reference = pair
+    return hashlib.sha256(f"{len(reply)}:{reply}{reference}".encode()).hexdigest()
+
+
+def _db(folder: Path, kind: str, key: str, fmt: int) -> Path:
+    """A store's file: one per kind, model and the versions its bits depend on."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{kind}-{key}-{_versions()}")
+    return folder / f"{name}.f{fmt}.sqlite"
 
 
 @cache

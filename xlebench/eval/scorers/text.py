@@ -367,12 +367,29 @@ class TextSimilarity(Base):
         todo = [(r, it) for r, it in zip(rows, items, strict=True) if r["status"] == "ok"]
         if not (s.bertscore and bertscorer is not None and todo):
             return
-        preds = [r["response"] for r, _ in todo]
-        refs = [it["answer"]["text"] for _, it in todo]
-        f1 = bertscorer.f1(preds, refs)
-        for (r, _), v, sim in zip(todo, f1, similarity(preds, refs), strict=True):
+        pairs = [(r["response"], it["answer"]["text"]) for r, it in todo]
+        for (r, _), (v, sim) in zip(todo, pair_metrics(bertscorer, pairs), strict=True):
             r["scores"]["bertscore_f1"] = v
             r["scores"]["sent_sim"] = sim
+
+
+def pair_metrics(bertscorer: Any, pairs: Sequence[tuple[str, str]]
+                 ) -> list[tuple[float, float]]:
+    """(BERTScore F1, Sent.Sim) of each (reply, reference): the pairs an earlier evaluation
+    scored read from the scorer's store (`encoder.PairScores`), each other distinct pair
+    computed once and kept there."""
+    kept = None if bertscorer.store is None else encoder.PairScores(
+        bertscorer.store, f"{bertscorer.pair_key}-{encoder.sentence_encoder().embedder.key}")
+    found = kept.get(pairs) if kept is not None else {}
+    todo = list(dict.fromkeys(p for p in pairs if p not in found))
+    if todo:
+        preds, refs = [p for p, _ in todo], [r for _, r in todo]
+        fresh = dict(zip(todo, zip(bertscorer.f1(preds, refs), similarity(preds, refs),
+                                   strict=True), strict=True))
+        if kept is not None:
+            kept.put(fresh)
+        found.update(fresh)
+    return [found[p] for p in pairs]
 
 
 def similarity(preds: Sequence[str], refs: Sequence[str]) -> list[float]:
