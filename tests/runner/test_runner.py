@@ -315,3 +315,43 @@ def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
     stage = Slow()
     _runner(tmp_path / "00", workers=0).run([StageSpec(stage, {})])
     assert stage.here == list(range(24))
+
+
+class Waits(BaseStage):
+    """Network-bound units (threads) that note how many of them run at once."""
+
+    name: ClassVar[str] = "waits"
+    version: ClassVar[str] = "1"
+    io_bound: ClassVar[bool] = True
+
+    def __init__(self, threads: int) -> None:
+        import threading
+
+        self.threads, self.lock, self.now, self.most = threads, threading.Lock(), 0, 0
+
+    def units(self, ctx):
+        return [Unit(f"u{i}", i) for i in range(8)]
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        import time
+
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.05)
+        with self.lock:
+            self.now -= 1
+        return {"i": unit.payload}
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_workers_auto_keeps_a_network_stage_to_what_its_client_allows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    """An API that takes one request at a time gets one, whatever the cores (``workers=0``
+    chooses the client's count, not the machine's)."""
+    import xlebench.runner.runner as R
+
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    stage = Waits(threads)
+    _runner(tmp_path, workers=0).run([StageSpec(stage, {})])
+    assert stage.most == threads

@@ -293,8 +293,9 @@ class Runner:
         auto = opts.workers == AUTO
         wanted = cores() if auto else opts.workers
         if stage.io_bound:
-            # Network-bound units mostly wait: run as many threads as the stage can keep busy.
-            wanted = max(wanted, int(stage.threads))
+            # Network-bound units mostly wait: run as many threads as the stage can keep busy
+            # (as many as its client lets run at once, whatever the cores, where chosen).
+            wanted = int(stage.threads) if auto else max(wanted, int(stage.threads))
         workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
         if workers == 1 or (auto and not stage.io_bound):
             pending = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
