@@ -316,19 +316,22 @@ class Runner:
                     ) -> list[Unit]:
         """Run ``pending`` here, one after another; with ``workers`` > 1 (``workers=0``), hand
         what is left to a pool of them as soon as it is projected to save more than the
-        pool costs to start (`worth_a_pool`). Returns the units left for the pool."""
+        pool costs to start (`worth_a_pool`), at the pace of the units after the first (a
+        stage's first unit may build what the rest read: report's took the projection to
+        864 s where the stage takes 4). Returns the units left for the pool."""
         stage.setup(ctx)
-        start = time.perf_counter()
+        first = 0.0  # when the first unit finished: it often builds what the others share
         for k, unit in enumerate(pending):
             outcome = execute_unit(stage, unit, ctx, stage_dir, self.options.retries)
             if self._account(outcome, counters, advance):
                 counters.not_run = len(pending) - counters.done - counters.failed
                 return []
-            elapsed, left = time.perf_counter() - start, len(pending) - k - 1
-            if workers > 1 and worth_a_pool(elapsed, k + 1, left, workers):
+            first, left = first or time.perf_counter(), len(pending) - k - 1
+            elapsed = time.perf_counter() - first
+            if workers > 1 and k and worth_a_pool(elapsed, k, left, workers):
                 log.info("%s: %d units left, about %.0f s on one core: the rest over %d "
                          "workers (workers=0 chooses; workers=1 keeps them in this process)",
-                         stage.name, left, elapsed / (k + 1) * left, workers)
+                         stage.name, left, elapsed / k * left, workers)
                 return pending[k + 1:]
         return []
 
