@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -280,15 +281,18 @@ class Slow(BaseStage):
 def test_a_pool_is_worth_it_only_for_what_is_left_beyond_its_start_up() -> None:
     from xlebench.runner.runner import POOL_START_S, PROBE_S, UNIT_COST_S, worth_a_pool
 
-    pace = 0.1  # seconds a unit
+    pace, t = 0.1, 2 * PROBE_S  # seconds a unit; seconds of them timed
     assert not worth_a_pool(PROBE_S / 2, 5, 10**6, 16)  # too soon to trust the pace
     even = POOL_START_S / (pace / 2 - UNIT_COST_S)  # units left at which two workers break even
-    assert not worth_a_pool(2.0, int(2.0 / pace), int(even * 0.95), 2)
-    assert worth_a_pool(2.0, int(2.0 / pace), int(even * 1.05), 2)
-    assert worth_a_pool(2.0, int(2.0 / pace), int(even * 0.6), 16)  # more workers: sooner
-    assert not worth_a_pool(2.0, 20, 1, 2)  # fewer units left than workers
+    assert not worth_a_pool(t, int(t / pace), int(even * 0.95), 2)
+    assert worth_a_pool(t, int(t / pace), int(even * 1.05), 2)
+    assert worth_a_pool(t, int(t / pace), int(even * 0.6), 16)  # more workers: sooner
+    assert not worth_a_pool(t, 20, 1, 2)  # fewer units left than workers
     quick = 2 * UNIT_COST_S * 0.9  # a unit quicker than handing it over twice: never spread
-    assert not worth_a_pool(2.0, int(2.0 / quick), 10**9, 2)
+    assert not worth_a_pool(t, int(t / quick), 10**9, 2)
+    # each of the pool's processes sets the stage up again: a slow set-up delays the break-even
+    assert not worth_a_pool(t, int(t / pace), int(even * 1.05), 2, setup=POOL_START_S)
+    assert worth_a_pool(t, int(t / pace), int(even * 2.1), 2, setup=POOL_START_S)
 
 
 def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
@@ -310,6 +314,10 @@ def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
     stage = Slow()
     stage.spreads = True  # units that spread over the cores themselves stay here
     _runner(tmp_path / "s", workers=0).run([StageSpec(stage, {})])
+    assert stage.here == list(range(24))
+    stage = Slow()
+    stage.setup = lambda ctx: time.sleep(1.0)  # the pool's processes would each redo it
+    _runner(tmp_path / "su", workers=0).run([StageSpec(stage, {})])
     assert stage.here == list(range(24))
     monkeypatch.setattr(R, "POOL_START_S", 1e9)  # a pool never pays: every unit here
     stage = Slow()

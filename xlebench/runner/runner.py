@@ -104,25 +104,30 @@ class StageSpec:
 
 #: ``workers`` for "as many as the run's cores, where a pool pays for itself" (`worth_a_pool`).
 AUTO = 0
-#: Seconds of units run in process before their pace is trusted for a projection.
-PROBE_S = 1.0
-#: What starting a pool costs, in seconds: spawned processes each import the package (torch
-#: among it) and set the stage up again. Measured at ten times the paper grid on two cores
-#: (`workers=2` against 1): 5.7 s (simulate) to 15 s (export's five units).
+#: Seconds of units run in process before their pace is trusted for a projection: a stage's
+#: first units warm what the rest read (at 10x, annotate's first second of units ran at four
+#: times the pace of the whole stage, and the pool it chose took 82 s where 43 s sufficed).
+PROBE_S = 5.0
+#: What starting a pool costs, in seconds, beyond setting the stage up again in each of its
+#: processes (`worth_a_pool`'s ``setup``): spawned processes each import the package (torch
+#: among it). Measured at ten times the paper grid on two cores (`workers=2` against 1):
+#: 5.7 s (simulate) to 15 s (export's five units).
 POOL_START_S = 10.0
 #: What a unit costs the pool beyond its own work (sent, its outcome read back, counted):
 #: 0.9 ms a unit for annotate's 34,560 (15.6 s in process, 37.5 s over two workers).
 UNIT_COST_S = 0.001
 
 
-def worth_a_pool(elapsed: float, done: int, left: int, workers: int) -> bool:
+def worth_a_pool(elapsed: float, done: int, left: int, workers: int,
+                 setup: float = 0.0) -> bool:
     """Whether the ``left`` units, at the pace of the ``done`` ones (``elapsed`` seconds),
-    would finish sooner over ``workers`` processes, counting what those cost to start and
-    what each unit costs to hand over (units quicker than that never spread)."""
+    would finish sooner over ``workers`` processes, counting what those cost to start (each
+    sets the stage up again: ``setup`` seconds, as it took here) and what each unit costs to
+    hand over (units quicker than that never spread)."""
     if elapsed < PROBE_S or left < workers:
         return False
     pace = elapsed / done
-    return left * (pace * (1 - 1 / workers) - UNIT_COST_S) > POOL_START_S
+    return left * (pace * (1 - 1 / workers) - UNIT_COST_S) > POOL_START_S + setup
 
 
 @dataclass(frozen=True)
@@ -319,8 +324,9 @@ class Runner:
         pool costs to start (`worth_a_pool`), at the pace of the units after the first (a
         stage's first unit may build what the rest read: report's took the projection to
         864 s where the stage takes 4). Returns the units left for the pool."""
-        stage.setup(ctx)
-        first = 0.0  # when the first unit finished: it often builds what the others share
+        start = time.perf_counter()
+        stage.setup(ctx)  # a pool's processes each redo it: part of what a pool costs
+        setup, first = time.perf_counter() - start, 0.0  # first: when the first unit finished
         for k, unit in enumerate(pending):
             outcome = execute_unit(stage, unit, ctx, stage_dir, self.options.retries)
             if self._account(outcome, counters, advance):
@@ -328,7 +334,7 @@ class Runner:
                 return []
             first, left = first or time.perf_counter(), len(pending) - k - 1
             elapsed = time.perf_counter() - first
-            if workers > 1 and k and worth_a_pool(elapsed, k, left, workers):
+            if workers > 1 and k and worth_a_pool(elapsed, k, left, workers, setup):
                 log.info("%s: %d units left, about %.0f s on one core: the rest over %d "
                          "workers (workers=0 chooses; workers=1 keeps them in this process)",
                          stage.name, left, elapsed / k * left, workers)
