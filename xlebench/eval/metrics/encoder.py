@@ -93,22 +93,30 @@ def token_vectors(hidden: Any, ids: Any, mask: Any, special_ids: Sequence[int]) 
     return torch.nn.functional.normalize(hidden[mask.bool() & ~special], dim=-1)
 
 
-class ReferenceStore:
+class _Table:
+    """One SQLite file of a store (`_db`), its table created on first use."""
+
+    KIND: str
+    FORMAT: int
+    TABLE: str  # the CREATE TABLE statement's body
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.db = _db(folder, self.KIND, key, self.FORMAT)
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.db, timeout=60)
+        con.execute(f"CREATE TABLE IF NOT EXISTS {self.TABLE}")
+        return con
+
+
+class ReferenceStore(_Table):
     """Sentence and token vectors of texts on disk (SQLite, float32 bytes as computed, so a
     stored vector scores exactly like a fresh one). One file per model and per torch /
     transformers / sentence-transformers versions: an upgrade that could change the bits
     starts a new file. About 1.5 kB per token of text (a 40-token summary: 60 kB)."""
 
     #: 2: passes filled to 256 token rows (`same_length_batches`), as with the sentence store
-    FORMAT = 2
-
-    def __init__(self, folder: Path, key: str) -> None:
-        self.db = _db(folder, "text-metrics", key, self.FORMAT)
-
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.db, timeout=60)
-        con.execute("CREATE TABLE IF NOT EXISTS vec (h TEXT PRIMARY KEY, s BLOB, t BLOB)")
-        return con
+    FORMAT, KIND, TABLE = 2, "text-metrics", "vec (h TEXT PRIMARY KEY, s BLOB, t BLOB)"
 
     def get(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, Any]]:
         import torch
@@ -132,7 +140,7 @@ class ReferenceStore:
         con.close()
 
 
-class PairScores:
+class PairScores(_Table):
     """(BERTScore F1, Sent.Sim) of (reply, reference) pairs scored before, on disk beside the
     reference vectors. A benchmark is evaluated many times, and its blind panel's members
     reply the same each time: a second evaluation reads their model metrics here instead of
@@ -141,15 +149,7 @@ class PairScores:
     bits depend on (`_versions`); a pair's values never depend on the pairs scored with it
     (`xlebench.eval.metrics.bertscore`), so a stored value is the one a fresh pass gives."""
 
-    FORMAT = 1
-
-    def __init__(self, folder: Path, key: str) -> None:
-        self.db = _db(folder, "text-pairs", key, self.FORMAT)
-
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.db, timeout=60)
-        con.execute("CREATE TABLE IF NOT EXISTS pair (h TEXT PRIMARY KEY, f REAL, s REAL)")
-        return con
+    FORMAT, KIND, TABLE = 1, "text-pairs", "pair (h TEXT PRIMARY KEY, f REAL, s REAL)"
 
     def get(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, float]]:
         keys = {_pair_key(p): p for p in pairs}
