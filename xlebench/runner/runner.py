@@ -304,7 +304,7 @@ class Runner:
         workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
         if workers == 1 or (auto and not stage.io_bound):
             pending = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
-                                       1 if getattr(stage, "spreads", False) else workers)
+                                       1 if stage.spreads else workers)
             if not pending:
                 return
         with self._pool(stage, ctx, stage_dir, workers) as pool:

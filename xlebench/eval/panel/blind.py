@@ -281,16 +281,16 @@ def _parts(job: _Job) -> dict[tuple[str, int], tuple[str, ...]]:
 
 
 def _warm(public: Public, jobs: Sequence[_Job]) -> None:
-    """What the members about to spread read of the public view and build once per view
-    (option features, the TF-IDF matrix, the items each item's fit may read: `apart`),
-    built here: forked children would each build it again at every call, and the panel
-    filter calls the panel nine times on one view."""
+    """What the spreading members build once per public view (option features, the TF-IDF
+    matrix, `apart` where `_answer_all` reads it), built here: forked children would each
+    build it again at every call, and the panel filter calls the panel nine times a view."""
     from xlebench.eval.scorers.learned import fit_nearest, warm_nearest
     from xlebench.eval.scorers.option_features import warm_features
 
     for items in {id(j.items): j.items for j in jobs}.values():
         warm_features(items, public)
-        if own_videos(items, "video"):
+    for (_, unit), items in {(id(j.items), j.unit): j.items for j in jobs if j.blind.fit}.items():
+        if own_videos(items, unit):
             apart(items)
     if any(j.blind.fit is fit_nearest for j in jobs):
         warm_nearest(public)
