@@ -430,6 +430,7 @@ def test_sqlite_full_disk_is_a_storage_error() -> None:
     assert storage_error(sqlite3.OperationalError("no such table: x")) is None
 
 
+@pytest.mark.slow  # a CLI compile interrupted at a timed point (18 s): the slow tier CI runs
 def test_ctrl_c_is_one_line_and_keeps_the_benchmark(tmp_path: Path) -> None:
     """SIGINT while a run holds (evaluate's export): exit 130, no traceback, nothing lost."""
     import signal

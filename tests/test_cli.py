@@ -38,6 +38,7 @@ def test_loading_the_sentence_model_draws_no_bars(tmp_path: Path) -> None:
     assert "Loading weights" not in proc.stderr and "it/s]" not in proc.stderr
 
 
+@pytest.mark.slow  # three CLI compiles (18 s): the slow tier CI runs
 def test_same_config_twice_and_worker_counts_give_identical_outputs(tmp_path: Path) -> None:
     run_cli(tmp_path / "a", *FAST)
     run_cli(tmp_path / "b", *FAST)

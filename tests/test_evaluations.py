@@ -85,6 +85,7 @@ def _run_overlapping(out: Path, hold: Path, first: tuple[str, ...], second: tupl
     return other, held
 
 
+@pytest.mark.slow  # five evaluations of one benchmark, two at once (35 s): the slow tier CI runs
 def test_evaluations_accumulate_one_after_another_and_at_once(published: Path,
                                                               tmp_path: Path) -> None:
     bench = _bench(published)
@@ -159,6 +160,7 @@ def test_the_compiling_llm_is_identity_and_the_refusal_says_what_answers(
     assert "answerer=" in ran.text and "llm.backend" in ran.text
 
 
+@pytest.mark.slow  # two compiles into one name (24 s): the slow tier CI runs
 def test_two_compiles_of_different_configurations_into_one_name(tmp_path: Path) -> None:
     out = tmp_path / "out"
     compile_ = ("name=race", "library.n_videos=60", "matcher/embedder=hashing",

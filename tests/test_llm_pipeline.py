@@ -31,6 +31,7 @@ def _answerer(url: str) -> list[str]:
 RESULTS = Path("benchmarks") / "demo" / "results" / "oracle_retrieve_socratic@openai--scripted"
 
 
+@pytest.mark.slow  # LLM-planned compiles through the CLI, twice (20 s): the slow tier CI runs
 def test_llm_planner_pipeline_caches_and_replays(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = cli_env(OPENAI_API_KEY=SECRET)
@@ -96,6 +97,7 @@ def test_planner_llm_without_a_model_is_a_clear_config_error(tmp_path: Path) -> 
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow  # a compile and the Socratic system through the CLI (15 s): the slow tier CI runs
 def test_retrieve_socratic_evaluation_through_the_cli(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = ["library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",

@@ -372,6 +372,7 @@ def test_an_export_of_a_variant_by_name_points_to_benchmark_never_to_overwrite(h
     assert tree_digest(bench) == before
 
 
+@pytest.mark.slow  # a compile of the event recipes (24 s): the slow tier CI runs
 def test_verb_metrics_without_a_frequent_verb_publish(tmp_path: Path) -> None:
     """VidSitu's verb_r5_th9 counts verbs of more than 9 events; a small benchmark has none,
     and its interval is no interval (null), not NaN that no JSON file can hold."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FAST, run_cli
 
 FULL = [*FAST, "stages=[library,persona,plan,simulate,render,annotate,evaluate,export]",
@@ -53,6 +55,7 @@ def _check_exports(bench: Path, items: list[dict]) -> None:
     assert not imported.skipped
 
 
+@pytest.mark.slow  # the whole pipeline through the CLI, then every system (40 s): the slow tier CI runs
 def test_full_pipeline_then_gold_predictions(tmp_path: Path) -> None:
     run_cli(tmp_path, *FULL)
     bench = tmp_path / "benchmarks" / "demo"

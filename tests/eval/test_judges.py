@@ -109,6 +109,7 @@ def test_sent_sim_of_a_text_with_itself_is_one() -> None:
     assert rows[1]["scores"]["sent_sim"] < 0.8
 
 
+@pytest.mark.slow  # four compiles through the CLI, a judge on the loopback (18 s): the slow tier CI runs
 def test_judges_through_the_cli(tmp_path: Path) -> None:
     args = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate]", "render=none",
             "tasks=[single_summary,summary_ordering]", "eval.bertscore=false",

@@ -175,6 +175,7 @@ def test_scoring_reads_the_evidence_line() -> None:
     assert no_spans["iou"] != no_spans["iou"] and no_spans["iou_merged"] == 0.0  # NaN: left out
 
 
+@pytest.mark.slow  # a compile and evaluation of the recipe (20 s): the slow tier CI runs
 def test_the_oracle_sits_between_chance_and_perfect(tmp_path: Path) -> None:
     ran = run_inprocess(tmp_path, "tasks=[multihop_qa]", "library.n_videos=120",
                         "matcher/embedder=hashing", "persona.locations=[Japan,UK]",
