@@ -24,7 +24,7 @@ def main() -> int:
                              ["rerun.py"], ["startup.py"],
                              ["chunk_scaling.py"], ["unit_writes.py"], ["evaluate_stage.py"],
                              ["frame_extraction.py"], ["gpu_eval.py"], ["srl_windows.py"],
-                             ["option_features.py"], ["parallel_passes.py"]]
+                             ["option_features.py"]]
     if VIDEO_INFO.is_file():
         # the whole library: a cold build embeds its duplicates too (issue 18's row)
         runs += [["bf16_embedding.py", "--video-info", str(VIDEO_INFO), "--n", "0"],

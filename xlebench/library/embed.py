@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from xlebench.errors import ConfigError
-from xlebench.library.threads import intra_op_threads, passes_in_threads
+from xlebench.library.threads import intra_op_threads
 
 _TOKEN = re.compile(r"[a-z0-9']+")
 
@@ -169,24 +169,33 @@ class MiniLMEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch, vectors, _ in self._forward(texts, self._token_ids(texts)):
-            out[batch.real] = vectors[: len(batch.real)]
+        for batch, vectors in self._forward(texts, self._token_ids(texts)):
+            out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
         return out
 
     def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict]]:
         """`encode`'s sentence vectors and, from the same forward pass, each text's last-layer
         ``token_embeddings`` with its ``input_ids`` and ``attention_mask``. BERTScore on this
         model reads these instead of running it again; the bits are those of separate passes
-        (tests/eval/test_shared_encoder.py). A pass may order its rows otherwise than its
-        texts, so each row is matched to its text by its token ids (equal ids, equal rows)."""
+        (tests/eval/test_shared_encoder.py).
+
+        The token rows are read by a forward hook on the model's last module rather than
+        ``encode(output_value=None)``, which fails on sentence-transformers 5.x-6.1 (a string
+        feature, ``modality``, is indexed per row). ``encode`` may reorder a batch's rows, so
+        each row is matched to its text by its token ids (equal ids, equal rows)."""
         ids = self._token_ids(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         tokens: list[dict] = [{}] * len(texts)
-        for batch, vectors, features in self._forward(texts, ids):
-            out[batch.real] = vectors[: len(batch.real)]
-            rows = _rows_by_ids(features)
-            for i in batch.real:
-                tokens[i] = rows[tuple(ids[i])]
+        seen: list[dict] = []
+        hook = self._load()[-1].register_forward_hook(lambda _m, _i, feats: seen.append(feats))
+        try:
+            for batch, vectors in self._forward(texts, ids):
+                out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
+                rows = _rows_by_ids(seen.pop())
+                for i in batch.real:
+                    tokens[i] = rows[tuple(ids[i])]
+        finally:
+            hook.remove()
         return out, tokens
 
     @property
@@ -201,44 +210,17 @@ class MiniLMEmbedder:
                                max_length=model.max_seq_length)["input_ids"]
 
     def _forward(self, texts: Sequence[str], ids: list[list[int]]):
-        """(batch, its rows' normalised sentence vectors, the pass's token features) for each
-        `same_length_batches` batch: one forward pass each, side by side on a CPU's cores
-        (`passes_in_threads`). The texts are tokenised here, in one thread: a fast tokenizer
-        used from several threads at once can fail ("Already borrowed")."""
+        """(batch, normalised ``model.encode`` of its rows as one tensor) for each
+        `same_length_batches` batch: one forward pass each."""
         if not texts:
             return
         model = self._load()
-        model.eval()
-        batches = same_length_batches([len(x) for x in ids], self.batch_size,
-                                      fixed=self.device != "cpu")
-        inputs = ((b, *self._features(model, [texts[i] for i in b.rows])) for b in batches)
-        if self.device == "cpu":
-            yield from passes_in_threads(inputs, len(batches), self._pass)
-            return
-        with intra_op_threads():
-            yield from map(self._pass, inputs)
-
-    def _features(self, model, rows: list[str]) -> tuple[Any, np.ndarray]:
-        """What ``model.encode(rows)`` feeds its single pass: the rows longest first, as
-        ``encode`` orders them (characters, ``numpy.argsort``), tokenised and on the device;
-        and that order."""
-        from sentence_transformers.util import batch_to_device
-
-        order = np.argsort([-len(t) for t in rows])
-        prepare = getattr(model, "preprocess", None) or model.tokenize  # 6.x / 3.x-5.x
-        return batch_to_device(prepare([rows[i] for i in order]), model.device), order
-
-    def _pass(self, item: tuple[Batch, Any, np.ndarray]) -> tuple[Batch, np.ndarray, dict]:
-        """One forward pass as ``model.encode(..., normalize_embeddings=True)`` runs it (the
-        same bits: `tests/library/test_embed.py`), its vectors back in the batch's row order."""
-        import torch
-
-        batch, features, order = item
-        with torch.inference_mode(), self._precision():
-            out = self._load()(features)
-            vectors = torch.nn.functional.normalize(out["sentence_embedding"], p=2, dim=1)
-        back = torch.as_tensor(np.argsort(order), device=vectors.device)
-        return batch, vectors[back].float().cpu().numpy(), out
+        with self._precision(), intra_op_threads():
+            for batch in same_length_batches([len(x) for x in ids], self.batch_size,
+                                             fixed=self.device != "cpu"):
+                yield batch, model.encode([texts[i] for i in batch.rows],
+                                          batch_size=len(batch.rows), show_progress_bar=False,
+                                          convert_to_tensor=True, normalize_embeddings=True)
 
     def _precision(self):
 
