@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,22 +29,26 @@ def _files(folder: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory) -> dict[str, Path]:
-    """Both variants compiled in this process (one after the other), and by the CLI."""
+    """Both variants compiled in this process (one after the other), each one's files as
+    published (``bytes-<name>``: later tests publish scores beside them), and a copy of
+    ``two`` in another outputs folder for the command line to evaluate (``cli-two``)."""
     api_out, cli_out = tmp_path_factory.mktemp("api"), tmp_path_factory.mktemp("cli")
-    out = {}
+    out: dict = {}
     for name, overrides in VARIANTS.items():
         bench = xb.compile(overrides, outputs=api_out)
         assert isinstance(bench, xb.Benchmark) and bench.name == name
-        run_cli(cli_out, *overrides)
-        out[name] = bench.path
-        out[f"cli-{name}"] = cli_out / "benchmarks" / name
+        out[name], out[f"bytes-{name}"] = bench.path, _files(bench.path)
+    out["cli-two"] = cli_out / "benchmarks" / "two"
+    shutil.copytree(out["two"], out["cli-two"])
     return out
 
 
+@pytest.mark.slow  # two CLI compiles (about 20 s): the slow tier CI runs
 @pytest.mark.parametrize("name", list(VARIANTS))
-def test_two_variants_in_one_process_match_their_cli_compiles_byte_for_byte(compiled,
-                                                                            name: str) -> None:
-    ours, theirs = _files(compiled[name]), _files(compiled[f"cli-{name}"])
+def test_two_variants_in_one_process_match_their_cli_compiles_byte_for_byte(
+        compiled, tmp_path: Path, name: str) -> None:
+    run_cli(tmp_path, *VARIANTS[name])
+    ours, theirs = compiled[f"bytes-{name}"], _files(tmp_path / "benchmarks" / name)
     assert ours.keys() == theirs.keys()
     differ = [k for k in ours if ours[k] != theirs[k]]
     assert not differ, differ
@@ -256,8 +261,6 @@ def test_publishing_twice_names_the_apis_own_setting(compiled) -> None:
 
 
 def test_a_broken_manifest_is_one_line(compiled, tmp_path: Path) -> None:
-    import shutil
-
     copy = tmp_path / "copy"
     shutil.copytree(compiled["two"], copy)
     (copy / "manifest.json").write_text("{not json")

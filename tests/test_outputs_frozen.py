@@ -84,7 +84,13 @@ def _comparable(path: str, recorded: dict[str, str], now: dict[str, str]) -> boo
     return lib is None or recorded.get(lib) == now[lib]
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+#: Cases compiled in the slow tier `.ci/run` runs: every stage of the paper's clock through the
+#: CLI (about 35 s on two cores), where the default suite keeps the long logs' case.
+SLOW = {"paper_full"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c
+                                  for c in sorted(CASES)])
 def test_benchmark_bytes_unchanged(tmp_path: Path, case: str) -> None:
     run_cli(tmp_path, *CASES[case])
     got = digests(tmp_path / "benchmarks" / "demo")

@@ -14,11 +14,12 @@ from xlebench.eval.parse import parse_choice
 from xlebench.systems.baselines.neptune_prompts import log_transcript, split_choices
 from xlebench.vlm.cached import CachedVLM
 
-SMALL = ("stages=[library,persona,plan,simulate,annotate,respond,evaluate]",
-         "library.n_videos=60", "matcher/embedder=hashing", "persona.locations=[Japan]",
-         "persona.mbti=[INTJ,ENFP]", "eval.bertscore=false", "eval.bootstrap=10",
-         "render=none", "progress=false", "eval.e2e_frames=4",
-         "eval.systems=[end_to_end_neptune]", "vlm.backend=neptune_recorder")
+COMPILE = ("stages=[library,persona,plan,simulate,annotate]", "library.n_videos=60",
+           "matcher/embedder=hashing", "persona.locations=[Japan]", "persona.mbti=[INTJ,ENFP]",
+           "eval.bertscore=false", "eval.bootstrap=10", "render=none", "progress=false",
+           "tasks=[neptune_mcq,single_summary]")
+EVALUATE = ("stages=[evaluate]", "eval.e2e_frames=4", "eval.systems=[end_to_end_neptune]",
+            "vlm.backend=neptune_recorder", "progress=false")
 
 
 class Recorder(CachedVLM):
@@ -75,14 +76,24 @@ def test_the_transcript_is_the_logs_speech_on_the_clock() -> None:
     assert log_transcript(log, {}) == "(no speech)"
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """One benchmark with both views, compiled once; each case below evaluates it."""
+    out = tmp_path_factory.mktemp("neptune-prompts")
+    ran = run_inprocess(out, *COMPILE)
+    assert ran.rc == 0, ran.text[-3000:]
+    return out
+
+
 @pytest.mark.parametrize("with_speech", [False, True])
-def test_neptunes_prompts_through_the_cli(recorder, tmp_path: Path, with_speech: bool) -> None:
-    args = [*SMALL, "tasks=[neptune_mcq,single_summary]"]
+def test_neptunes_prompts_through_the_cli(recorder, compiled: Path, tmp_path: Path,
+                                          with_speech: bool) -> None:
+    args = [*EVALUATE, "benchmark=demo"]
     if with_speech:
         speech = tmp_path / "speech.json"
         speech.write_text(json.dumps({}))
         args.append(f"eval.transcripts={speech}")
-    ran = run_inprocess(tmp_path, *args)
+    ran = run_inprocess(compiled, *args)
     assert ran.rc == 0, ran.text[-3000:]
     texts = [_text(m) for m in recorder.asked]
     mcq = [t for t in texts if "Output Format: [CHOICE]: [REASON]" in t]
@@ -92,8 +103,8 @@ def test_neptunes_prompts_through_the_cli(recorder, tmp_path: Path, with_speech:
                for t in mcq), "the question and its choices in their own slots"
     assert all(("Video Transcript: (no speech)" in t) == with_speech for t in texts)
     assert all(t.startswith("Task: neptune_") for t in texts)
-    bench = tmp_path / "benchmarks" / "demo"
-    scores = next((bench / "results").glob("end_to_end_neptune@*/scores.jsonl"))
+    results = compiled / "benchmarks" / "demo" / "results"
+    scores = next(results.glob("end_to_end_neptune@*/scores.jsonl"))
     rows = [json.loads(x) for x in scores.read_text().splitlines()]
     picks = {r["details"].get("picked") for r in rows if r["subtask"] == "neptune_mcq"}
     assert picks == {1}, "every [CHOICE]: [REASON] reply read as its choice"
