@@ -37,12 +37,10 @@ def _items(bench: Path) -> dict[str, list[dict]]:
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("sources")
-    run_cli(out / "repeat", *ARGS, "annotate.repeat_sources=true", "name=repeat")
-    run_cli(out / "once", *ARGS, "name=once", "stages=[annotate,export]",
-            "export.formats=[questions]")
-    return {"repeat": out / "repeat" / "benchmarks" / "repeat",
-            "once": out / "once" / "benchmarks" / "once"}
+    out = tmp_path_factory.mktemp("sources")  # one outputs folder: the logs compiled once
+    run_cli(out, *ARGS, "annotate.repeat_sources=true", "name=repeat")
+    run_cli(out, *ARGS, "name=once", "stages=[annotate,export]", "export.formats=[questions]")
+    return {"repeat": out / "benchmarks" / "repeat", "once": out / "benchmarks" / "once"}
 
 
 def test_the_paper_repetition_ships_one_source_in_several_logs(compiled) -> None:
