@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -271,7 +272,6 @@ class Slow(BaseStage):
         return [Unit(f"u{i:03d}", i) for i in range(24)]
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
-        import time
 
         self.here.append(unit.payload)
         time.sleep(0.05)
@@ -281,7 +281,7 @@ class Slow(BaseStage):
 def test_a_pool_is_worth_it_only_for_what_is_left_beyond_its_start_up() -> None:
     from xlebench.runner.runner import POOL_START_S, PROBE_S, UNIT_COST_S, worth_a_pool
 
-    pace, t = 0.1, 2 * PROBE_S  # seconds a unit; seconds of them timed
+    pace, t = 0.01, 2 * PROBE_S  # seconds a unit; seconds of them timed
     assert not worth_a_pool(PROBE_S / 2, 5, 10**6, 16)  # too soon to trust the pace
     even = POOL_START_S / (pace / 2 - UNIT_COST_S)  # units left at which two workers break even
     assert not worth_a_pool(t, int(t / pace), int(even * 0.95), 2)
@@ -290,9 +290,6 @@ def test_a_pool_is_worth_it_only_for_what_is_left_beyond_its_start_up() -> None:
     assert not worth_a_pool(t, 20, 1, 2)  # fewer units left than workers
     quick = 2 * UNIT_COST_S * 0.9  # a unit quicker than handing it over twice: never spread
     assert not worth_a_pool(t, int(t / quick), 10**9, 2)
-    # each of the pool's processes sets the stage up again: a slow set-up delays the break-even
-    assert not worth_a_pool(t, int(t / pace), int(even * 1.05), 2, setup=POOL_START_S)
-    assert worth_a_pool(t, int(t / pace), int(even * 2.1), 2, setup=POOL_START_S)
 
 
 def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
@@ -314,10 +311,6 @@ def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
     stage = Slow()
     stage.spreads = True  # units that spread over the cores themselves stay here
     _runner(tmp_path / "s", workers=0).run([StageSpec(stage, {})])
-    assert stage.here == list(range(24))
-    stage = Slow()
-    stage.setup = lambda ctx: time.sleep(1.0)  # the pool's processes would each redo it
-    _runner(tmp_path / "su", workers=0).run([StageSpec(stage, {})])
     assert stage.here == list(range(24))
     monkeypatch.setattr(R, "POOL_START_S", 1e9)  # a pool never pays: every unit here
     stage = Slow()
@@ -341,7 +334,6 @@ class Waits(BaseStage):
         return [Unit(f"u{i}", i) for i in range(8)]
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
-        import time
 
         with self.lock:
             self.now += 1
@@ -363,3 +355,76 @@ def test_workers_auto_keeps_a_network_stage_to_what_its_client_allows(
     stage = Waits(threads)
     _runner(tmp_path, workers=0).run([StageSpec(stage, {})])
     assert stage.most == threads
+
+
+class SetOnce(Slow):
+    """Units that read what the stage's set-up built; each set-up is noted in a file."""
+
+    name: ClassVar[str] = "set_once"
+
+    def __init__(self, log: Path, fail: int | None = None) -> None:
+        super().__init__()
+        self.log, self.fail, self.table = log, fail, None
+
+    def units(self, ctx):
+        return [Unit(f"u{i:03d}", i) for i in range(40)]
+
+    def setup(self, ctx) -> None:
+        with self.log.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        self.table = {i: i * i for i in range(40)}
+
+    def run(self, unit: Unit, ctx: UnitContext) -> dict:
+        if unit.payload == self.fail:
+            raise RuntimeError(f"unit {unit.payload} broke")
+        record = super().run(unit, ctx)
+        return {**record, "square": self.table[unit.payload], "pid": os.getpid()}
+
+
+def _auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlebench.runner.runner as R
+
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    monkeypatch.setattr(R, "PROBE_S", 0.1)
+    monkeypatch.setattr(R, "POOL_START_S", 0.0)
+
+
+def test_the_forked_pool_starts_with_the_stage_set_up_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workers=0`` forks the rest of a stage from the process that set it up: the stage is
+    set up once, the children read what it built, and the records are those of one process
+    (but for the pid that computed them)."""
+    one = _runner(tmp_path / "1", workers=1).run(
+        [StageSpec(SetOnce(tmp_path / "one.log"), {})]).results["set_once"]
+    _auto(monkeypatch)
+    stage = SetOnce(tmp_path / "auto.log")
+    auto = _runner(tmp_path / "0", workers=0).run([StageSpec(stage, {})])
+    assert auto.counter("set_once").done == 40
+    assert (tmp_path / "auto.log").read_text().splitlines() == [str(os.getpid())]
+    records = auto.results["set_once"].records
+    assert 0 < len(stage.here) < 40  # the rest ran in the children, on their copy of the stage
+    assert len({r["pid"] for r in records.values()} - {os.getpid()}) >= 1
+    drop = lambda rs: {k: {**v, "pid": 0} for k, v in rs.items()}  # noqa: E731
+    assert drop(records) == drop(one.records)
+
+
+@pytest.mark.parametrize("fail_fast", [False, True])
+def test_a_unit_that_fails_in_the_forked_pool_is_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_fast: bool) -> None:
+    _auto(monkeypatch)
+    runner = _runner(tmp_path, workers=0, fail_fast=fail_fast)
+    summary = runner.run([StageSpec(SetOnce(tmp_path / "log", fail=30), {})])
+    counter = summary.counter("set_once")
+    assert counter.failed == 1 and "unit 30 broke" in counter.errors["u030"]
+    assert (counter.done + counter.failed + counter.not_run == 40)
+    assert (counter.not_run > 0) == fail_fast
+    stage_dir = next((tmp_path / "cache" / "set_once").iterdir())
+    assert (stage_dir / "failed" / "u030.json").is_file()
+
+
+def test_a_forked_pools_tasks_are_a_tenth_of_a_second_and_eight_a_child() -> None:
+    from xlebench.runner.forked import TASK_S, TASKS_PER_CHILD, chunk_size
+
+    assert chunk_size(100_000, 0.001, 2) == round(TASK_S / 0.001)
+    assert chunk_size(40, 0.001, 2) == 40 // (2 * TASKS_PER_CHILD)
+    assert chunk_size(5, 10.0, 2) == 1

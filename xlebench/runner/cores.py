@@ -13,7 +13,7 @@ compared byte for byte at ``cores=1`` and ``cores=2``).
 Forked, not spawned: a task is a closure over the step's inputs (items, fitted vectorisers,
 the public view's MiniLM vectors), which a forked child inherits without pickling or
 recomputing; only results cross back. Each child runs its BLAS, torch and FAISS on one thread
-(`_one_thread`): the children are the parallelism, and a forked child must not enter the
+(`one_thread`): the children are the parallelism, and a forked child must not enter the
 OpenMP runtime a parent's threads left behind (it can hang); the steps compute their sentence
 vectors in the parent before they spread.
 
@@ -141,7 +141,7 @@ def _compute(tasks: Sequence[Callable[[], T]], ks: Sequence[int],
     gc.freeze()  # the children's collector leaves the parent's objects alone: no page copies
     try:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_one_thread) as pool:
+                                 initializer=one_thread) as pool:
             futures = {pool.submit(_run, len(_TASKS) - 1, k): k for k in ks}
             for future in as_completed(futures):
                 done(futures[future], future.result())
@@ -154,12 +154,16 @@ def _run(depth: int, k: int) -> Any:
     return _TASKS[depth][k]()
 
 
-def _one_thread() -> None:
+def one_thread() -> None:
     """A forked child's BLAS and OpenMP users at one thread, before any task, and no further
     spreading from inside a task. BLAS above all: the children's ridge fits and cosine
     products (``ndarray.dot``) each ran on the parent's OpenBLAS pool of every core, and two
-    children spinning four threads on two cores took longer than one process alone."""
+    children spinning four threads on two cores took longer than one process alone. What
+    a child prints goes to the process's own streams, not through the progress bars' proxy,
+    whose lock the parent's refresh thread may have held when the child was forked."""
     from threadpoolctl import threadpool_limits
+
+    sys.stdout, sys.stderr = sys.__stdout__ or sys.stdout, sys.__stderr__ or sys.stderr
 
     os.environ["OMP_NUM_THREADS"] = "1"
     _CORES[:] = [1]

@@ -37,6 +37,7 @@ from xlebench.runner.execute import (
     run_in_worker,
 )
 from xlebench.runner.fingerprint import stage_fingerprint
+from xlebench.runner.forked import chunk_size, run_forked
 from xlebench.runner.progress import RateColumn, as_completed, reporter
 from xlebench.runner.progress_log import ProgressLog
 from xlebench.runner.stage import Stage, StageContext, StageResult, Unit
@@ -108,26 +109,23 @@ AUTO = 0
 #: first units warm what the rest read (at 10x, annotate's first second of units ran at four
 #: times the pace of the whole stage, and the pool it chose took 82 s where 43 s sufficed).
 PROBE_S = 5.0
-#: What starting a pool costs, in seconds, beyond setting the stage up again in each of its
-#: processes (`worth_a_pool`'s ``setup``): spawned processes each import the package (torch
-#: among it). Measured at ten times the paper grid on two cores (`workers=2` against 1):
-#: 5.7 s (simulate) to 15 s (export's five units).
-POOL_START_S = 10.0
-#: What a unit costs the pool beyond its own work (sent, its outcome read back, counted):
-#: 0.9 ms a unit for annotate's 34,560 (15.6 s in process, 37.5 s over two workers).
-UNIT_COST_S = 0.001
+#: What the forked pool ``workers=0`` hands a stage's rest to costs to start, in seconds
+#: (`forked`: its processes start with the stage set up; a spawned pool's each imported the
+#: package and set the stage up again, 6-15 s at ten times the paper grid on two cores), and
+#: what a unit costs it beyond its own work (units cross in runs of a tenth of a second; one
+#: by one through a spawned pool, 0.9 ms a unit, more than an annotate unit's own work).
+POOL_START_S = 1.0
+UNIT_COST_S = 0.0001
 
 
-def worth_a_pool(elapsed: float, done: int, left: int, workers: int,
-                 setup: float = 0.0) -> bool:
+def worth_a_pool(elapsed: float, done: int, left: int, workers: int) -> bool:
     """Whether the ``left`` units, at the pace of the ``done`` ones (``elapsed`` seconds),
-    would finish sooner over ``workers`` processes, counting what those cost to start (each
-    sets the stage up again: ``setup`` seconds, as it took here) and what each unit costs to
-    hand over (units quicker than that never spread)."""
+    would finish sooner over ``workers`` forked processes, counting what those cost to start
+    and what each unit costs to hand over (units quicker than that never spread)."""
     if elapsed < PROBE_S or left < workers:
         return False
     pace = elapsed / done
-    return left * (pace * (1 - 1 / workers) - UNIT_COST_S) > POOL_START_S + setup
+    return left * (pace * (1 - 1 / workers) - UNIT_COST_S) > POOL_START_S
 
 
 @dataclass(frozen=True)
@@ -303,10 +301,14 @@ class Runner:
             wanted = int(stage.threads) if auto else max(wanted, int(stage.threads))
         workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
         if workers == 1 or (auto and not stage.io_bound):
-            pending = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
-                                       1 if stage.spreads else workers)
-            if not pending:
-                return
+            rest, pace = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
+                                          1 if stage.spreads else workers)
+            if rest:  # the stage is set up here: forked children start with it (`forked`)
+                counters.not_run = run_forked(
+                    stage, ctx, stage_dir, opts.retries, rest, workers,
+                    chunk_size(len(rest), pace, workers),
+                    lambda outcome: self._account(outcome, counters, advance))
+            return
         with self._pool(stage, ctx, stage_dir, workers) as pool:
             futures = [self._submit(pool, stage, u, ctx, stage_dir) for u in pending]
             for fut in as_completed(futures):
@@ -318,28 +320,27 @@ class Runner:
 
     def _in_process(self, stage: Stage, ctx: StageContext, stage_dir: Path, pending: list[Unit],
                     counters: StageCounters, advance: Callable[[], None], workers: int
-                    ) -> list[Unit]:
-        """Run ``pending`` here, one after another; with ``workers`` > 1 (``workers=0``), hand
-        what is left to a pool of them as soon as it is projected to save more than the
-        pool costs to start (`worth_a_pool`), at the pace of the units after the first (a
-        stage's first unit may build what the rest read: report's took the projection to
-        864 s where the stage takes 4). Returns the units left for the pool."""
-        start = time.perf_counter()
-        stage.setup(ctx)  # a pool's processes each redo it: part of what a pool costs
-        setup, first = time.perf_counter() - start, 0.0  # first: when the first unit finished
+                    ) -> tuple[list[Unit], float]:
+        """Run ``pending`` here, one after another; with ``workers`` > 1 (``workers=0``), stop
+        as soon as forking that many processes for the rest is projected to save more than
+        it costs (`worth_a_pool`), at the pace of the units after the first (a stage's first
+        unit may build what the rest read: report's took the projection to 864 s where the
+        stage takes 4). Returns the units left and their projected seconds a unit."""
+        stage.setup(ctx)
+        first = 0.0  # when the first unit finished
         for k, unit in enumerate(pending):
             outcome = execute_unit(stage, unit, ctx, stage_dir, self.options.retries)
             if self._account(outcome, counters, advance):
                 counters.not_run = len(pending) - counters.done - counters.failed
-                return []
+                return [], 0.0
             first, left = first or time.perf_counter(), len(pending) - k - 1
             elapsed = time.perf_counter() - first
-            if workers > 1 and k and worth_a_pool(elapsed, k, left, workers, setup):
+            if workers > 1 and k and worth_a_pool(elapsed, k, left, workers):
                 log.info("%s: %d units left, about %.0f s on one core: the rest over %d "
                          "workers (workers=0 chooses; workers=1 keeps them in this process)",
                          stage.name, left, elapsed / k * left, workers)
-                return pending[k + 1:]
-        return []
+                return pending[k + 1:], elapsed / k
+        return [], 0.0
 
     def _account(self, outcome: Outcome, counters: StageCounters, advance: Callable) -> bool:
         """Count one outcome; True when the run must stop (fail_fast)."""
