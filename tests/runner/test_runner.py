@@ -312,6 +312,10 @@ def test_workers_auto_hands_the_rest_to_a_pool_with_the_same_records(
     stage.spreads = True  # units that spread over the cores themselves stay here
     _runner(tmp_path / "s", workers=0).run([StageSpec(stage, {})])
     assert stage.here == list(range(24))
+    stage = Slow()
+    stage.forks = False  # a stage where forking was measured not to pay
+    _runner(tmp_path / "f", workers=0).run([StageSpec(stage, {})])
+    assert stage.here == list(range(24))
     monkeypatch.setattr(R, "POOL_START_S", 1e9)  # a pool never pays: every unit here
     stage = Slow()
     _runner(tmp_path / "00", workers=0).run([StageSpec(stage, {})])

@@ -15,7 +15,8 @@ between processes is two integers out and a list of outcomes back. Each child co
 thread (`xlebench.runner.cores.one_thread`: a forked child must not enter the OpenMP pool its
 parent's threads left behind). A unit's bytes do not depend on the process that computes it
 (its generator comes from the seed, the stage and its id), so the records are those of one
-process (tests/runner/test_runner.py).
+process (tests/runner/test_runner.py). A stage where that was measured not to pay says so
+(``forks = False``: annotate, whose validity check ran slower after forked units).
 """
 
 from __future__ import annotations

@@ -302,7 +302,8 @@ class Runner:
         workers = 1 if stage.serial else max(1, min(wanted, len(pending)))
         if workers == 1 or (auto and not stage.io_bound):
             rest, pace = self._in_process(stage, ctx, stage_dir, pending, counters, advance,
-                                          1 if stage.spreads else workers)
+                                          workers if stage.forks and not stage.spreads
+                                          else 1)
             if rest:  # the stage is set up here: forked children start with it (`forked`)
                 counters.not_run = run_forked(
                     stage, ctx, stage_dir, opts.retries, rest, workers,

@@ -115,6 +115,8 @@ class Stage(Protocol):
     #: Units that spread over the run's cores themselves (`xlebench.runner.cores`) and read
     #: what this process computed before them: ``workers=0`` never moves them to a pool.
     spreads: ClassVar[bool]
+    #: Whether ``workers=0`` may fork this process for the rest of the units.
+    forks: ClassVar[bool]
     #: A file ``run`` writes holding exactly its record as JSON (linked as record.json).
     record_file: ClassVar[str | None]
 
@@ -185,6 +187,9 @@ class BaseStage:
     serial: ClassVar[bool] = False
     #: Units that spread over the run's cores themselves: ``workers=0`` keeps them here.
     spreads: ClassVar[bool] = False
+    #: ``workers=0`` may hand the rest of the units to processes forked from this one
+    #: (`xlebench.runner.forked`); False keeps them here, where that was measured not to pay.
+    forks: ClassVar[bool] = True
     #: A file ``run`` writes in its workdir holding exactly the returned record as JSON (its
     #: published form): the runner links ``record.json`` to it instead of encoding the record
     #: a second time. None: the runner encodes the record.

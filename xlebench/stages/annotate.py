@@ -88,14 +88,14 @@ _OWNERS_LOCK = threading.RLock()  # re-entered: a derived recipe's owners need i
 
 class AnnotateStage(BaseStage):
     name: ClassVar[str] = "annotate"
-    #: 5: each unit keeps its recipe oracle's replies (the consistency check).
-    #: 6: stats/tasks.json says each recipe's words and hops. 7: items name their source and
-    #: each source is asked once across the benchmark. 8: printed and shown pairs settled
-    #: per source video across life logs, each meeting subtask keeping a fair share.
-    # 10: VidSitu senses, sense roles, relation votes; 11: the learned filter reads options
-    # beside their siblings and the clock, Neptune balances over questions with decoys
+    #: 5: each unit keeps its recipe oracle's replies. 6: stats/tasks.json says each recipe's
+    #: words and hops. 7: items name their source, each source asked once across the benchmark.
+    #: 8: printed and shown pairs settled per source video across logs, each meeting subtask
+    #: keeping a fair share. 10: VidSitu senses, sense roles, relation votes. 11: the learned
+    #: filter reads options beside siblings and clock; Neptune balances questions with decoys.
     version: ClassVar[str] = "15"  # 15: summary choices drawn so the plan does not tell the reference; 14: the validity check's panel reads the script (the plan); 13: balanced multiple-choice filters
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
+    forks: ClassVar[bool] = False  # forked units slowed the check after them (performance.md)
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
 
