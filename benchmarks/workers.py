@@ -11,7 +11,6 @@ byte for byte. Run on quiet cores: ``python benchmarks/workers.py [--per-cell 10
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import statistics
 import subprocess
@@ -19,6 +18,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from cores import digest  # the sibling script (benchmarks/ is on sys.path when run)
 
 ROOT = Path(__file__).resolve().parents[1]
 INFO = ROOT.parent / "shared" / "data" / "xlebench_video_info.json"
@@ -39,15 +40,6 @@ def stage_seconds(text: str, stage: str) -> float:
     return float(found[-1]) if found else float("nan")
 
 
-def units_digest(cache: Path, stage: str) -> str:
-    """Every unit file of the stage's cache folders (the one forced this run)."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in (cache / stage).glob("*/units/**/*") if p.is_file()):
-        h.update(str(path.relative_to(cache)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-cell", type=int, default=10, help="personas per location x MBTI cell")
@@ -55,6 +47,8 @@ def main() -> int:
     ap.add_argument("--force", default="plan,simulate", help="the stages recomputed")
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
+    if not INFO.is_file():
+        sys.exit(f"{INFO} not found: this benchmark compiles the authors' library")
     forced = args.force.split(",")
     base = [f"persona.per_cell={args.per_cell}", f"stages=[{args.stage}]", "name=workers"]
     seconds: dict[tuple[int, str], list[float]] = {}
@@ -70,7 +64,8 @@ def main() -> int:
                 walls[workers].append(wall)
                 for stage in forced:
                     seconds.setdefault((workers, stage), []).append(stage_seconds(text, stage))
-                digests[workers].add("/".join(units_digest(out / "cache", s) for s in forced))
+                # every file of the stages' cache folders: units, markers, records
+                digests[workers].add("/".join(digest(out / "cache" / s) for s in forced))
     print("| stage | workers=1 (s) | workers=0 (s) | ratio |\n|---|---|---|---|")
     rows = [(s, seconds[1, s], seconds[0, s]) for s in forced] + [("whole run", walls[1],
                                                                      walls[0])]
