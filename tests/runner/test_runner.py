@@ -272,7 +272,6 @@ class Slow(BaseStage):
         return [Unit(f"u{i:03d}", i) for i in range(24)]
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
-
         self.here.append(unit.payload)
         time.sleep(0.05)
         return {"i": unit.payload, "draw": int(ctx.rng().integers(0, 10**9))}
@@ -338,7 +337,6 @@ class Waits(BaseStage):
         return [Unit(f"u{i}", i) for i in range(8)]
 
     def run(self, unit: Unit, ctx: UnitContext) -> dict:
-
         with self.lock:
             self.now += 1
             self.most = max(self.most, self.now)
