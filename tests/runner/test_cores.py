@@ -56,3 +56,23 @@ def test_zero_means_every_cpu_and_no_setting_asks_for_more() -> None:
 def test_runs_cut_a_sequence_into_consecutive_runs() -> None:
     assert C.runs([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
     assert C.runs([], 3) == [] and C.runs("abc", 5) == ["abc"]
+
+
+def _slow(k: int) -> int:
+    import time
+
+    time.sleep(0.05 if k else 0.0)
+    return k
+
+
+def test_a_pool_stops_when_told_and_says_what_it_cancelled() -> None:
+    """`forked`, under both `spread` and a stage's forked rest: ``done`` returning True
+    cancels what has not started, what was running still reports, nothing is lost."""
+    seen: list[int] = []
+    cancelled = C.forked(2, [lambda k=k: _slow(k) for k in range(40)], range(40),
+                         lambda k, r: seen.append(r) or k == 0)
+    assert 0 in seen and cancelled and 0 not in cancelled
+    assert sorted(seen + cancelled) == list(range(40))
+    assert C.forked(2, [lambda k=k: _slow(k) for k in range(6)], [5, 3, 1],
+                    lambda k, r: seen.append(r)) == []
+    assert sorted(seen[-3:]) == [1, 3, 5]

@@ -33,9 +33,10 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from xlebench.runner.progress import as_completed
 from xlebench.runner.tasks import current as current_store
 from xlebench.runner.tasks import kept_results
 
@@ -44,9 +45,9 @@ log = logging.getLogger(__name__)
 
 #: The cores of the current run (1 outside a run: a library call stays in its process).
 _CORES = [1]
-#: Whether this process is a forked child of `spread`.
+#: Whether this process is a forked child of `forked`.
 _CHILD = [False]
-#: The tasks of the `spread` in progress, inherited by its forked children.
+#: The tasks of the `forked` pools in progress, inherited by their children.
 _TASKS: list[Sequence[Callable[[], Any]]] = []
 
 
@@ -137,17 +138,33 @@ def _compute(tasks: Sequence[Callable[[], T]], ks: Sequence[int],
         for k in ks:
             done(k, tasks[k]())
         return
+    forked(n, tasks, ks, done)
+
+
+def forked(n: int, tasks: Sequence[Callable[[], T]], ks: Sequence[int],
+           done: Callable[[int, T], bool | None]) -> list[int]:
+    """The tasks ``ks`` in ``n`` processes forked from this one (`one_thread`), submitted in
+    that order, each result handed to ``done`` here as its task finishes. ``done`` returning
+    True cancels the tasks not yet started; those already running still hand theirs over.
+    Returns the tasks cancelled. The children find ``tasks`` in the memory they were forked
+    with, so only a task's index crosses to them: closures over a stage set up here, or over
+    the inputs of a benchmark-wide step, need no pickling."""
     _TASKS.append(tasks)
     gc.freeze()  # the children's collector leaves the parent's objects alone: no page copies
     try:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
                                  initializer=one_thread) as pool:
             futures = {pool.submit(_run, len(_TASKS) - 1, k): k for k in ks}
-            for future in as_completed(futures):
-                done(futures[future], future.result())
+            stopped = False
+            for future in as_completed(list(futures)):  # cancelled ones left out
+                if done(futures[future], future.result()) and not stopped:
+                    stopped = True
+                    for other in futures:
+                        other.cancel()
     finally:
         gc.unfreeze()
         _TASKS.pop()
+    return [k for future, k in futures.items() if future.cancelled()]
 
 
 def _run(depth: int, k: int) -> Any:

@@ -12,8 +12,8 @@ library view, index and upstream records in memory (copy on write; `gc.freeze` k
 collector from touching the parent's objects, so those pages stay shared). They run the
 units in runs (``chunk`` units a task, a fraction of a second of work each), so what crosses
 between processes is two integers out and a list of outcomes back. Each child computes on one
-thread (`xlebench.runner.cores.one_thread`: a forked child must not enter the OpenMP pool its
-parent's threads left behind). A unit's bytes do not depend on the process that computes it
+thread (`xlebench.runner.cores.forked`, the pool the benchmark-wide steps use: a forked child
+must not enter the OpenMP pool its parent's threads left behind). A unit's bytes do not depend on the process that computes it
 (its generator comes from the seed, the stage and its id), so the records are those of one
 process (tests/runner/test_runner.py). A stage where that was measured not to pay says so
 (``forks = False``: annotate, whose validity check ran slower after forked units).
@@ -21,16 +21,13 @@ process (tests/runner/test_runner.py). A stage where that was measured not to pa
 
 from __future__ import annotations
 
-import gc
-import multiprocessing
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
-from xlebench.runner.cores import one_thread, runs
+from xlebench.runner.cores import forked, runs
 from xlebench.runner.execute import Outcome, execute_unit
-from xlebench.runner.progress import as_completed
 from xlebench.runner.stage import Stage, StageContext, Unit
 
 #: Seconds of units a task of the forked pool holds: long enough that handing it over is
@@ -38,10 +35,6 @@ from xlebench.runner.stage import Stage, StageContext, Unit
 TASK_S = 0.1
 #: Each child runs at least this many tasks, so the work stays even at the end.
 TASKS_PER_CHILD = 8
-
-#: The stages whose remaining units a forked pool is running, inherited by its children.
-_JOBS: list[tuple[Stage, StageContext, Path, int, Sequence[Unit]]] = []
-
 
 def chunk_size(units: int, pace: float, workers: int) -> int:
     """Units a task: `TASK_S` of them at ``pace`` seconds a unit, but no more than leaves
@@ -58,26 +51,14 @@ def run_forked(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int,
     ``account`` returning True stops the rest (fail_fast). Returns how many units were
     not run."""
     # the children's live counters would update this process's copy of them: off there
-    _JOBS.append((stage, replace(ctx, report=None), stage_dir, retries, units))
-    tasks = runs(range(len(units)), chunk)
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=one_thread) as pool:
-            futures = [pool.submit(_run, len(_JOBS) - 1, r.start, r.stop) for r in tasks]
-            stop = False
-            for future in as_completed(futures):  # cancelled ones left out
-                # every outcome counted, also those of tasks already running at a stop
-                if any([account(outcome) for outcome in future.result()]) and not stop:
-                    stop = True
-                    for other in futures:
-                        other.cancel()
-    finally:
-        gc.unfreeze()
-        _JOBS.pop()
-    return sum(len(r) for r, f in zip(tasks, futures, strict=True) if f.cancelled())
+    run = partial(_run, stage, replace(ctx, report=None), stage_dir, retries)
+    tasks = runs(units, chunk)
+    # every outcome counted, also those of tasks already running at a stop
+    cancelled = forked(workers, [partial(run, t) for t in tasks], range(len(tasks)),
+                       lambda _k, outcomes: any([account(o) for o in outcomes]))
+    return sum(len(tasks[k]) for k in cancelled)
 
 
-def _run(depth: int, start: int, stop: int) -> list[Outcome]:
-    stage, ctx, stage_dir, retries, units = _JOBS[depth]
-    return [execute_unit(stage, unit, ctx, stage_dir, retries) for unit in units[start:stop]]
+def _run(stage: Stage, ctx: StageContext, stage_dir: Path, retries: int,
+         units: Sequence[Unit]) -> list[Outcome]:
+    return [execute_unit(stage, unit, ctx, stage_dir, retries) for unit in units]
