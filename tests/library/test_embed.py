@@ -101,6 +101,28 @@ def test_many_sentences_of_one_length_get_the_bytes_they_get_alone(minilm) -> No
     assert minilm.encode(SAME_LENGTH[5:9])[2].tobytes() == together[7].tobytes()
 
 
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_passes_side_by_side_give_the_bits_of_passes_one_at_a_time(monkeypatch,
+                                                                   precision: str) -> None:
+    """Many cores run several passes at once (`passes.side_by_side`: 2.4x on a 16-core
+    Xeon). Forced here on two: the vectors and token rows are those of one pass at a time,
+    and the threads' torch setting is given back."""
+    torch = pytest.importorskip("torch")
+    from xlebench.library import embed
+
+    minilm = MiniLMEmbedder(precision=precision)
+    texts = SENTENCES + SAME_LENGTH[:9] + ["C " + " ".join(["walks around the park"] * 60)]
+    alone, rows = minilm.encode_with_tokens(texts)
+    seen: list[int] = []
+    monkeypatch.setattr(embed, "side_by_side", lambda threads: seen.append(threads) or 3)
+    before = torch.get_num_threads()
+    together, rows_together = minilm.encode_with_tokens(texts)
+    assert seen and torch.get_num_threads() == before
+    assert together.tobytes() == alone.tobytes() == minilm.encode(texts).tobytes()
+    for a, b in zip(rows, rows_together, strict=True):
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_bf16_autocast_vectors_stay_within_cosine_0999_of_fp32() -> None:
     """matcher.embedder.precision=bf16: matrix products in bfloat16 under autocast; every
     vector keeps cosine >= 0.999 to the fp32 one, and is stored under its own key."""

@@ -43,6 +43,7 @@ def echo():
     VLM_BACKENDS.pop("echo")
 
 
+@pytest.mark.slow  # the pipeline through the CLI (about 14 s): the slow tier CI runs
 def test_a_backend_declared_in_a_test_answers_through_the_cli(echo, tmp_path: Path) -> None:
     ran = run_inprocess(tmp_path, *SMALL, "eval.systems=[end_to_end]", "vlm.backend=echo")
     assert ran.rc == 0, ran.text[-3000:]

@@ -23,7 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from xlebench.errors import ConfigError
-from xlebench.library.threads import intra_op_threads
+from xlebench.library.passes import run_passes, side_by_side
+from xlebench.library.threads import intra_op_threads, pass_threads
 
 _TOKEN = re.compile(r"[a-z0-9']+")
 
@@ -168,10 +169,7 @@ class MiniLMEmbedder:
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch, vectors in self._forward(texts, self._token_ids(texts)):
-            out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
-        return out
+        return self._passes(texts, tokens=False)[0]
 
     def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict]]:
         """`encode`'s sentence vectors and, from the same forward pass, each text's last-layer
@@ -179,24 +177,23 @@ class MiniLMEmbedder:
         model reads these instead of running it again; the bits are those of separate passes
         (tests/eval/test_shared_encoder.py).
 
-        The token rows are read by a forward hook on the model's last module rather than
-        ``encode(output_value=None)``, which fails on sentence-transformers 5.x-6.1 (a string
-        feature, ``modality``, is indexed per row). ``encode`` may reorder a batch's rows, so
-        each row is matched to its text by its token ids (equal ids, equal rows)."""
+        The token rows come from the pass's last module (`_forward`). ``encode`` may reorder
+        a batch's rows, so each row is matched to its text by its token ids (equal ids,
+        equal rows)."""
+        return self._passes(texts, tokens=True)
+
+    def _passes(self, texts: Sequence[str], tokens: bool) -> tuple[np.ndarray, list[dict]]:
         ids = self._token_ids(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        tokens: list[dict] = [{}] * len(texts)
-        seen: list[dict] = []
-        hook = self._load()[-1].register_forward_hook(lambda _m, _i, feats: seen.append(feats))
-        try:
-            for batch, vectors in self._forward(texts, ids):
-                out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
-                rows = _rows_by_ids(seen.pop())
+        rows: list[dict] = [{}] * len(texts)
+        for batch, feats in self._forward(texts, ids):
+            vectors = feats["sentence_embedding"]
+            out[batch.real] = vectors.float().cpu().numpy()[: len(batch.real)]
+            if tokens:
+                by_ids = _rows_by_ids(feats)
                 for i in batch.real:
-                    tokens[i] = rows[tuple(ids[i])]
-        finally:
-            hook.remove()
-        return out, tokens
+                    rows[i] = by_ids[tuple(ids[i])]
+        return out, rows
 
     @property
     def special_ids(self) -> list[int]:
@@ -210,17 +207,38 @@ class MiniLMEmbedder:
                                max_length=model.max_seq_length)["input_ids"]
 
     def _forward(self, texts: Sequence[str], ids: list[list[int]]):
-        """(batch, normalised ``model.encode`` of its rows as one tensor) for each
-        `same_length_batches` batch: one forward pass each."""
+        """(batch, its pass's output features: ``sentence_embedding`` as ``model.encode``
+        normalises it, the last module's token rows) for each `same_length_batches` batch,
+        in order; on a CPU of many threads several passes at once (`passes.side_by_side`)."""
         if not texts:
             return
         model = self._load()
-        with self._precision(), intra_op_threads():
-            for batch in same_length_batches([len(x) for x in ids], self.batch_size,
-                                             fixed=self.device != "cpu"):
-                yield batch, model.encode([texts[i] for i in batch.rows],
-                                          batch_size=len(batch.rows), show_progress_bar=False,
-                                          convert_to_tensor=True, normalize_embeddings=True)
+        batches = same_length_batches([len(x) for x in ids], self.batch_size,
+                                      fixed=self.device != "cpu")
+        with intra_op_threads():
+            at_once = side_by_side(pass_threads()) if self.device == "cpu" else 1
+            if at_once > 1:
+                rows = [[texts[i] for i in b.rows] for b in batches]
+                yield from zip(batches, run_passes(model, rows, at_once, self._precision),
+                               strict=True)
+                return
+            with self._precision():
+                yield from ((b, self._encode(model, [texts[i] for i in b.rows]))
+                            for b in batches)
+
+    @staticmethod
+    def _encode(model, rows: list[str]) -> dict:
+        """One pass through ``model.encode``; its last module's output features are read
+        by a forward hook (``encode(output_value=None)`` fails on sentence-transformers
+        5.x-6.1: a string feature, ``modality``, is indexed per row)."""
+        seen: list[dict] = []
+        hook = model[-1].register_forward_hook(lambda _m, _i, feats: seen.append(feats))
+        try:
+            vectors = model.encode(rows, batch_size=len(rows), show_progress_bar=False,
+                                   convert_to_tensor=True, normalize_embeddings=True)
+        finally:
+            hook.remove()
+        return {**seen[-1], "sentence_embedding": vectors}
 
     def _precision(self):
 

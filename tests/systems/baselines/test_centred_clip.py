@@ -131,6 +131,7 @@ def test_samples_that_disagree_leave_the_clip_unconfirmed() -> None:
     assert one["i1"] == "answer 1", "one sample: nothing to confirm against"
 
 
+@pytest.mark.slow  # the pipeline through the CLI (about 15 s): the slow tier CI runs
 def test_a_growing_clip_runs_through_the_cli_with_its_seconds(tmp_path: Path) -> None:
     args = [*FAST, "stages=[library,persona,plan,simulate,annotate,evaluate]", "render=none",
             "tasks=[neptune_qa]", "eval.bertscore=false", "eval.bootstrap=10",

@@ -85,6 +85,7 @@ def compiled(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow  # a compile, two evaluations through the CLI (25 s): the slow tier CI runs
 @pytest.mark.parametrize("with_speech", [False, True])
 def test_neptunes_prompts_through_the_cli(recorder, compiled: Path, tmp_path: Path,
                                           with_speech: bool) -> None:
