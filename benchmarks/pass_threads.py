@@ -49,7 +49,8 @@ def side_by_side(embedder: MiniLMEmbedder, texts: list[str], passes: int, thread
     model = embedder._load()
     ids = embedder._token_ids(texts)
     batches = same_length_batches([len(x) for x in ids], embedder.batch_size)
-    features = [model.tokenize([texts[i] for i in b.rows]) for b in batches]  # here: a fast
+    prepare = getattr(model, "preprocess", None) or model.tokenize  # `tokenize`: deprecated
+    features = [prepare([texts[i] for i in b.rows]) for b in batches]  # here: a fast
     # tokenizer used from several threads at once can fail
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
 

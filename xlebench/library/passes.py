@@ -50,10 +50,12 @@ def run_passes(model: Any, rows: Sequence[list[str]], passes: int,
             out["sentence_embedding"], p=2, dim=1)
         return out
 
+    # `tokenize` is deprecated (a warning on the console) where `preprocess` exists
+    prepare = getattr(model, "preprocess", None) or model.tokenize
     before = torch.get_num_threads()
     torch.set_num_threads(THREADS_PER_PASS)
     try:
         with ThreadPoolExecutor(passes) as pool:
-            yield from pool.map(run, (model.tokenize(list(r)) for r in rows))
+            yield from pool.map(run, (prepare(list(r)) for r in rows))
     finally:
         torch.set_num_threads(before)
