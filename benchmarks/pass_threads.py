@@ -1,14 +1,15 @@
 """MiniLM's forward passes on many cores: one pass at a time on every intra-op thread (what
-`MiniLMEmbedder` does) against passes side by side, each on threads of fewer torch threads.
+`MiniLMEmbedder` does below 4 threads) against passes side by side on fewer threads each.
 
 Why: on a lent machine's 16-core host the 10x command's evaluate panel spent 54.7 s in its
 model metrics, 2.6x faster than on 2 cores for 8x the cores (docs/performance.md, sixteen
 cores), and on 2 cores passes side by side gained only 1.09-1.13x (seventh session, not
 kept). This puts the two shapes side by side on one machine, on the library's distinct
 summaries, in one process, alternating, with the model loaded once. ``intra T``: the
-embedder's own ``encode`` with ``OMP_NUM_THREADS=T`` (`xlebench.runner.cores.pass_threads`).
-``side P x T``: the same equal-length passes (`same_length_batches`), tokenised here, run by
-P Python threads through the model's ``forward`` with torch at T threads. Each variant's
+embedder's own ``encode`` with ``OMP_NUM_THREADS=T`` (`xlebench.runner.cores.pass_threads`),
+its passes held to one at a time. ``side P x T``: the same equal-length passes
+(`same_length_batches`) run P at once at T torch threads each
+(`xlebench.library.passes.run_passes`, what the embedder runs from 4 threads). Each variant's
 vectors are compared bit for bit with ``intra`` at every core.
 
 Usage: python benchmarks/pass_threads.py [--video-info ../shared/data/xlebench_video_info.json]
@@ -21,12 +22,13 @@ import argparse
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from xlebench.library import embed
 from xlebench.library.embed import MiniLMEmbedder, same_length_batches
+from xlebench.library.passes import run_passes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,35 +40,23 @@ def distinct_summaries(video_info: Path, n: int) -> list[str]:
 
 def intra(embedder: MiniLMEmbedder, texts: list[str], threads: int) -> np.ndarray:
     os.environ["OMP_NUM_THREADS"] = str(threads)
-    return embedder.encode(texts)
+    chosen, embed.side_by_side = embed.side_by_side, lambda _threads: 1
+    try:
+        return embedder.encode(texts)
+    finally:
+        embed.side_by_side = chosen
 
 
 def side_by_side(embedder: MiniLMEmbedder, texts: list[str], passes: int, threads: int
                  ) -> np.ndarray:
     """The embedder's passes, ``passes`` at once, each at ``threads`` torch threads."""
-    import torch
-
-    model = embedder._load()
     ids = embedder._token_ids(texts)
     batches = same_length_batches([len(x) for x in ids], embedder.batch_size)
-    prepare = getattr(model, "preprocess", None) or model.tokenize  # `tokenize`: deprecated
-    features = [prepare([texts[i] for i in b.rows]) for b in batches]  # here: a fast
-    # tokenizer used from several threads at once can fail
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-
-    def run(k: int) -> None:
-        with torch.inference_mode():
-            vectors = model.forward(dict(features[k]))["sentence_embedding"]
-        vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
-        out[batches[k].real] = vectors.numpy()[: len(batches[k].real)]
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        with ThreadPoolExecutor(passes) as pool:
-            list(pool.map(run, range(len(batches))))
-    finally:
-        torch.set_num_threads(before)
+    rows = [[texts[i] for i in b.rows] for b in batches]
+    for b, feats in zip(batches, run_passes(embedder._load(), rows, passes, embedder._precision,
+                                            threads), strict=True):
+        out[b.real] = feats["sentence_embedding"].numpy()[: len(b.real)]
     return out
 
 

@@ -30,6 +30,7 @@ def main() -> int:
         runs += [["bf16_embedding.py", "--video-info", str(VIDEO_INFO), "--n", "0"],
                  ["library_build.py", "--video-info", str(VIDEO_INFO)],
                  ["deterministic_embedding.py", "--video-info", str(VIDEO_INFO)],
+                 ["pass_threads.py", "--video-info", str(VIDEO_INFO), "--n", "2000"],
                  ["grid_compile.py", "--video-info", str(VIDEO_INFO)],
                  ["filtered_query.py", "--video-info", str(VIDEO_INFO)],
                  ["panel_fits.py", "--video-info", str(VIDEO_INFO)]]

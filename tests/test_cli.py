@@ -49,6 +49,7 @@ def test_same_config_twice_and_worker_counts_give_identical_outputs(tmp_path: Pa
     assert a == c
 
 
+@pytest.mark.slow  # two CLI compiles (11-14 s): the slow tier CI runs
 def test_changing_one_stage_key_recomputes_it_and_downstream_only(tmp_path: Path) -> None:
     run_cli(tmp_path, *FAST)
     # Another configuration publishes under another name (the same name is refused).
@@ -89,6 +90,7 @@ def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
     assert tree_bytes(out / "benchmarks" / "demo") == tree_bytes(ref / "benchmarks" / "demo")
 
 
+@pytest.mark.slow  # a joblib sweep of two CLI compiles (9-19 s): the slow tier CI runs
 def test_multirun_sweep_with_joblib_shares_the_cache(tmp_path: Path) -> None:
     run_cli(tmp_path, "-m", "seed=0,1", "hydra/launcher=joblib", *FAST, timeout=400)
     benches = sorted(p for p in (tmp_path / "benchmarks" / "demo").iterdir()

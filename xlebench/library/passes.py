@@ -36,10 +36,11 @@ def side_by_side(threads: int) -> int:
 
 
 def run_passes(model: Any, rows: Sequence[list[str]], passes: int,
-               enter: Callable[[], contextlib.AbstractContextManager]) -> Iterator[dict]:
+               enter: Callable[[], contextlib.AbstractContextManager],
+               threads: int = THREADS_PER_PASS) -> Iterator[dict]:
     """The model's output features (``sentence_embedding`` normalised as ``encode`` does,
     the last layer's token rows) for each list of ``rows``, in order, ``passes`` at once at
-    `THREADS_PER_PASS` torch threads each; ``enter``: the context each pass runs in (its
+    ``threads`` torch threads each; ``enter``: the context each pass runs in (its
     precision: autocast is per thread)."""
     import torch
 
@@ -53,7 +54,7 @@ def run_passes(model: Any, rows: Sequence[list[str]], passes: int,
     # `tokenize` is deprecated (a warning on the console) where `preprocess` exists
     prepare = getattr(model, "preprocess", None) or model.tokenize
     before = torch.get_num_threads()
-    torch.set_num_threads(THREADS_PER_PASS)
+    torch.set_num_threads(threads)
     try:
         with ThreadPoolExecutor(passes) as pool:
             yield from pool.map(run, (prepare(list(r)) for r in rows))
