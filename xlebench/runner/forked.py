@@ -11,12 +11,13 @@ Forked from the process that has already set the stage up, the children start wi
 library view, index and upstream records in memory (copy on write; `gc.freeze` keeps the
 collector from touching the parent's objects, so those pages stay shared). They run the
 units in runs (``chunk`` units a task, a fraction of a second of work each), so what crosses
-between processes is two integers out and a list of outcomes back. Each child computes on one
-thread (`xlebench.runner.cores.forked`, the pool the benchmark-wide steps use: a forked child
-must not enter the OpenMP pool its parent's threads left behind). A unit's bytes do not depend on the process that computes it
-(its generator comes from the seed, the stage and its id), so the records are those of one
-process (tests/runner/test_runner.py). A stage where that was measured not to pay says so
-(``forks = False``: annotate, whose validity check ran slower after forked units).
+between processes is a task's index out and a list of outcomes back. Each child computes on
+one thread (`xlebench.runner.cores.forked`, the pool the benchmark-wide steps use: a forked
+child must not enter the OpenMP pool its parent's threads left behind). A unit's bytes do
+not depend on the process that computes it (its generator comes from the seed, the stage and
+its id), so the records are those of one process (tests/runner/test_runner.py). A stage
+where that was measured not to pay says so (``forks = False``: annotate, whose validity
+check ran slower after forked units).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from xlebench.runner.stage import Stage, StageContext, Unit
 TASK_S = 0.1
 #: Each child runs at least this many tasks, so the work stays even at the end.
 TASKS_PER_CHILD = 8
+
 
 def chunk_size(units: int, pace: float, workers: int) -> int:
     """Units a task: `TASK_S` of them at ``pace`` seconds a unit, but no more than leaves
