@@ -16,8 +16,9 @@ one thread (`xlebench.runner.cores.forked`, the pool the benchmark-wide steps us
 child must not enter the OpenMP pool its parent's threads left behind). A unit's bytes do
 not depend on the process that computes it (its generator comes from the seed, the stage and
 its id), so the records are those of one process (tests/runner/test_runner.py). A stage
-where that was measured not to pay says so (``forks = False``: annotate, whose validity
-check ran slower after forked units).
+where that was measured not to pay says so (``forks = False``). Annotate did, from the ninth
+session to the eleventh: its validity check had run slower after forked units, which two
+trials on the shared pool no longer showed (docs/performance.md).
 """
 
 from __future__ import annotations

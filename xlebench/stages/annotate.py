@@ -95,7 +95,6 @@ class AnnotateStage(BaseStage):
     #: filter reads options beside siblings and clock; Neptune balances questions with decoys.
     version: ClassVar[str] = "15"  # 15: summary choices drawn so the plan does not tell the reference; 14: the validity check's panel reads the script (the plan); 13: balanced multiple-choice filters
     upstream: ClassVar[tuple[str, ...]] = ("simulate", "library")
-    forks: ClassVar[bool] = False  # forked units slowed the check after them (performance.md)
     outputs: ClassVar[tuple[str, ...]] = (
         "annotations", "stats/tasks.json", "stats/llm_usage_annotate.json")
 
