@@ -42,4 +42,3 @@ def test_cached_parallel_and_forked_compiles_settle_like_a_fresh_one(
     bench = tmp_path / "benchmarks"
     assert _items(bench / "cached") == _items(bench / "fresh") == _items(bench / "parallel") \
         == _items(bench / "forked")
-
