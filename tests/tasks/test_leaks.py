@@ -273,3 +273,39 @@ def test_printed_is_the_same_spread_over_cores(monkeypatch) -> None:
         spread = printed(items)
     assert list(alone.items()) == list(spread.items()) == list(want.items())
     assert len(want) > 7
+
+
+def test_printed_finds_every_answer_printed_at_the_share_whatever_5_grams_are_missing(
+        ) -> None:
+    """`printed` looks each query up under a few of each answer's 5-grams (its rarest) and
+    compares the answers it finds: a query holding exactly the share of an answer's 5-grams
+    `prints` asks (``ceil(0.8 k)`` of ``k``, also where ``0.8 k`` is not exact in floats)
+    is found whichever are missing — the first in sorted order, the last or any — and one
+    holding one fewer is not."""
+    from xlebench.tasks.screening import leaks
+
+    rng, items, logs = random.Random(3), [], 0
+    for k in range(4, 40):  # an answer's 5-grams: k + 4 words
+        words = [f"a{k}b{i}" for i in range(k + 4)]
+        grams = [words[i:i + 5] for i in range(k)]
+        need = -(-4 * k // 5)  # ceil(0.8 k) in integers
+        for held in (need, need - 1):
+            for left_out in ("first", "last", "any"):
+                order = sorted(range(k), key=lambda i: tuple(grams[i]))
+                drop = {"first": order[:k - held], "last": order[held:],
+                        "any": rng.sample(range(k), k - held)}[left_out]
+                shown = " ".join(f"{' '.join(grams[i])} s{j}"
+                                 for j, i in enumerate(sorted(set(range(k)) - set(drop))))
+                log, logs = f"log{logs}", logs + 1
+                items += [{"item_id": f"{log}-q", "subtask": "summary_mcq", "lifelog_id": log,
+                           "query": f"Which? {shown}", "answer": {"text": "C sleeps."},
+                           "evidence": [{"video_uid": f"v-{log}"}]},
+                          {"item_id": f"{log}-a", "subtask": "single_summary",
+                           "lifelog_id": log, "query": "Summarize.",
+                           "answer": {"text": " ".join(words)},
+                           "evidence": [{"video_uid": f"v-{log}"}]}]
+                assert prints(items[-2]["query"], items[-1]["answer"]["text"]) == (held == need)
+    want = {it["item_id"]: [f"{it['lifelog_id']}-a"] for it in items
+            if it["item_id"].endswith("-q")
+            and prints(it["query"], leaks.answer_text(items[items.index(it) + 1]))}
+    assert printed(items) == want and len(want) == 3 * 36

@@ -30,7 +30,10 @@ N, SHARE, MIN_WORDS = 5, 0.8, 8
 
 
 def _grams(text: str) -> set[tuple[str, ...]]:
-    words = rouge_tokens(text)
+    return _grams_of(rouge_tokens(text))
+
+
+def _grams_of(words: Sequence[str]) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + N]) for i in range(len(words) - N + 1)}
 
 
@@ -52,18 +55,21 @@ def answer_text(item: dict) -> str:
 
 def printed(items: Sequence[dict]) -> dict[str, list[str]]:
     """Per item id: the ids of the other items (same life log or same source video, in any
-    life log) whose answer its query prints. Indexed by n-gram: each query's 5-grams look up
-    the answers holding them, so the check grows with the text, not with pairs of items."""
+    life log) whose answer its query prints. Indexed by n-gram, on each answer's rarest few
+    (`_signature`): a query that prints an answer holds one of them, so each query looks up
+    those, and compares the few answers it finds in full. Counting every answer that holds
+    each of its 5-grams grew with the benchmark: a 5-gram common to thousands of answers made
+    each query's count long (at ten times the paper grid, 10-14 s of settling on two cores)."""
+    words = {t: rouge_tokens(t) for t in dict.fromkeys(answer_text(it) for it in items)}
     answers = {it["item_id"]: g for it in items
-               if len(rouge_tokens(answer_text(it))) >= MIN_WORDS
-               and (g := _grams(answer_text(it)))}
+               if len(w := words[answer_text(it)]) >= MIN_WORDS and (g := _grams_of(w))}
+    seen = Counter(g for grams in answers.values() for g in grams)
     holders: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for item_id, grams in answers.items():
-        for g in grams:
+        for g in _signature(grams, seen):
             holders[g].append(item_id)
     units = {it["item_id"]: _units(it) for it in items}
-    # the queries' look-ups, runs of items spread over the run's cores (a 5-gram common to
-    # many answers makes a query's count long: at ten times the paper grid, most of settling)
+    # the queries' look-ups, runs of items spread over the run's cores
     out: dict[str, list[str]] = {}
     for part in spread([partial(_printed_run, run, answers, holders, units)
                         for run in runs(items, _PER_TASK)]):
@@ -71,22 +77,35 @@ def printed(items: Sequence[dict]) -> dict[str, list[str]]:
     return out
 
 
-#: Queries per task of `printed`.
+def _signature(grams: set[tuple[str, ...]], seen: Mapping[tuple[str, ...], int]
+               ) -> list[tuple[str, ...]]:
+    """The rarest 5-grams of an answer, enough that a text holding `SHARE` of its 5-grams
+    holds at least one of them: of its ``k`` grams a printing text holds ``need``, so it
+    misses at most ``k - need`` and holds one of any ``k - need + 1`` (prefix filtering).
+    ``need`` is the least count that passes `prints`' own comparison, so none is lost."""
+    need = math.ceil(SHARE * len(grams))
+    return sorted(grams, key=lambda g: (seen[g], g))[:len(grams) - need + 1]
+
+
+#: Items per task of `printed` and `shown_pairs`.
 _PER_TASK = 512
 
 
 def _printed_run(items: Sequence[dict], answers: Mapping[str, set], holders: Mapping[tuple,
                  list[str]], units: Mapping[str, set[str]]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
+    seen: dict[str, set[tuple[str, ...]]] = {}  # a query text's 5-grams (logs repeat queries)
     for it in items:
-        found: Counter[str] = Counter()
-        for g in _grams(it["query"]):
-            found.update(holders.get(g, ()))
-        mine = units[it["item_id"]]
-        hits = sorted(o for o, n in found.items() if o != it["item_id"]
-                      and n >= SHARE * len(answers[o]) and not mine.isdisjoint(units[o]))
+        me, query = it["item_id"], it["query"]
+        if (shown := seen.get(query)) is None:
+            shown = seen[query] = _grams(query)
+        found = {o for g in shown for o in holders.get(g, ())}
+        found.discard(me)
+        mine = units[me]
+        hits = sorted(o for o in found if len(answers[o] & shown) >= SHARE * len(answers[o])
+                      and not mine.isdisjoint(units[o]))
         if hits:
-            out[it["item_id"]] = hits
+            out[me] = hits
     return out
 
 
@@ -119,30 +138,40 @@ def shown_pairs(items: Sequence[dict], shows: Mapping[str, Sequence[str]],
     least `MIN_SHOWN` of the answering item's records: all of one record's summary, half a
     morning's; one record of another day's fifteen gives a fifteenth of its summary away, and
     what such a fragment is worth is the learned member's to read."""
-    videos = {it["item_id"]: source_videos(it) for it in items}
-    by_id = {it["item_id"]: it for it in items}
-    by_video: dict[tuple[str, str], list[str]] = defaultdict(list)
-    showing_kinds = {it["item_id"]: set(shows.get(it["subtask"], ())) for it in items}
-    for it in items:
-        if kind := answers.get(it["subtask"]):
-            for v in set(videos[it["item_id"]]):
-                by_video[(v, kind)].append(it["item_id"])
+    videos = [source_videos(it) for it in items]
+    subs = [it["subtask"] for it in items]
+    kinds = [set(shows.get(sub, ())) for sub in subs]
+    by_video: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, sub in enumerate(subs):
+        if kind := answers.get(sub):
+            for v in set(videos[k]):
+                by_video[(v, kind)].append(k)
+    # runs of showing items spread over the run's cores; items cross back as positions
+    ids = [it["item_id"] for it in items]
     out: dict[str, set[str]] = {}
-    for it in items:
-        mine, me = set(videos[it["item_id"]]), it["item_id"]
-        met: set[str] = set()
-        for kind in showing_kinds[me]:
+    for part in spread([partial(_shown_run, run, videos, subs, kinds, by_video)
+                        for run in runs([k for k in range(len(items)) if kinds[k]], _PER_TASK)]):
+        out.update((ids[k], {ids[o] for o in met}) for k, met in part)
+    return out
+
+
+def _shown_run(showing: Sequence[int], videos: Sequence[Sequence[str]], subs: Sequence[str],
+               kinds: Sequence[set[str]], by_video: Mapping[tuple[str, str], list[int]]
+               ) -> list[tuple[int, list[int]]]:
+    out = []
+    for me in showing:
+        mine, met = set(videos[me]), set()
+        for kind in kinds[me]:
             # how many of its videos each answering item shares: one count per (video,
             # item) listed, where intersecting the two items' videos per pair grew with the
             # square of the items about one video
             shared = Counter(o for v in mine for o in by_video.get((v, kind), ()))
-            met |= {o for o, n in shared.items()
-                    if n >= MIN_SHOWN * len(videos[o])
-                    and (by_id[o]["subtask"] != it["subtask"]
-                         or kind not in showing_kinds[o] or videos[o] != videos[me])}
+            met.update(o for o, n in shared.items() if n >= MIN_SHOWN * len(videos[o])
+                       and (subs[o] != subs[me] or kind not in kinds[o]
+                            or videos[o] != videos[me]))
         met.discard(me)
         if met:
-            out[me] = met
+            out.append((me, list(met)))
     return out
 
 
