@@ -105,10 +105,14 @@ class StageSpec:
 
 #: ``workers`` for "as many as the run's cores, where a pool pays for itself" (`worth_a_pool`).
 AUTO = 0
-#: Seconds of units run in process before their pace is trusted for a projection: a stage's
-#: first units warm what the rest read (at 10x, annotate's first second of units ran at four
-#: times the pace of the whole stage, and the pool it chose took 82 s where 43 s sufficed).
-PROBE_S = 5.0
+#: Seconds of units run in process before their pace is trusted for a projection. About what
+#: the forked pool costs to start (`POOL_START_S`): a pace misjudged from too short a probe
+#: costs at most that start, and every second of probing costs a stage the other cores'
+#: second. Five seconds suited the spawned pool, which cost each process the package's import
+#: and the stage's set-up (at 10x, annotate's first second of units ran at four times the
+#: stage's pace, and that pool took 82 s where 43 s in process sufficed); forked, a probe of
+#: one second gave the 10x simulate 18.0 and 19.1 s against 20.6 and 24.5 s.
+PROBE_S = 1.0
 #: What the forked pool ``workers=0`` hands a stage's rest to costs to start, in seconds
 #: (`forked`: its processes start with the stage set up; a spawned pool's each imported the
 #: package and set the stage up again, 6-15 s at ten times the paper grid on two cores), and
