@@ -309,3 +309,21 @@ def test_printed_finds_every_answer_printed_at_the_share_whatever_5_grams_are_mi
             if it["item_id"].endswith("-q")
             and prints(it["query"], leaks.answer_text(items[items.index(it) + 1]))}
     assert printed(items) == want and len(want) == 3 * 36
+
+
+def test_shown_pairs_are_the_same_spread_over_cores(monkeypatch) -> None:
+    """`shown_pairs` runs its showing items in runs over the run's cores, and they cross back
+    as positions: the same pairs, in the same order, at one and two cores, across the runs'
+    boundaries."""
+    from xlebench.runner import cores
+    from xlebench.tasks.screening import leaks
+
+    monkeypatch.setattr(leaks, "_PER_TASK", 3)
+    monkeypatch.setattr(cores, "available", lambda: 2)  # also in a test worker's one CPU
+    both = _said_items(9)
+    shows, answers = _declared("summary_ordering", "single_summary")
+    alone = shown_pairs(both, shows, answers)
+    with cores.using(2):
+        spread = shown_pairs(both, shows, answers)
+    assert list(alone.items()) == list(spread.items())
+    assert len(alone) == 9 and all(len(met) == 27 for met in alone.values())
