@@ -94,11 +94,11 @@ _PER_TASK = 512
 def _printed_run(items: Sequence[dict], answers: Mapping[str, set], holders: Mapping[tuple,
                  list[str]], units: Mapping[str, set[str]]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    seen: dict[str, set[tuple[str, ...]]] = {}  # a query text's 5-grams (logs repeat queries)
+    queried: dict[str, set[tuple[str, ...]]] = {}  # a query's 5-grams (logs repeat queries)
     for it in items:
         me, query = it["item_id"], it["query"]
-        if (shown := seen.get(query)) is None:
-            shown = seen[query] = _grams(query)
+        if (shown := queried.get(query)) is None:
+            shown = queried[query] = _grams(query)
         found = {o for g in shown for o in holders.get(g, ())}
         found.discard(me)
         mine = units[me]
