@@ -176,17 +176,17 @@ def test_rows_of_kept_rouge_scores_equal_fresh_pairs() -> None:
     pair computed afresh, fit after fit over overlapping training sets."""
     import numpy as np
 
-    from xlebench.eval.scorers import text
+    from xlebench.eval.scorers import text_constant as tc
 
     rng = random.Random(5)
     texts = [" ".join(rng.sample(TOPICS[k % 5].split(), 8)) + f" {k}" for k in range(60)]
     for start in range(0, 40, 5):
         targets = texts[start:start + 20]
-        at = np.array([text._text_id(t) for t in targets], dtype=np.int64)
+        at = np.array([tc.target_number(t) for t in targets], dtype=np.int64)
         for c in texts[start:start + 6]:
-            got = text._rouge_row(c, targets, at)
+            got = tc._rouge_row(c, targets, at)
             assert got.tolist() == [rouge_l(c, t) for t in targets]
-        assert text.best_constant(texts[start:start + 20], seed=start) in texts
+        assert tc.best_constant(texts[start:start + 20], seed=start) in texts
 
 
 def test_rivals_of_days_are_the_first_by_their_pair_hash_at_any_core_count(monkeypatch

@@ -11,7 +11,9 @@ cross-fitted by source video like every learned member).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from xlebench.eval.metrics import rouge_l_kept
@@ -31,13 +33,23 @@ def echo_answer(item: dict, _model: Any, ctx: BlindContext) -> str:
 
 def fit_plan(train: Sequence[dict], public: Any) -> list[tuple[frozenset[str], str, str]]:
     """(the words of the item's plan chunk, query shape, reference) of every training item
-    that has a chunk, in a fixed order."""
-    out = []
-    for it in train:
-        words = public.script_words(it)
-        if words:
-            out.append((words, query_shape(it), reference(it)))
-    return sorted(out, key=lambda m: (m[1], m[2], sorted(m[0])))
+    that has a chunk, in a fixed order (by shape, reference and sorted words: each item's
+    key made once per panel, where sorting its words at every fit was half of one)."""
+    kept = [e for e in (_plan_entry(it, public) for it in train) if e is not None]
+    kept.sort(key=itemgetter(0))  # stable: the training order among equal keys
+    return [m for _, m in kept]
+
+
+def _plan_entry(item: dict, public: Any) -> tuple[tuple, tuple[frozenset[str], str, str]] | None:
+    def build() -> tuple[tuple, tuple[frozenset[str], str, str]] | None:
+        words = public.script_words(item)
+        if not words:
+            return None
+        shape, ref = query_shape(item), reference(item)
+        return (shape, ref, sorted(words)), (words, shape, ref)
+    if public.items.get(item["item_id"]) is not item:  # not the view's own item: not kept
+        return build()
+    return public.memo(f"plan-entry|{item['item_id']}", build)
 
 
 def plan_answer(item: dict, model: list[tuple[frozenset[str], str, str]],
@@ -52,8 +64,8 @@ def plan_answer(item: dict, model: list[tuple[frozenset[str], str, str]],
     pool = [m for m in model if m[1] == shape] or list(model)
     if not words or not pool:
         return echo_answer(item, None, ctx)
-    near = sorted(((word_share(words, m[0]), m[2]) for m in pool),
-                  key=lambda x: (-x[0], x[1]))[:NEAREST]
+    near = heapq.nsmallest(NEAREST, ((word_share(words, m[0]), m[2]) for m in pool),
+                           key=lambda x: (-x[0], x[1]))  # = sorted(...)[:NEAREST]
 
     def support(k: int) -> float:
         w, ref = near[k]

@@ -17,9 +17,7 @@ from xlebench.eval.metrics import (
     porter_stem,
     rouge_l,
     rouge_l_content,
-    rouge_l_kept,
     rouge_masks,
-    rouge_tokens,
 )
 from xlebench.eval.scorers.base import Base, Blind, BlindContext, ScoreSettings
 from xlebench.eval.scorers.learned import nearest_reference
@@ -32,6 +30,8 @@ from xlebench.eval.scorers.memory import (
     routine_answer,
 )
 from xlebench.eval.scorers.script import script_members
+from xlebench.eval.scorers.text_constant import best_constant
+from xlebench.eval.scorers.text_constant import tokens as _tokens
 from xlebench.eval.scorers.text_shapes import (
     GENERIC_SUMMARY,
     query_shape,
@@ -40,117 +40,11 @@ from xlebench.eval.scorers.text_shapes import (
 )
 from xlebench.eval.scorers.text_window import rivals, window_ids
 
-#: Candidates kept for the exact ROUGE-L search of the best constant, and references it is
-#: measured on (a seeded sample of each fold's training references).
-CANDIDATES, TARGETS = 16, 128
 #: A query shape needs this many training items to get a constant of its own.
 MIN_PER_SHAPE = 20
 
 #: The skeleton: words tried at each step, references it is fitted on, longest length.
 SKELETON_VOCAB, SKELETON_TARGETS, SKELETON_MAX = 24, 96, 40
-
-#: Every word `best_constant` has met, numbered in the order met (ids of a process).
-_WORD_IDS: dict[str, int] = {}
-
-
-@lru_cache(maxsize=1 << 16)
-def _word_ids(text: str) -> np.ndarray:
-    """The distinct words of ``text`` as `_WORD_IDS` numbers, sorted."""
-    return np.unique(np.array([_WORD_IDS.setdefault(w, len(_WORD_IDS)) for w in _tokens(text)],
-                              dtype=np.int64))
-
-
-def _bags(texts: Sequence[str], columns: np.ndarray) -> np.ndarray:
-    """Rows of 0/1 over ``columns`` (a word id's column, -1 for words left out): which of
-    them each text holds."""
-    ids = [_word_ids(t) for t in texts]
-    cols = columns[np.concatenate(ids or [np.zeros(0, dtype=np.int64)])]
-    rows = np.repeat(np.arange(len(ids)), [len(x) for x in ids])
-    out = np.zeros((len(ids), int(columns.max(initial=-1)) + 1), dtype=np.float32)
-    out[rows[cols >= 0], cols[cols >= 0]] = 1.0
-    return out
-
-
-def best_constant(texts: Sequence[str], seed: int = 0) -> str:
-    """The text of ``texts`` with the highest mean ROUGE-L against them: a shortlist by word
-    overlap (one matrix product), then exact ROUGE-L on a seeded sample of targets. The
-    overlap only needs the targets' words (a candidate's other words count in its size), so
-    the matrix is as wide as a fixed number of targets' vocabulary, not the training set's,
-    and each text's words are numbered once (`_word_ids`), not at every fit."""
-    distinct = sorted({t for t in texts if t.strip()})
-    if not distinct:
-        return GENERIC_SUMMARY
-    targets = _sampled(texts, seed)
-    for t in distinct:  # every word numbered before the columns are laid out (targets too:
-        _word_ids(t)    # they are among the distinct texts)
-    words = np.unique(np.concatenate([_word_ids(t) for t in targets] or [np.zeros(0, int)]))
-    columns = np.full(len(_WORD_IDS), -1, dtype=np.int64)
-    columns[words] = np.arange(len(words))
-    overlap = _bags(distinct, columns) @ _bags(targets, columns).T
-    sizes = (np.array([len(_word_ids(t)) for t in distinct], dtype=np.float32)[:, None]
-             + np.array([len(_word_ids(t)) for t in targets], dtype=np.float32)[None, :])
-    unigram = (2 * overlap / np.maximum(sizes, 1)).mean(1)
-    short = [distinct[i] for i in np.argsort(-unigram, kind="stable")[:CANDIDATES]]
-
-    at = np.array([_text_id(t) for t in targets], dtype=np.int64)
-    score = {c: float(np.mean(_rouge_row(c, targets, at))) for c in short}
-    return max(short, key=lambda c: (score[c], -len(c), c))
-
-
-def _sampled(texts: Sequence[str], seed: int) -> list[str]:
-    """`TARGETS` of ``texts`` (a repeated text once per time it occurs), chosen by a seeded
-    digest of the text and its occurrence: the same sample whatever order the texts come in,
-    and nearly the same for nearly the same texts, so that fits per item over training sets
-    differing by a few items ask `rouge_l_kept` the pairs it has already computed."""
-    seen: Counter[str] = Counter()
-    keyed = []
-    for t in texts:
-        if t.strip():
-            keyed.append((_sample_rank(seed, t, seen[t]), t))
-            seen[t] += 1
-    return [t for _, t in sorted(keyed)[:TARGETS]]
-
-
-@lru_cache(maxsize=1 << 18)
-def _sample_rank(seed: int, text: str, occurrence: int) -> bytes:
-    return hashlib.blake2b(f"{seed}|{occurrence}|{text}".encode(), digest_size=8).digest()
-
-
-#: Texts `best_constant` has met, numbered, and per candidate its ROUGE-L F against each
-#: numbered text computed so far (NaN: not yet). Fits per item over nearly the same training
-#: sets score the same shortlist against nearly the same targets; a row is read with one
-#: gather where a memo of pairs cost a lookup per pair (a fifth of a fit).
-_TEXT_IDS: dict[str, int] = {}
-_ROWS: dict[str, np.ndarray] = {}
-#: Candidates whose rows are kept (8 bytes per text met: at ten times the paper grid a day
-#: summary's fits meet about 500 texts and shortlist about 140 candidates).
-ROWS_KEPT = 4096
-
-
-def _text_id(text: str) -> int:
-    return _TEXT_IDS.setdefault(text, len(_TEXT_IDS))
-
-
-def _rouge_row(candidate: str, targets: Sequence[str], at: np.ndarray) -> np.ndarray:
-    """ROUGE-L F of ``candidate`` against each of ``targets`` (their `_text_id` numbers:
-    ``at``), in their order."""
-    row = _ROWS.get(candidate)
-    if row is None or len(row) < len(_TEXT_IDS):
-        grown = np.full(len(_TEXT_IDS), np.nan)
-        if row is not None:
-            grown[:len(row)] = row
-        if len(_ROWS) >= ROWS_KEPT and candidate not in _ROWS:
-            _ROWS.pop(next(iter(_ROWS)))
-        _ROWS[candidate] = row = grown
-    out = row[at]
-    for k in np.flatnonzero(np.isnan(out)).tolist():
-        out[k] = row[at[k]] = rouge_l_kept(candidate, targets[k])
-    return out
-
-
-@lru_cache(maxsize=1 << 16)
-def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(rouge_tokens(text))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -226,11 +120,13 @@ def _spelled(refs: Sequence[str], stems: Sequence[str]) -> list[str]:
     sorted order; a stem no reference spells stays as it is). Counted for the skeleton's own
     stems only, where summing every (stem, word) pair of every reference cost a sixth of a
     fit."""
-    counts: dict[str, Counter] = {w: Counter() for w in stems}
+    counts: dict[str, dict[str, int]] = {w: {} for w in stems}
     for r in refs:
-        for stem, words in _surface(r).items():
-            if stem in counts:
-                counts[stem].update(words)
+        surface = _surface(r)
+        for stem, c in counts.items():
+            words = surface.get(stem)
+            for w, n in words.items() if words else ():
+                c[w] = c.get(w, 0) + n
     best = {stem: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
             for stem, c in counts.items() if c}
     return [best.get(w, w) for w in stems]
