@@ -12,6 +12,7 @@ cross-fitted by source video like every learned member).
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
@@ -23,6 +24,7 @@ from xlebench.eval.scorers.text_shapes import GENERIC_SUMMARY, query_shape, refe
 
 #: Training references read per answer: those whose chunks share the most words with it.
 NEAREST = 8
+_SHAPE = itemgetter(1)
 
 
 def echo_answer(item: dict, _model: Any, ctx: BlindContext) -> str:
@@ -61,11 +63,14 @@ def plan_answer(item: dict, model: list[tuple[frozenset[str], str, str]],
     were summarised as."""
     words = ctx.public.script_words(item) if ctx.public else frozenset()
     shape = query_shape(item)
-    pool = [m for m in model if m[1] == shape] or list(model)
+    # `fit_plan` sorts by shape first: a shape's entries are one run of the list
+    pool = model[bisect_left(model, shape, key=_SHAPE):bisect_right(model, shape, key=_SHAPE)]
+    pool = pool or model
     if not words or not pool:
         return echo_answer(item, None, ctx)
-    near = heapq.nsmallest(NEAREST, ((word_share(words, m[0]), m[2]) for m in pool),
-                           key=lambda x: (-x[0], x[1]))  # = sorted(...)[:NEAREST]
+    # the first by (-share, reference), as sorted(...)[:NEAREST] takes them
+    near = [(-s, ref) for s, ref in heapq.nsmallest(
+        NEAREST, ((-word_share(words, w), ref) for w, _, ref in pool))]
 
     def support(k: int) -> float:
         w, ref = near[k]

@@ -64,8 +64,12 @@ def fit_constants(train: Sequence[dict]) -> dict[str, str]:
 
 def _seeded(items: Sequence[dict], salt: str) -> list[dict]:
     """``items`` in an order fixed by their ids and ``salt`` (no generator, no item order)."""
-    return sorted(items, key=lambda it: hashlib.sha256(
-        f"{salt}|{it['item_id']}".encode()).digest())
+    return sorted(items, key=lambda it: _seed_key(salt, it["item_id"]))
+
+
+@lru_cache(maxsize=1 << 17)
+def _seed_key(salt: str, item_id: str) -> bytes:  # asked of each training item at every fit
+    return hashlib.sha256(f"{salt}|{item_id}".encode()).digest()
 
 
 def fit_skeleton(train: Sequence[dict]) -> str:
@@ -95,7 +99,7 @@ def skeleton_of(refs: tuple[str, ...]) -> str:
     state, words, best = packed.full, [], 0.0
     while len(words) < SKELETON_MAX:
         new = [packed.step(state, w) for w in vocab]
-        scores, reach = packed.scores(new, len(words) + 1), None
+        scores, reach = packed.scores(new, len(words) + 1), {}
         step = None
         for k in range(len(vocab)):
             score = float(scores[k])
@@ -104,7 +108,9 @@ def skeleton_of(refs: tuple[str, ...]) -> str:
             if score <= best + 1e-12:  # a tie: kept where it needs less of the targets
                 if step is None:
                     continue
-                reach = packed.reaches(new) if reach is None else reach
+                for i in (k, step):  # of the tied states only (row by row: the same means)
+                    if i not in reach:
+                        reach[i] = packed.reaches([new[i]])[0]
                 if reach[k] >= reach[step]:
                     continue
             best, step = max(score, best), k
@@ -144,6 +150,17 @@ def _surface(ref: str) -> dict[str, Counter]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _laid_out(ref: str) -> tuple[bytes, dict[str, bytes]]:
+    """A target's place in `_Packed`, the same at any offset: its bits set (``full``) and each
+    word's `rouge_masks`, as little-endian bytes of whole 64-bit words holding its tokens and
+    a guard bit above them (kept per reference: fits share most of their targets)."""
+    n = len(_tokens(ref))
+    size = -(-(n + 1) // 64) * 8
+    return (((1 << n) - 1).to_bytes(size, "little"),
+            {w: m.to_bytes(size, "little") for w, m in rouge_masks(ref).items()})
+
+
 class _Packed:
     """The bit-parallel LCS states (Hyyrö 2004) of many targets in one integer: target ``i``
     holds the bits ``[off_i, off_i + n_i)`` and a zero guard bit above them. With ``x = v & m``
@@ -155,16 +172,16 @@ class _Packed:
     few Python operations per (word, target, step)."""
 
     def __init__(self, refs: Sequence[str], vocab: Sequence[str]) -> None:
-        masks, offsets, lengths, off = dict.fromkeys(vocab, 0), [], [], 0
-        for r in refs:
-            for w, m in rouge_masks(r).items():
-                if w in masks:
-                    masks[w] |= m << off
-            offsets.append(off)
-            lengths.append(len(_tokens(r)))
-            off += -(-(lengths[-1] + 1) // 64) * 64  # its bits, its guard, to a whole word
-        self.masks, self.nbytes = masks, off // 8
-        self.full = sum(((1 << n) - 1) << o for o, n in zip(offsets, lengths, strict=True))
+        laid = [_laid_out(r) for r in refs]
+        lengths = [len(_tokens(r)) for r in refs]
+        offsets = np.cumsum([0, *(8 * len(full) for full, _ in laid)])
+        off = int(offsets[-1])
+        offsets = offsets[:-1].tolist()
+        # each target's bytes, side by side (whole words: its offset is 8 x the bytes before)
+        self.masks = {w: int.from_bytes(b"".join(m.get(w) or bytes(len(full)) for full, m in laid),
+                                        "little") for w in vocab}
+        self.full = int.from_bytes(b"".join(full for full, _ in laid), "little")
+        self.nbytes = off // 8
         self.offsets, self.lengths = np.array(offsets), np.array(lengths)
         self.words = self.offsets // 64
         #: each bit's place within its target, counted from 1 (past its end: never set)
