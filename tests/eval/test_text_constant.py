@@ -58,7 +58,7 @@ def _universe(rng: random.Random, n: int, tag: str) -> list[str]:
 def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kept ranks, overlaps and rows of this test only."""
     monkeypatch.setattr(tc, "_RANKED", {})
-    monkeypatch.setattr(tc, "_OVERLAPS", tc._Overlaps(tc.OVERLAP_BYTES))
+    monkeypatch.setattr(tc, "_UNIGRAMS", tc._Unigrams(tc.UNIGRAM_BYTES))
     monkeypatch.setattr(tc, "_ROWS", {})
 
 
@@ -84,9 +84,9 @@ def test_fits_over_nearly_the_same_sets_equal_the_plain_definition(
 @pytest.mark.usefixtures("fresh")
 def test_evicted_overlaps_and_equal_ranks_give_the_same_answers(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Overlap columns dropped for room after every fit are counted again, and sample ranks
+    """Share columns dropped for room after every fit are counted again, and sample ranks
     that collide (one byte) fall back to ordering by the text: the plain answers."""
-    monkeypatch.setattr(tc, "_OVERLAPS", tc._Overlaps(1))
+    monkeypatch.setattr(tc, "_UNIGRAMS", tc._Unigrams(1))
     monkeypatch.setattr(tc, "TARGETS", 12)
     rng = random.Random(8)
     universe = _universe(rng, 90, "c")

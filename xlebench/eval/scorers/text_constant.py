@@ -86,7 +86,7 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     with a target over both texts' word counts), then exact ROUGE-L against those targets
     (ties: the shorter, then the first in sorted order)."""
     ids = _ids(texts)
-    blank, nwords = _arrays()
+    blank, _ = _arrays()
     ids = ids[~blank[ids]]
     if not len(ids):
         return GENERIC_SUMMARY
@@ -96,10 +96,7 @@ def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     if at is None:  # two sample ranks alike: their order falls to the texts
         at = np.array([_TEXT_IDS[t] for t in _sampled(texts, seed)], dtype=np.int64)
     rows = np.array(distinct, dtype=np.int64)
-    # laid out as the plain form's product is (C order): the mean sums in the same order
-    overlap = np.ascontiguousarray(_OVERLAPS.gather(rows, at), dtype=np.float32)
-    sizes = nwords[rows][:, None] + nwords[at][None, :]
-    unigram = (2 * overlap / np.maximum(sizes, 1)).mean(1)
+    unigram = _UNIGRAMS.gather(rows, at).mean(1)
     short = [_TEXTS[distinct[i]] for i in np.argsort(-unigram, kind="stable")[:CANDIDATES]]
     targets = [_TEXTS[k] for k in at.tolist()]
     numbers = np.array([target_number(t) for t in targets], dtype=np.int64)
@@ -180,33 +177,37 @@ def _ranked(seed: int) -> _Ranked:
     return _RANKED[seed]
 
 
-class _Overlaps:
-    """Per target text, how many distinct words each candidate text shares with it (by text
-    id; -1: not yet counted), the most recently used kept up to `OVERLAP_BYTES`. A fit counts
-    only the pairs no earlier fit did, with one product of 0/1 word bags."""
+class _Unigrams:
+    """Per target text, each candidate text's share of words with it (by text id; NaN: not
+    yet computed): twice the distinct words they share over both texts' word counts, in
+    float32 as the plain form computes them, the most recently used kept up to
+    `UNIGRAM_BYTES`. A fit computes only the pairs no earlier fit did (one product of 0/1
+    word bags) and gathers the rest."""
 
     def __init__(self, budget: int) -> None:
         self.budget, self.used = budget, 0
         self.columns: OrderedDict[int, np.ndarray] = OrderedDict()
 
     def gather(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """The (rows x at) counts, computing the missing ones."""
+        """The (rows x at) shares, C-ordered as the plain form's matrix is (its mean sums
+        in the same order)."""
         targets = np.unique(at)
         columns = [self._column(t) for t in targets.tolist()]
-        missing = [rows[c[rows] < 0] for c in columns]
-        need = np.unique(np.concatenate(missing))
-        if len(need):
-            counted = _count(need, targets)
-            for k, c in enumerate(columns):
-                c[need] = counted[:, k]
         block = np.stack([c[rows] for c in columns], axis=1)
-        return block[:, np.searchsorted(targets, at)]
+        missing = np.isnan(block).any(axis=1)
+        if missing.any():
+            need = rows[missing]
+            fresh = _shares(need, targets)
+            for k, c in enumerate(columns):
+                c[need] = fresh[:, k]
+            block[missing] = fresh
+        return np.ascontiguousarray(block[:, np.searchsorted(targets, at)])
 
     def _column(self, target: int) -> np.ndarray:
         size = len(_TEXTS)
         column = self.columns.pop(target, None)
         if column is None or len(column) < size:
-            grown = np.full(size, -1, dtype=np.int32)  # wide: any text's word count fits
+            grown = np.full(size, np.nan, dtype=np.float32)
             if column is not None:
                 grown[:len(column)] = column
                 self.used -= column.nbytes
@@ -218,12 +219,19 @@ class _Overlaps:
         return column
 
 
+def _shares(rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """`_Unigrams`' values of ``rows`` x ``targets`` (text ids)."""
+    _, nwords = _arrays()
+    sizes = nwords[rows][:, None] + nwords[targets][None, :]
+    return 2 * _count(rows, targets) / np.maximum(sizes, 1)
+
+
 def _count(rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Distinct words each of ``rows`` shares with each of ``targets`` (text ids)."""
     words = np.unique(np.concatenate([_word_ids(_TEXTS[t]) for t in targets.tolist()]))
     columns = np.full(len(_WORD_IDS), -1, dtype=np.int64)
     columns[words] = np.arange(len(words))
-    return np.rint(_bags(rows, columns) @ _bags(targets, columns).T).astype(np.int32)
+    return _bags(rows, columns) @ _bags(targets, columns).T  # whole numbers, in float32
 
 
 def _bags(ids: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -237,10 +245,10 @@ def _bags(ids: np.ndarray, columns: np.ndarray) -> np.ndarray:
     return out
 
 
-#: Word overlaps kept (4 bytes per text met, per target: at ten times the paper grid about
-#: 20,000 texts, so 1,600 targets' columns).
-OVERLAP_BYTES = 128 << 20
-_OVERLAPS = _Overlaps(OVERLAP_BYTES)
+#: Shares kept (4 bytes per text met, per target: at ten times the paper grid about 20,000
+#: texts, so 1,600 targets' columns).
+UNIGRAM_BYTES = 128 << 20
+_UNIGRAMS = _Unigrams(UNIGRAM_BYTES)
 
 #: Texts met as targets, numbered apart (few: the rows below are as long as they are many).
 _TARGET_NUMBERS: dict[str, int] = {}
