@@ -106,3 +106,16 @@ def test_evicted_overlaps_and_equal_ranks_give_the_same_answers(
 def test_no_text_or_only_blanks_give_the_generic_summary() -> None:
     assert tc.best_constant([]) == tc.best_constant(["", " \n"]) == tc.GENERIC_SUMMARY
     assert tc.best_constant(["", "C cooks rice."]) == "C cooks rice."
+
+
+@pytest.mark.usefixtures("fresh")
+def test_fits_from_several_threads_equal_the_plain_definition() -> None:
+    """Units of a network-bound stage run in threads: fits over different universes at once
+    give each its plain answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = random.Random(13)
+    sets = [_universe(rng, rng.randint(20, 160), f"t{k}") for k in range(12)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda texts: tc.best_constant(texts, seed=4), sets))
+    assert got == [_plain(texts, 4) for texts in sets]

@@ -14,6 +14,8 @@ bits as the plain definition (`tests/eval/test_text_constant.py`).
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -80,11 +82,29 @@ def _ids(texts: Sequence[str]) -> np.ndarray:
     return np.array(found, dtype=np.int64)
 
 
+#: What a fit reads and adds to is shared by the process: one fit at a time (network-bound
+#: stages run units in threads), and a forked child starts with the lock free.
+_LOCK = threading.Lock()
+
+
+def _free_lock() -> None:
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_free_lock)
+
+
 def best_constant(texts: Sequence[str], seed: int = 0) -> str:
     """The text of ``texts`` with the highest mean ROUGE-L against them: a shortlist by word
     overlap (each distinct text's mean over `_sampled` targets of twice the words it shares
     with a target over both texts' word counts), then exact ROUGE-L against those targets
     (ties: the shorter, then the first in sorted order)."""
+    with _LOCK:
+        return _best_constant(texts, seed)
+
+
+def _best_constant(texts: Sequence[str], seed: int) -> str:
     ids = _ids(texts)
     blank, _ = _arrays()
     ids = ids[~blank[ids]]
