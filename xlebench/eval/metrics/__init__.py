@@ -246,8 +246,13 @@ def rouge_l_tokens(pred: Sequence[str], ref: Sequence[str],
     ``masks``: `lcs_masks(ref)`, when ``ref`` is compared often."""
     if not pred or not ref:
         return 0.0
-    lcs = lcs_length(pred, ref, masks)
-    return 0.0 if lcs == 0 else 2 * lcs / (len(pred) + len(ref))
+    return rouge_l_of(lcs_length(pred, ref, masks), len(pred), len(ref))
+
+
+def rouge_l_of(lcs: int, n_pred: int, n_ref: int) -> float:
+    """ROUGE-L F-measure from the LCS and the two token counts (rouge-score's F with beta 1:
+    precision and recall's harmonic mean, ``2 * lcs / (n_pred + n_ref)``)."""
+    return 0.0 if lcs == 0 or not n_pred or not n_ref else 2 * lcs / (n_pred + n_ref)
 
 
 @dataclass(frozen=True)

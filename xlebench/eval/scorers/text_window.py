@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from functools import lru_cache, partial
 from typing import Any
 
-from xlebench.eval.metrics import content_tokens, lcs_masks, rouge_l_tokens
+from xlebench.eval.metrics import content_tokens, rouge_l_of
+from xlebench.eval.metrics.lcs import lcs_of_pairs
 from xlebench.runner.cores import runs, spread
 
 #: Rival records a reply is told apart from when its life log has no other (a day summary).
@@ -79,30 +80,35 @@ def window_ids(replies: Sequence[str | None], refs: Sequence[str],
                rivals: Sequence[Sequence[int]]) -> list[float | None]:
     """`window_id` of each reply against ``refs[k]`` and its rivals' references (None where
     there is no reply or no rival). Each distinct (reply, reference) pair is compared once per
-    call, by a bit-parallel LCS over the reply's masks: a panel member that replies alike to
-    many items (a constant, a skeleton, a generic sentence) meets every reference of a life
-    log once per item of it, so at ten times the paper grid the per-pair form computed the
-    same LCS about thirty times over."""
-    toks = [content_tokens(r) for r in refs]
-    memo: dict[tuple[str, int], float] = {}
-
-    def near(reply: str, j: int) -> float:  # F is symmetric: the reply is the masked side
-        if (reply, j) not in memo:
-            memo[reply, j] = rouge_l_tokens(toks[j], content_tokens(reply),
-                                            _content_masks(reply))
-        return memo[reply, j]
-
-    out: list[float | None] = []
+    call, and all of them at once (`lcs_of_pairs`): a panel member that replies alike to many
+    items (a constant, a skeleton, a generic sentence) meets every reference of a life log
+    once per item of it, and at ten times the paper grid the pairs' LCSs, one at a time, were
+    the largest part of the panel's scores."""
+    texts: dict[str, int] = {}
+    pair_at: dict[tuple[int, int], int] = {}
+    asked: list[list[int] | None] = []
     for k, reply in enumerate(replies):
         if reply is None or not rivals[k]:
+            asked.append(None)
+            continue
+        q = texts.setdefault(reply, len(texts))
+        asked.append([pair_at.setdefault((q, j), len(pair_at)) for j in (k, *rivals[k])])
+    near = _near(list(pair_at), [content_tokens(r) for r in refs],
+                 [content_tokens(t) for t in texts])
+    out: list[float | None] = []
+    for at in asked:
+        if at is None:
             out.append(None)
             continue
-        mine, sims = near(reply, k), [near(reply, j) for j in rivals[k]]
+        mine, sims = near[at[0]], [near[p] for p in at[1:]]
         out.append(round((sum(mine > x for x in sims) + 0.5 * sum(mine == x for x in sims))
                          / len(sims), 10))
     return out
 
 
-@lru_cache(maxsize=1 << 14)
-def _content_masks(text: str) -> dict:
-    return lcs_masks(list(content_tokens(text)))
+def _near(pairs: Sequence[tuple[int, int]], refs: Sequence[Sequence[str]],
+          replies: Sequence[Sequence[str]]) -> list[float]:
+    """Content ROUGE-L of each (reply, reference) pair, as `rouge_l_tokens` gives it."""
+    lcs = lcs_of_pairs(refs, replies, [j for _, j in pairs], [q for q, _ in pairs])
+    return [rouge_l_of(n, len(refs[j]), len(replies[q]))
+            for n, (q, j) in zip(lcs, pairs, strict=True)]
