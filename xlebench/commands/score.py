@@ -21,7 +21,7 @@ from xlebench.errors import DataError, UserError
 from xlebench.eval.markdown import to_markdown
 from xlebench.eval.panel.blind import panel_rows
 from xlebench.eval.panel.public import script_of_folder
-from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
+from xlebench.eval.score import ScoreSettings, corpus_metrics, score_spread
 from xlebench.eval.table import results_table
 from xlebench.runner.atomic import write_json, write_jsonl, write_text
 from xlebench.tasks.recipe.registry import groups, load_recipe
@@ -84,7 +84,7 @@ def score_folder(folder: Path, predictions: Path | Mapping[str, str | None], *,
         from xlebench.eval.metrics.bertscore import BERTScorer
 
         scorer = BERTScorer()
-    rows = score_items(items, responses, recipes, settings, scorer)
+    rows = score_spread(items, responses, recipes, settings, scorer)
     panel = panel_rows(items, recipes, settings, seed=seed, draws=defaults["floor_draws"],
                        bertscorer=scorer, script=script_of_folder(folder))
     table = results_table(rows, panel, groups=groups(list(recipes.values())),

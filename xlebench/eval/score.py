@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from xlebench.eval.metrics import REGISTRY, finite
 from xlebench.eval.parse import reply_status
 from xlebench.eval.provenance import cluster_of
 from xlebench.eval.scorers import ScoreSettings
+from xlebench.runner.cores import spread
 
 #: The metrics a model computes (`Scorer.model_metrics`), on only with ``eval.bertscore``.
 MODEL_METRICS = ("bertscore_f1", "sent_sim")
@@ -33,7 +35,8 @@ MODEL_METRICS = ("bertscore_f1", "sent_sim")
 PAPER_EXCLUDES = ("no_information", "refusal")
 STATUSES = ("ok", "missing", "unparseable", "transport_error", "no_information", "refusal")
 
-__all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "make_row", "score_items"]
+__all__ = ["PAPER_EXCLUDES", "STATUSES", "ScoreSettings", "make_row", "score_items",
+           "score_spread"]
 
 
 def make_row(item: dict, recipe: Any, status: str, scores: dict[str, float],
@@ -76,6 +79,40 @@ def score_items(items: Sequence[dict], responses: Mapping[str, str], recipes: Ma
     return rows
 
 
+def score_spread(items: Sequence[dict], responses: Mapping[str, str],
+                 recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any = None
+                 ) -> list[dict[str, Any]]:
+    """`score_items`'s rows, each subtask's scored in one of the run's cores
+    (`xlebench.runner.cores.spread`), the metrics a model computes added here, where the
+    model's threads live. A row reads only its item, its reply and the other items of its
+    subtask (window identification's rivals, CIDEr-D's document frequencies), so a subtask
+    is a unit, and the rows are those of one call (tests/eval/test_score_spread.py): a whole
+    benchmark's system or oracle was scored on one core (the ten-times grid's oracle, 8 s of
+    the validity check)."""
+    by = _by_subtask(items)
+    warm_scorers([items], recipes)
+    parts = spread([partial(score_items, [items[k] for k in ks], responses, recipes, s,
+                            models=False) for ks in by.values()],
+                   [len(ks) for ks in by.values()])
+    rows: list[dict[str, Any]] = [{} for _ in items]
+    for ks, part in zip(by.values(), parts, strict=True):
+        for k, row in zip(ks, part, strict=True):
+            rows[k] = row
+    model_metrics(rows, items, recipes, s, bertscorer)
+    _null_undefined(rows)
+    return rows
+
+
+def warm_scorers(lists: Sequence[Sequence[dict]], recipes: Mapping[str, Any]) -> None:
+    """Each scorer's `warm` on each subtask's items of each distinct list, as `score_items`
+    will split them, before they are scored in forked children."""
+    for items in {id(its): its for its in lists}.values():
+        for sub, ks in _by_subtask(items).items():
+            warm = getattr(recipes[sub].scorer, "warm", None)
+            if warm is not None:
+                warm([items[k] for k in ks])
+
+
 def absent_reply(worst: Mapping[str, float]) -> dict[str, float]:
     """A missing reply's scores: wrong on every metric. A scorer's worst values leave some
     metrics undefined where the paper's evaluator leaves a *given* reply out of a mean
@@ -99,6 +136,10 @@ def _finish(rows: list[dict], items: Sequence[dict], recipes: Mapping[str, Any],
                                    bertscorer)
     if models:
         model_metrics(rows, items, recipes, s, bertscorer)
+    _null_undefined(rows)
+
+
+def _null_undefined(rows: Sequence[dict]) -> None:
     for row in rows:
         row["scores"] = {m: (v if finite(v) else None) for m, v in row["scores"].items()}
 

@@ -42,7 +42,7 @@ from xlebench.eval.predictions import (
     predictions_key,
 )
 from xlebench.eval.predictions import digest as predictions_digest
-from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
+from xlebench.eval.score import ScoreSettings, corpus_metrics, score_spread
 from xlebench.eval.scorers import position_histograms
 from xlebench.eval.table import results_table
 from xlebench.export.questions import resolve_ids
@@ -166,7 +166,7 @@ class EvaluateStage(BaseStage):
         items, logs, n_logs = self._items(ctx.upstream)
         system = self.systems[unit.id]
         responses, cut = capped(self._responses(unit.id, system, items, ctx.upstream))
-        rows = score_items(items, responses, self.recipes, self.settings, self.bertscorer)
+        rows = score_spread(items, responses, self.recipes, self.settings, self.bertscorer)
         rows, not_applicable = _without_source(rows, system)
         with timed(log, f"evaluate {unit.id}: the blind panel"):
             panel = self._panel(items, ctx.upstream, ctx.seed)

@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from xlebench.eval.score import MODEL_METRICS, make_row, model_metrics, score_items
+from xlebench.eval.score import (
+    MODEL_METRICS,
+    make_row,
+    model_metrics,
+    score_items,
+    warm_scorers,
+)
 from xlebench.eval.scorers.base import PICKS, ScoreSettings
 from xlebench.runner.cores import spread
 from xlebench.runner.progress import timed
@@ -32,6 +38,7 @@ def member_rows(items: Sequence[Sequence[dict]], answers: Sequence[Sequence[Any]
     (a row's value reads only its reply and item): one member's pairs were too few to spread
     their products, and members that reply alike (a constant, another log's reference) share
     their pairs."""
+    warm_scorers(items, recipes)
     rows = spread([partial(_rows, its, a, recipes, s)
                    for its, a in zip(items, answers, strict=True)], [len(its) for its in items])
     replied = [(mine[k], its[k]) for its, a, mine in zip(items, answers, rows, strict=True)

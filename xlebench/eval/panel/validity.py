@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xlebench.eval.panel.blind import Panel, panel_rows, strongest
-from xlebench.eval.score import ScoreSettings, corpus_metrics, score_items
+from xlebench.eval.score import ScoreSettings, corpus_metrics, score_spread
 from xlebench.eval.table import estimate
 from xlebench.runner.progress import timed
 
@@ -103,7 +103,7 @@ def validity(items: Sequence[dict], oracle: Mapping[str, str], recipes: Mapping[
     panel = panel or panel_rows(items, recipes, s, seed=seed, draws=draws, script=script)
     have = [it for it in items if it["item_id"] in oracle]
     with timed(log, "validity: the oracle's scores"):
-        rows = score_items(have, dict(oracle), recipes, s)
+        rows = score_spread(have, dict(oracle), recipes, s)
     corpus = corpus_metrics(recipes)
     by_sub: dict[str, list[dict]] = {}
     for it in items:

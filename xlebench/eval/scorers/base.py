@@ -92,6 +92,8 @@ class Scorer(Protocol):
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None: ...
 
+    def warm(self, items: Sequence[dict]) -> None: ...
+
     def model_metrics(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                       bertscorer: Any) -> None: ...
 
@@ -104,6 +106,11 @@ class Base:
 
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
+        return None
+
+    def warm(self, items: Sequence[dict]) -> None:
+        """Build here what `finish` would build for ``items`` in each forked child that
+        scores them (every panel member scores a subtask's items): the children inherit it."""
         return None
 
     def model_metrics(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,

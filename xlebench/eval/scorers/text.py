@@ -265,6 +265,9 @@ class TextSimilarity(Base):
                 Blind("generic", "nothing", lambda _it, _m, _c: self.generic),
                 nearest_reference(), *script_members())
 
+    def warm(self, items: Sequence[dict]) -> None:
+        rivals(items)  # a hash per pair of a subtask's days: spread here, not in each child
+
     def finish(self, rows: list[dict], items: Sequence[dict], s: ScoreSettings,
                bertscorer: Any) -> None:
         ids = window_ids([r["response"] if r["status"] == "ok" else None for r in rows],
