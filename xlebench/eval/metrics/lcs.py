@@ -1,4 +1,7 @@
-"""Longest common subsequences of many pairs at once: `lcs_length`'s bit-parallel recurrence
+"""Equals: Google's rouge-score (`rouge_scorer._lcs_table`) for the LCS length that ROUGE-L
+reads, through `lcs_length`, which is tested against it.
+
+Longest common subsequences of many pairs at once: `lcs_length`'s bit-parallel recurrence
 (Hyyrö 2004) run over every pair in lockstep with numpy.
 
 Why: window identification (`xlebench.eval.scorers.text_window`) compares each reply of every
