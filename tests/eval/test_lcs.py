@@ -1,5 +1,5 @@
-"""The lockstep LCS (`xlebench.eval.metrics.lcs`) against the one-pair recurrence, which is
-tested against rouge-score's table (tests/eval/test_metrics.py)."""
+"""The lockstep LCS (`xlebench.eval.metrics.lcs`) against the one-pair recurrence, and both
+against rouge-score's own table (`rouge_scorer._lcs_table`), the LCS its ROUGE-L reads."""
 
 from __future__ import annotations
 
@@ -31,6 +31,19 @@ def test_every_pair_equals_the_one_pair_recurrence(seed: int) -> None:
     assert lcs_lengths(firsts, seconds) == expected
     assert lcs_lengths(seconds, firsts) == expected  # symmetric
     assert len(set(expected)) > 3
+
+
+def test_both_equal_rouge_scores_table() -> None:
+    from rouge_score import rouge_scorer
+
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(6)]
+    firsts = [_seq(rng, vocab)[:90] for _ in range(30)]
+    seconds = [_seq(rng, vocab)[:90] for _ in range(30)]
+    table = [rouge_scorer._lcs_table(list(a), list(b))[-1][-1]
+             for a, b in zip(firsts, seconds, strict=True)]
+    assert [lcs_length(a, b) for a, b in zip(firsts, seconds, strict=True)] == table
+    assert lcs_lengths(firsts, seconds) == table
 
 
 def test_a_run_of_ones_carries_across_every_word() -> None:
