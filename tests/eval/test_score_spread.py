@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from tests.eval.test_blind import _item
 from xlebench.config.schema import EvalConfig
 from xlebench.eval.score import score_items, score_spread
 from xlebench.eval.scorers import ScoreSettings
@@ -16,14 +17,6 @@ from xlebench.tasks.recipe.registry import load_recipe
 
 S = ScoreSettings(bertscore=False, refusal_patterns=tuple(EvalConfig().refusal_patterns))
 WORDS = "pasta rice soup bread salad eggs bicycle garden laptop email dishes laundry".split()
-
-
-def _item(sub: str, log: str, k: int, query: str, **answer) -> dict:
-    base = {"text": "", "spans": [], "counts": {}, "order": []}
-    return {"item_id": f"{log}-{sub}-{k:03d}", "subtask": sub, "lifelog_id": log,
-            "category": "short", "query": query, "provenance": {},
-            "period": {"start_s": 3600.0 * k, "end_s": 3600.0 * k + 600},
-            "answer": {**base, **answer}}
 
 
 def _benchmark() -> tuple[list[dict], dict[str, str]]:
