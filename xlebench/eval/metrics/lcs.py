@@ -40,6 +40,11 @@ class _Interned:
         self.flat = np.fromiter((vocab.setdefault(t, len(vocab)) for s in seqs for t in s),
                                 dtype=np.int32, count=int(self.lens.sum()))
 
+    def tokens(self, of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The lengths of sequences ``of`` and their tokens one after another."""
+        lens = self.lens[of]
+        return lens, self.flat[np.repeat(self.starts[of], lens) + _positions(lens)]
+
 
 def lcs_lengths(firsts: Sequence[Sequence[str]], seconds: Sequence[Sequence[str]]
                 ) -> list[int]:
@@ -96,10 +101,9 @@ def _masks(b: _Interned, mine: np.ndarray, w: int, n_vocab: int
     table of the row of each (sequence in the run, token), -1 where the token is not in it
     (at most `TABLE_CELLS` entries a table: ten times the paper grid meets tens of
     thousands of replies and words)."""
-    lens = b.lens[mine]
+    lens, tok = b.tokens(mine)
     seq = np.repeat(np.arange(len(mine)), lens)
     pos = _positions(lens)
-    tok = b.flat[np.repeat(b.starts[mine], lens) + pos]
     keys, row = np.unique(seq * n_vocab + tok, return_inverse=True)
     masks = np.zeros((len(keys), w), dtype=np.uint64)
     np.bitwise_or.at(masks, (row, pos // WORD),
@@ -123,13 +127,9 @@ def _positions(lens: np.ndarray) -> np.ndarray:
 def _hits(a: _Interned, a_of: np.ndarray, local: np.ndarray, per_run: int,
           tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Every pair's tokens of its first sequence that occur in its second, in order: the
-    pair (its position) and the mask row of each. The one pass over every token of every
-    pair: kept to few whole-array operations."""
-    lens = a.lens[a_of]
+    pair (its position) and the mask row of each."""
+    lens, tok = a.tokens(a_of)
     ends = np.cumsum(lens)
-    flat = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
-    flat += np.repeat(a.starts[a_of] - (ends - lens), lens)
-    tok = a.flat[flat]
     seq = np.repeat(local.astype(np.int32), lens)
     if len(tables) == 1:
         row = tables[0][seq, tok]
@@ -158,16 +158,16 @@ def _steps(masks: np.ndarray, hit_pair: np.ndarray, hit_row: np.ndarray, full: n
     the pairs still stepping at step j are the first ``live[j]``: step j's masks are one
     contiguous run of ``rows``, in the pairs' order."""
     n = len(full)
-    count = np.bincount(hit_pair, minlength=n)
-    order = np.argsort(-count, kind="stable")
+    per_pair = np.bincount(hit_pair, minlength=n)
+    order = np.argsort(-per_pair, kind="stable")
     at = np.empty(n, dtype=np.int64)
     at[order] = np.arange(n)
-    count = count[order]
+    count = per_pair[order]
     live = np.searchsorted(-count, -np.arange(int(count[0]) if n else 0), side="left")
     start = np.concatenate(([0], np.cumsum(live)))
     rows = np.empty(len(hit_row), dtype=np.int64)
     # hits come pair by pair, each pair's in order: a pair's k-th is step k's
-    rows[start[_positions(np.bincount(hit_pair, minlength=n))] + at[hit_pair]] = hit_row
+    rows[start[_positions(per_pair)] + at[hit_pair]] = hit_row
     full = full[order]
     v = full.copy()
     for j, m in enumerate(live.tolist()):
