@@ -19,7 +19,7 @@ TEXTS = [
     "C walks the dog in the park, then C buys bread at the corner bakery.",
     "In the morning C made coffee; later C repaired a bicycle wheel in the garage.",
     "C read.  Double  spaces\tand a tab.",
-    "C " + "washed the dishes and " * 80 + "stopped.",  # longer than 256 tokens: truncated
+    "C " + "washed the dishes and " * 80 + "stopped.",  # over 256 tokens: a pass of its own
     *(f"C sorted {k} boxes of screws in the workshop." for k in range(40)),
 ]
 
@@ -42,8 +42,10 @@ def test_bertscore_token_vectors_are_those_of_its_own_model(monkeypatch, embedde
     alone.__dict__["_shared"] = None  # its own AutoModel, as before the shared pass
     assert shared._shared is not None
     got, want = shared._embed(TEXTS), alone._embed(TEXTS)
-    assert all(torch.equal(a, b) for a, b in zip(got, want, strict=True))
-    assert got[0].shape[0] == 0, "no tokens left of an empty text"
+    assert all(torch.equal(a.vectors, b.vectors) and a.weighted == b.weighted
+               for a, b in zip(got, want, strict=True))
+    assert (got[0].vectors.shape[0], got[0].weighted) == (2, 0), "[CLS] and [SEP], weight 0"
+    assert got[6].vectors.shape[0] > 256, "read to the tokenizer's 512, past Sent.Sim's 256"
     cands, refs = TEXTS[1:20], TEXTS[20:39]
     assert shared.f1(cands, refs) == alone.f1(cands, refs)
 
@@ -103,7 +105,8 @@ def test_stored_reference_vectors_are_the_computed_bits(tmp_path, embedder) -> N
     later = encoder.SharedEncoder(_Counting(embedder))
     read = later.tokens(TEXTS[:12], store=tmp_path)
     assert later.embedder.calls == [], "every vector came from the store"
-    assert all(torch.equal(a, b) for a, b in zip(computed, read, strict=True))
+    assert all(torch.equal(a.vectors, b.vectors) and a.weighted == b.weighted
+               for a, b in zip(computed, read, strict=True))
     assert np.array_equal(later.encode(TEXTS[:12]), first.encode(TEXTS[:12]))
     assert later.embedder.calls == [], "the stored sentence vectors serve Sent.Sim"
     [db] = tmp_path.glob("text-metrics-all-MiniLM-L6-v2-*.sqlite")

@@ -171,6 +171,10 @@ class MiniLMEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._passes(texts, tokens=False)[0]
 
+    def token_model(self) -> tuple[Any, Callable[[], contextlib.AbstractContextManager]]:
+        """The transformer under the pooling (BERTScore reads its rows) and its passes' context."""
+        return self._load()[0].auto_model, self._precision
+
     def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[dict]]:
         """`encode`'s sentence vectors and, from the same forward pass, each text's last-layer
         ``token_embeddings`` with its ``input_ids`` and ``attention_mask``. BERTScore on this

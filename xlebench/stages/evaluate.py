@@ -89,7 +89,7 @@ class EvaluateStage(BaseStage):
 
     name: ClassVar[str] = "evaluate"
     # 8: VidSitu/MultiHop metrics as their evaluators; 9: learned members read clock, wearer
-    version: ClassVar[str] = "12"  # 12: the panel reads the script (the plan); 11: the inverse, a stacked reader, the routine
+    version: ClassVar[str] = "13"  # 13: BERTScore as bert-score computes it; 12: the panel reads the script (the plan); 11: the inverse, a stacked reader, the routine
     upstream: ClassVar[tuple[str, ...]] = ("respond", "annotate", "simulate", "library")
     uses_seed: ClassVar[bool] = True
     spreads: ClassVar[bool] = True  # the panel: every core, and the check's answers kept here

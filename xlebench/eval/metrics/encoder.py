@@ -29,6 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from xlebench.eval.metrics.bert_tokens import (
+    TokenVectors,
+    encode_ids,
+    layer_rows,
+    slow_tokenizer,
+    token_limit,
+    token_vectors,
+    weightless_ids,
+)
 from xlebench.library.embed import embed_distinct, remember, rows_by_key
 
 #: Sentences whose MiniLM vectors a process keeps between calls (384 floats each: 100 MB when
@@ -62,8 +71,8 @@ class SharedEncoder:
             return np.stack(embed_distinct(self.memo, texts, self.embedder.encode,
                                            SENTENCE_MEMO))
 
-    def tokens(self, texts: Sequence[str], store: Path | None = None) -> list[Any]:
-        """Each text's token vectors as BERTScore reads them (`token_vectors`); the sentence
+    def tokens(self, texts: Sequence[str], store: Path | None = None) -> list[TokenVectors]:
+        """Each text's token vectors as BERTScore reads them (`bert_tokens`); the sentence
         vectors of the same pass are remembered for Sent.Sim. With a ``store`` folder the
         texts' vectors are read from, and new ones written to, its `ReferenceStore`."""
         with self.lock:
@@ -72,25 +81,36 @@ class SharedEncoder:
             todo = list(dict.fromkeys(t for t in texts if t not in found))
             if todo:
                 vectors, rows = self.embedder.encode_with_tokens(todo)
-                special = self.embedder.special_ids
-                fresh = {t: (v, token_vectors(r["token_embeddings"], r["input_ids"],
-                                              r["attention_mask"], special))
-                         for t, v, r in zip(todo, vectors, rows, strict=True)}
+                fresh = dict(zip(todo, zip(vectors, self._bert_vectors(todo, rows),
+                                           strict=True), strict=True))
                 if kept is not None:
                     kept.put(fresh)
                 found.update(fresh)
             remember(self.memo, ((t, found[t][0]) for t in texts), SENTENCE_MEMO)
         return [found[t][1] for t in texts]
 
+    def _bert_vectors(self, texts: Sequence[str], rows: Sequence[dict]) -> list[TokenVectors]:
+        """BERTScore's token vectors of ``texts`` from the shared pass's ``rows`` where that
+        pass read the tokens bert-score reads; from a pass of their own where it did not (a
+        text over sentence-transformers' 256 tokens, which bert-score reads to 512)."""
+        import torch
 
-def token_vectors(hidden: Any, ids: Any, mask: Any, special_ids: Sequence[int]) -> Any:
-    """One text's unit-length token vectors, padding and special tokens left out."""
-    import torch
-
-    special = torch.zeros_like(ids, dtype=torch.bool)
-    for sid in special_ids:
-        special |= ids == sid
-    return torch.nn.functional.normalize(hidden[mask.bool() & ~special], dim=-1)
+        model, precision = self.embedder.token_model()
+        tok = slow_tokenizer(str(model.name_or_path))
+        ids = encode_ids(tok, texts, token_limit(tok, model.config))
+        hidden: list[Any] = [None] * len(texts)
+        for i, r in enumerate(rows):
+            real = r["attention_mask"].bool()
+            if r["input_ids"][real].tolist() == ids[i]:
+                hidden[i] = r["token_embeddings"][real]
+        own = [i for i, h in enumerate(hidden) if h is None]
+        for i, h in zip(own, layer_rows(model, [ids[i] for i in own], None,
+                                        self.embedder.batch_size, self.embedder.device,
+                                        precision), strict=True):
+            hidden[i] = h
+        weightless = weightless_ids(tok)
+        return [token_vectors(h, torch.tensor(x), weightless)
+                for h, x in zip(hidden, ids, strict=True)]
 
 
 class _Table:
@@ -115,28 +135,29 @@ class ReferenceStore(_Table):
     transformers / sentence-transformers versions: an upgrade that could change the bits
     starts a new file. About 1.5 kB per token of text (a 40-token summary: 60 kB)."""
 
-    #: 2: passes filled to 256 token rows (`same_length_batches`), as with the sentence store
-    FORMAT, KIND, TABLE = 2, "text-metrics", "vec (h TEXT PRIMARY KEY, s BLOB, t BLOB)"
+    #: 2: passes filled to 256 token rows (`same_length_batches`), as with the sentence store;
+    #: 3: bert-score's tokens (its tokenizer and limit, [CLS] and [SEP] kept, weight 0)
+    FORMAT, KIND, TABLE = 3, "text-metrics", "vec (h TEXT PRIMARY KEY, s BLOB, t BLOB, k INT)"
 
-    def get(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, Any]]:
+    def get(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, TokenVectors]]:
         import torch
 
         keys = {_key(t): t for t in texts}
         out = {}
         with self._connect() as con:
-            for h, s, t in rows_by_key(con, "SELECT h, s, t FROM vec", list(keys)):
+            for h, s, t, k in rows_by_key(con, "SELECT h, s, t, k FROM vec", list(keys)):
                 sentence = np.frombuffer(s, dtype=np.float32).copy()
-                tokens = torch.frombuffer(bytearray(t), dtype=torch.float32) if t else \
-                    torch.zeros(0)  # a text with no token left (an empty reply)
-                out[keys[h]] = (sentence, tokens.reshape(-1, sentence.shape[0]))
+                tokens = torch.frombuffer(bytearray(t), dtype=torch.float32)
+                out[keys[h]] = (sentence, TokenVectors(tokens.reshape(-1, sentence.shape[0]), k))
         con.close()
         return out
 
-    def put(self, vectors: dict[str, tuple[np.ndarray, Any]]) -> None:
+    def put(self, vectors: dict[str, tuple[np.ndarray, TokenVectors]]) -> None:
         rows = [(_key(t), np.asarray(s, dtype=np.float32).tobytes(),
-                 tok.contiguous().numpy().tobytes()) for t, (s, tok) in vectors.items()]
+                 tok.vectors.contiguous().numpy().tobytes(), tok.weighted)
+                for t, (s, tok) in vectors.items()]
         with self._connect() as con:
-            con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?, ?)", rows)
+            con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?, ?, ?)", rows)
         con.close()
 
 
@@ -149,7 +170,8 @@ class PairScores(_Table):
     bits depend on (`_versions`); a pair's values never depend on the pairs scored with it
     (`xlebench.eval.metrics.bertscore`), so a stored value is the one a fresh pass gives."""
 
-    FORMAT, KIND, TABLE = 1, "text-pairs", "pair (h TEXT PRIMARY KEY, f REAL, s REAL)"
+    #: 2: BERTScore as bert-score computes it (`bert_tokens`)
+    FORMAT, KIND, TABLE = 2, "text-pairs", "pair (h TEXT PRIMARY KEY, f REAL, s REAL)"
 
     def get(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, float]]:
         keys = {_pair_key(p): p for p in pairs}
