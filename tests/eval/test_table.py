@@ -200,3 +200,42 @@ def test_the_papers_layout_prints_table_5s_average_row_and_protocol() -> None:
     assert line.split("|")[3].strip().startswith("100.0") and "n=5" in line.split("|")[3]
     assert "every item (all)" in main.splitlines()[0]
     assert not any(ln.startswith(f"| {avg} | rougeL_content") for ln in main.splitlines())
+
+
+def test_the_panel_computes_model_metrics_only_where_a_floor_or_verdict_reads_them() -> None:
+    """A system that answers none of a subtask's items (its source holds nothing there) gets
+    no row, so no floor, for it: the panel leaves that subtask's model metrics out, and the
+    table is the one every subtask's model metrics give."""
+    from xlebench.eval.metrics.bertscore import BERTScorer
+    from xlebench.eval.panel.scoring import model_subtasks
+
+    texts = ["C cooks pasta.", "C walks the dog.", "C reads a book.", "C washes the car."]
+    items = [_item(20 + k, sub, "short", log, text=t) for k, (sub, log, t) in enumerate(
+        (sub, log, t) for sub in ("single_summary", "multi_summary")
+        for log, t in zip("abcd", texts, strict=True))]
+    settings = ScoreSettings(**{**vars(SETTINGS), "bertscore": True})
+    scorer = BERTScorer()
+    rows = [r for r in score_items(items, {it["item_id"]: "C cooks." for it in items}, RECIPES,
+                                   settings, scorer) if r["subtask"] == "single_summary"]
+    assert model_subtasks(rows, RECIPES) == {"single_summary"}
+    every = panel_rows(items, RECIPES, settings, seed=0, draws=4, bertscorer=scorer)
+    some = panel_rows(items, RECIPES, settings, seed=0, draws=4, bertscorer=scorer,
+                      models=model_subtasks(rows, RECIPES))
+    assert some.rows["single_summary"] == every.rows["single_summary"]
+    assert all("bertscore_f1" in r["scores"] for m in every.rows["multi_summary"].values()
+               for r in m if r["status"] == "ok")
+    assert not any("bertscore_f1" in r["scores"] or "sent_sim" in r["scores"]
+                   for m in some.rows["multi_summary"].values() for r in m)
+    assert results_table(rows, some, n_boot=50, seed=1) == results_table(rows, every,
+                                                                         n_boot=50, seed=1)
+
+
+def test_a_verdict_that_reads_a_model_metric_keeps_it_in_the_panel() -> None:
+    from types import SimpleNamespace
+
+    from xlebench.eval.panel.scoring import model_subtasks
+
+    recipes = {"a": SimpleNamespace(primary="sent_sim", check=None),
+               "b": SimpleNamespace(primary="rougeL", check="bertscore_f1"),
+               "c": SimpleNamespace(primary="rougeL", check=None)}
+    assert model_subtasks([{"subtask": "d"}], recipes) == {"a", "b", "d"}

@@ -162,7 +162,7 @@ def to_markdown(table: dict[str, Any], title: str = "", notes: Sequence[str] = (
     if table.get("bertscore"):
         b = table["bertscore"]
         lines += ["", f"BERTScore: model {b['model']}, layer {b['layer']}, no idf, "
-                  "no baseline rescaling."]
+                  "no baseline rescaling, as the bert-score package computes it."]
     lines += ["", _FOOTER[paper]]
     return "\n".join(lines) + "\n"
 

@@ -7,7 +7,7 @@ Writes per-item scores and the results table (Table 5 layout) as JSON and Markdo
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,6 +30,7 @@ from xlebench.eval.markdown import to_markdown
 from xlebench.eval.metrics.bertscore import BERTScorer
 from xlebench.eval.panel.blind import Panel, panel_rows, strongest
 from xlebench.eval.panel.public import records_script
+from xlebench.eval.panel.scoring import model_subtasks
 from xlebench.eval.panel.validity import validity
 from xlebench.eval.predictions import (
     MAX_REPLY_CHARS,
@@ -169,7 +170,7 @@ class EvaluateStage(BaseStage):
         rows = score_spread(items, responses, self.recipes, self.settings, self.bertscorer)
         rows, not_applicable = _without_source(rows, system)
         with timed(log, f"evaluate {unit.id}: the blind panel"):
-            panel = self._panel(items, ctx.upstream, ctx.seed)
+            panel = self._panel(items, ctx.upstream, ctx.seed, model_subtasks(rows, self.recipes))
         check = None
         if self.judges is not None:
             usage = Usage()
@@ -222,14 +223,16 @@ class EvaluateStage(BaseStage):
                                _notes(table, system, model)))
         return table
 
-    def _panel(self, items: list[dict], upstream: Mapping[str, StageResult], seed: int
-               ) -> Panel:
-        """The blind panel over the evaluated items: the same for every system."""
+    def _panel(self, items: list[dict], upstream: Mapping[str, StageResult], seed: int,
+               models: Collection[str] = ()) -> Panel:
+        """The blind panel over the evaluated items: the same answers for every system, the
+        model metrics on the subtasks whose printed floors or verdicts read them (``models``,
+        `model_subtasks`)."""
         annotated = upstream["annotate"].records
         return panel_rows(items, self.recipes, self.settings, seed=seed,
                           draws=self.floor_draws, bertscorer=self.bertscorer,
                           public=[it for r in annotated.values() for it in r["items"]],
-                          script=records_script(annotated))
+                          script=records_script(annotated), models=models)
 
     def share(self, ctx: StageContext, result: StageResult | None) -> None:
         """A shard job's share of the blind panel's tasks before any system is scored

@@ -27,7 +27,7 @@ import logging
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -336,13 +336,14 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
                seed: int, draws: int, bertscorer: Any = None, unit: str = "video",
                public: Sequence[dict] | Public | None = None,
                script: Mapping[str, Sequence[dict]] | None = None,
-               keep_fits: bool = False) -> Panel:
+               keep_fits: bool = False, models: Collection[str] | None = None) -> Panel:
     """Every subtask's blind strategies over ``items``, scored. Learned strategies need at
     least two folds' units (one to learn from, one to answer). ``public``: every item a
     submitter reads (the whole benchmark; ``items`` when not given), never their answers;
     ``script``: each life log's plan (`xlebench.eval.panel.public.script_of`), which the
     public configuration rebuilds; ``keep_fits``: for a caller that asks again on the same
-    view (`_answer_group`)."""
+    view (`_answer_group`); ``models``: the subtasks whose rows get the model metrics
+    (`scoring.model_subtasks`; None: every one)."""
     view = public if isinstance(public, Public) else Public(
         items if public is None else public, script)
     by_sub: dict[str, list[dict]] = {}
@@ -366,7 +367,8 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
     with timed(log, "blind panel: answers"):  # with the model metrics: `scoring.expected_row`
         answers = _every_answer(jobs, replace(s, bertscore=True), seed, draws, view, keep_fits)
     with timed(log, "blind panel: scores"):
-        scored = member_rows([job.items for job in jobs], answers, recipes, s, bertscorer)
+        scored = member_rows([job.items for job in jobs], answers, recipes, s, bertscorer,
+                             models)
     for job, rows in zip(jobs, scored, strict=True):
         panel.rows[job.sub][job.name] = rows
         panel.sees[job.sub][job.name] = job.blind.sees + (

@@ -12,7 +12,8 @@ its own reply and item, so the rows are those of one process scoring each member
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -31,23 +32,38 @@ log = logging.getLogger(__name__)
 
 
 def member_rows(items: Sequence[Sequence[dict]], answers: Sequence[Sequence[Any]],
-                recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any
-                ) -> list[list[dict]]:
-    """Each member's rows (``items[k]`` answered by ``answers[k]``): scored in the run's
-    cores, then the model metrics added here, every member's replies in one call a subtask
-    (a row's value reads only its reply and item): one member's pairs were too few to spread
-    their products, and members that reply alike (a constant, another log's reference) share
-    their pairs."""
+                recipes: Mapping[str, Any], s: ScoreSettings, bertscorer: Any,
+                models: Collection[str] | None = None) -> list[list[dict]]:
+    """Each member's rows (``items[k]`` answered by ``answers[k]``, one subtask each): scored
+    in the run's cores, then the model metrics added here, every member's replies in one call
+    a subtask (a row's value reads only its reply and item): one member's pairs were too few
+    to spread their products, and members that reply alike (a constant, another log's
+    reference) share their pairs. ``models``: the subtasks whose rows get the model metrics
+    (None: every one); the others' rows are scored as with ``eval.bertscore=false``."""
     warm_scorers(items, recipes)
-    rows = spread([partial(_rows, its, a, recipes, s)
-                   for its, a in zip(items, answers, strict=True)], [len(its) for its in items])
-    replied = [(mine[k], its[k]) for its, a, mine in zip(items, answers, rows, strict=True)
-               for k, x in enumerate(a) if isinstance(x, str)]
+    settings = [s if models is None or not its or its[0]["subtask"] in models
+                else replace(s, bertscore=False) for its in items]
+    rows = spread([partial(_rows, its, a, recipes, sk)
+                   for its, a, sk in zip(items, answers, settings, strict=True)],
+                  [len(its) for its in items])
+    replied = [(mine[k], its[k]) for its, a, mine, sk in zip(items, answers, rows, settings,
+                                                              strict=True)
+               if sk.bertscore for k, x in enumerate(a) if isinstance(x, str)]
     with timed(log, "blind panel: model metrics"):
         if replied:
             model_metrics([r for r, _ in replied], [it for _, it in replied], recipes, s,
                           bertscorer)
     return rows
+
+
+def model_subtasks(rows: Sequence[dict], recipes: Mapping[str, Any]) -> set[str]:
+    """The subtasks whose blind panel needs the model metrics: those of a system's rows (its
+    table prints a floor beside each metric) and those whose validity verdict reads one (a
+    recipe's primary or check metric). Elsewhere they would be computed and never read: at
+    ten times the paper grid, 280 s of MiniLM passes for a system with no summary to score."""
+    return {r["subtask"] for r in rows} | {
+        n for n, r in recipes.items()
+        if {r.primary, getattr(r, "check", None) or r.primary} & set(MODEL_METRICS)}
 
 
 def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],
