@@ -225,14 +225,11 @@ class EvaluateStage(BaseStage):
 
     def _panel(self, items: list[dict], upstream: Mapping[str, StageResult], seed: int,
                models: Collection[str] = ()) -> Panel:
-        """The blind panel over the evaluated items: the same answers for every system, the
-        model metrics on the subtasks whose printed floors or verdicts read them (``models``,
-        `model_subtasks`)."""
+        """The blind panel over the items: every system's answers, model metrics on ``models``."""
         annotated = upstream["annotate"].records
-        return panel_rows(items, self.recipes, self.settings, seed=seed,
-                          draws=self.floor_draws, bertscorer=self.bertscorer,
-                          public=[it for r in annotated.values() for it in r["items"]],
-                          script=records_script(annotated), models=models)
+        return panel_rows(items, self.recipes, self.settings, seed=seed, draws=self.floor_draws,
+                          bertscorer=self.bertscorer, script=records_script(annotated),
+                          public=[i for r in annotated.values() for i in r["items"]], models=models)
 
     def share(self, ctx: StageContext, result: StageResult | None) -> None:
         """A shard job's share of the blind panel's tasks before any system is scored

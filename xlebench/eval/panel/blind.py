@@ -342,8 +342,7 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
     submitter reads (the whole benchmark; ``items`` when not given), never their answers;
     ``script``: each life log's plan (`xlebench.eval.panel.public.script_of`), which the
     public configuration rebuilds; ``keep_fits``: for a caller that asks again on the same
-    view (`_answer_group`); ``models``: the subtasks whose rows get the model metrics
-    (`scoring.model_subtasks`; None: every one)."""
+    view (`_answer_group`); ``models``: `scoring.member_rows`'s."""
     view = public if isinstance(public, Public) else Public(
         items if public is None else public, script)
     by_sub: dict[str, list[dict]] = {}
@@ -367,8 +366,7 @@ def panel_rows(items: Sequence[dict], recipes: Mapping[str, Any], s: ScoreSettin
     with timed(log, "blind panel: answers"):  # with the model metrics: `scoring.expected_row`
         answers = _every_answer(jobs, replace(s, bertscore=True), seed, draws, view, keep_fits)
     with timed(log, "blind panel: scores"):
-        scored = member_rows([job.items for job in jobs], answers, recipes, s, bertscorer,
-                             models)
+        scored = member_rows([j.items for j in jobs], answers, recipes, s, bertscorer, models)
     for job, rows in zip(jobs, scored, strict=True):
         panel.rows[job.sub][job.name] = rows
         panel.sees[job.sub][job.name] = job.blind.sees + (
