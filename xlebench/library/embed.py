@@ -199,10 +199,6 @@ class MiniLMEmbedder:
                     rows[i] = by_ids[tuple(ids[i])]
         return out, rows
 
-    @property
-    def special_ids(self) -> list[int]:
-        return list(self._load().tokenizer.all_special_ids)
-
     def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         if not texts:
             return []
