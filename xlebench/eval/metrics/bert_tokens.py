@@ -66,17 +66,28 @@ def token_limit(tokenizer: Any, config: Any) -> int:
     return int(min(tokenizer.model_max_length, config.max_position_embeddings))
 
 
-def encode_ids(tokenizer: Any, texts: Sequence[str], limit: int) -> list[list[int]]:
+def encode_ids(tokenizer: Any, texts: Sequence[str], config: Any) -> list[list[int]]:
     """bert-score's `sent_encode` of each text: stripped, special tokens added, cut at
-    ``limit``; an empty text is its special tokens alone (bert-score builds those with
+    `token_limit`; an empty text is its special tokens alone (bert-score builds those with
     ``build_inputs_with_special_tokens([])``, which transformers 5 dropped: ``encode("")``
     gives the same ids)."""
     from transformers import GPT2Tokenizer, RobertaTokenizer
 
     byte_level = isinstance(tokenizer, GPT2Tokenizer | RobertaTokenizer)  # bert-score's test
     extra = {"add_prefix_space": True} if byte_level else {}
+    limit = token_limit(tokenizer, config)
     return [tokenizer.encode(text.strip(), add_special_tokens=True, max_length=limit,
                              truncation=True, **extra) for text in texts]
+
+
+def texts_vectors(tokenizer: Any, hidden: Sequence[Any], ids: Sequence[list[int]]
+                  ) -> list[TokenVectors]:
+    """Each text's `TokenVectors` from its layer rows and the ids `encode_ids` gave it."""
+    import torch
+
+    weightless = weightless_ids(tokenizer)
+    return [token_vectors(h, torch.tensor(x), weightless)
+            for h, x in zip(hidden, ids, strict=True)]
 
 
 def layer_rows(model: Any, ids: Sequence[list[int]], layer: int | None, batch_size: int,

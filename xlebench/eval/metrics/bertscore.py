@@ -30,9 +30,7 @@ from xlebench.eval.metrics.bert_tokens import (
     layer_rows,
     pair_f1,
     slow_tokenizer,
-    token_limit,
-    token_vectors,
-    weightless_ids,
+    texts_vectors,
 )
 from xlebench.library.embed import DEFAULT_BATCH_SIZE, embed_distinct
 from xlebench.runner.cores import runs, spread
@@ -117,14 +115,10 @@ class BERTScorer:
         ``store`` across evaluations."""
         if self._shared is not None:
             return self._shared.tokens(texts, self.store if keep else None)
-        import torch
-
         tok, model = self._model
-        ids = encode_ids(tok, texts, token_limit(tok, model.config))
-        rows = layer_rows(model, ids, self._checked_layer(), self.batch_size)
-        weightless = weightless_ids(tok)
-        return [token_vectors(h, torch.tensor(x), weightless)
-                for h, x in zip(rows, ids, strict=True)]
+        ids = encode_ids(tok, texts, model.config)
+        return texts_vectors(tok, layer_rows(model, ids, self._checked_layer(), self.batch_size),
+                             ids)
 
     def _vectors(self, texts: Sequence[str], keep: bool = False) -> list:
         """Token vectors per text, each distinct text embedded once per scorer: replies repeat

@@ -34,9 +34,7 @@ from xlebench.eval.metrics.bert_tokens import (
     encode_ids,
     layer_rows,
     slow_tokenizer,
-    token_limit,
-    token_vectors,
-    weightless_ids,
+    texts_vectors,
 )
 from xlebench.library.embed import embed_distinct, remember, rows_by_key
 
@@ -93,11 +91,9 @@ class SharedEncoder:
         """BERTScore's token vectors of ``texts`` from the shared pass's ``rows`` where that
         pass read the tokens bert-score reads; from a pass of their own where it did not (a
         text over sentence-transformers' 256 tokens, which bert-score reads to 512)."""
-        import torch
-
         model, precision = self.embedder.token_model()
         tok = slow_tokenizer(str(model.name_or_path))
-        ids = encode_ids(tok, texts, token_limit(tok, model.config))
+        ids = encode_ids(tok, texts, model.config)
         hidden: list[Any] = [None] * len(texts)
         for i, r in enumerate(rows):
             real = r["attention_mask"].bool()
@@ -108,9 +104,7 @@ class SharedEncoder:
                                         self.embedder.batch_size, self.embedder.device,
                                         precision), strict=True):
             hidden[i] = h
-        weightless = weightless_ids(tok)
-        return [token_vectors(h, torch.tensor(x), weightless)
-                for h, x in zip(hidden, ids, strict=True)]
+        return texts_vectors(tok, hidden, ids)
 
 
 class _Table:

@@ -63,7 +63,7 @@ def model_subtasks(rows: Sequence[dict], recipes: Mapping[str, Any]) -> set[str]
     ten times the paper grid, 280 s of MiniLM passes for a system with no summary to score."""
     return {r["subtask"] for r in rows} | {
         n for n, r in recipes.items()
-        if {r.primary, getattr(r, "check", None) or r.primary} & set(MODEL_METRICS)}
+        if {r.primary, r.check or r.primary} & set(MODEL_METRICS)}
 
 
 def _rows(items: Sequence[dict], answers: Sequence[Any], recipes: Mapping[str, Any],
